@@ -1,0 +1,63 @@
+# gpuops.vgpu: one entry point for the lab and for every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+LAB_TOPOLOGY ?= lab/topologies/default.yml
+VCSIM := lab/.build/vcsim-gpu
+VCSIM_SOURCES := $(wildcard lab/vcenter/*.go)
+GOENV := GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=$(CURDIR)/.tmp/go-cache
+
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.tmp/collections
+export ANSIBLE_ROLES_PATH := $(CURDIR)/roles
+
+.PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity units integration molecule \
+        build bench clean
+
+help:
+	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
+	@echo "make test       every check: lint, sanity, unit, integration and molecule tests"
+	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
+	@echo "make build      build the collection tarball"
+
+deps: $(VENV)/.requirements.sha256 collection-link
+
+$(VENV)/.requirements.sha256: requirements.txt tests/requirements.txt tools/bootstrap.sh
+	./tools/bootstrap.sh
+
+# Ansible finds the collection through this link; the checkout itself stays the single copy.
+collection-link:
+	@mkdir -p .tmp/collections/ansible_collections/gpuops
+	@ln -sfn ../../../.. .tmp/collections/ansible_collections/gpuops/vgpu
+
+lab-build: deps $(VCSIM)
+
+$(VCSIM): $(VCSIM_SOURCES)
+	@mkdir -p lab/.build .tmp/go-cache
+	cd lab/vcenter && $(GOENV) go build -o ../.build/vcsim-gpu .
+
+lab-up: lab-build
+	$(PY) lab/labctl.py up --topology $(LAB_TOPOLOGY)
+
+lab-down:
+	@if [ -x $(PY) ]; then $(PY) lab/labctl.py down; fi
+
+lab: lab-up
+	ansible-playbook -i inventories/lab playbooks/site.yml
+
+test: deps lab-build
+	./tools/test.sh
+
+lint sanity units integration molecule: deps lab-build
+	./tools/test.sh $@
+
+build: deps
+	ansible-galaxy collection build --force --output-path .tmp/dist .
+
+bench: lab-build
+	$(PY) bench/run.py
+
+clean: lab-down
+	rm -rf .tmp lab/.build tests/output

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
+# stage and a closing count. Stages: lint sanity units integration molecule (default: all of them).
+# Called by `make test` (after `make deps lab-build`); CI calls `make test`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="$ROOT/.venv/bin:$PATH"
+export ANSIBLE_COLLECTIONS_PATH="$ROOT/.tmp/collections"
+export ANSIBLE_ROLES_PATH="$ROOT/roles"
+REPORTS="$ROOT/.tmp/reports"
+rm -rf "$REPORTS"
+mkdir -p "$REPORTS"
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(lint sanity units integration molecule)
+
+# ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
+ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
+sync_ansible_test_tree() {
+  mkdir -p "$ANSIBLE_TEST_TREE"
+  rsync -a --delete --exclude .venv --exclude .tmp --exclude .git --exclude lab/.build --exclude tests/output \
+    --exclude __pycache__ --exclude .pytest_cache "$ROOT/" "$ANSIBLE_TEST_TREE/"
+  # ansible-test asks git which files belong to the collection.
+  (cd "$ANSIBLE_TEST_TREE" && { [ -d .git ] || git init -q; } && git add -A >/dev/null 2>&1)
+}
+
+# ansible-test sanity bootstraps pip from a URL this network cannot reach; ensurepip does the same offline.
+offline_get_pip() {
+  local cache="$HOME/.ansible/test/cache"
+  mkdir -p "$cache"
+  for version in 24_2 24_0 23_1; do
+    cat >"$cache/get_pip_${version}.py" <<'PY'
+import os
+import subprocess
+import sys
+
+env = dict(os.environ)
+env.pop("PIP_CONFIG_FILE", None)
+subprocess.run([sys.executable, "-m", "ensurepip", "--upgrade"], check=True, env=env)
+args = [a for a in sys.argv[1:] if a not in ("--disable-pip-version-check", "--no-setuptools", "--no-wheel")]
+if args:
+    subprocess.run([sys.executable, "-m", "pip", "install"] + args, check=True, env=env)
+PY
+  done
+}
+
+stage_lint() {
+  ansible-lint --profile production --offline -q playbooks roles 2>&1 | tail -n 40
+}
+
+stage_sanity() {
+  offline_get_pip
+  sync_ansible_test_tree
+  (cd "$ANSIBLE_TEST_TREE" && ansible-test sanity --local --python 3.11 --color no \
+    --exclude lab/ --exclude bench/ --exclude tools/ --exclude .ci/ --exclude extensions/ 2>&1 | tail -n 60)
+}
+
+stage_units() {
+  sync_ansible_test_tree
+  rm -rf "$ANSIBLE_TEST_TREE/tests/output/junit"
+  (cd "$ANSIBLE_TEST_TREE" && ansible-test units --local --python 3.11 --color no 2>&1 | tail -n 60)
+  local rc=$? xml
+  xml=$(ls "$ANSIBLE_TEST_TREE"/tests/output/junit/*.xml 2>/dev/null | head -n 1)
+  [ -n "$xml" ] && cp "$xml" "$REPORTS/units.xml"
+  return $rc
+}
+
+stage_integration() {
+  pytest -p no:cacheprovider -q tests/integration --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
+}
+
+stage_molecule() {
+  if ! ls extensions/molecule/*/molecule.yml >/dev/null 2>&1; then
+    echo "no molecule scenarios"
+    return 0
+  fi
+  ./tools/molecule.sh "$REPORTS"
+}
+
+declare -A status
+for stage in "${stages[@]}"; do
+  echo "==== $stage"
+  start=$SECONDS
+  "stage_$stage"
+  rc=$?
+  status[$stage]="$rc $((SECONDS - start))"
+done
+
+# One check per lint/sanity stage, one per test case in the JUnit reports.
+counts=$(.venv/bin/python - "$REPORTS" <<'PY'
+import glob
+import sys
+import xml.etree.ElementTree as ET
+
+passed = failed = skipped = 0
+for path in glob.glob(sys.argv[1] + "/*.xml"):
+    for case in ET.parse(path).getroot().iter("testcase"):
+        tags = {child.tag for child in case}
+        if tags & {"failure", "error"}:
+            failed += 1
+        elif "skipped" in tags:
+            skipped += 1
+        else:
+            passed += 1
+print(passed, failed, skipped)
+PY
+)
+read -r passed failed skipped <<<"$counts"
+overall=0
+echo "==== summary"
+for stage in "${stages[@]}"; do
+  read -r rc seconds <<<"${status[$stage]}"
+  if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; overall=1; fi
+  printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
+  case $stage in
+    lint|sanity) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
+    *) if [ "$rc" -ne 0 ] && [ ! -s "$REPORTS/$stage.xml" ]; then failed=$((failed + 1)); fi ;;
+  esac
+done
+echo "total: $passed passed, $failed failed, $skipped skipped"
+exit $overall
