@@ -1,0 +1,51 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Typed errors raised by the collection's clients and logic.
+
+Clients never call ``fail_json``; they raise one of these. ``_module_base`` turns them into a failure message
+that names the object, the value and what the user can do about it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class GpuopsError(Exception):
+    """Base error. ``hint`` tells the user what to do; ``details`` are returned with the failure."""
+
+    def __init__(self, message, hint=None, **details):
+        super(GpuopsError, self).__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    def __str__(self):
+        if self.hint:
+            return "%s %s" % (self.message, self.hint)
+        return self.message
+
+
+class InputError(GpuopsError):
+    """The user's input cannot be accepted. Raised before anything changes."""
+
+
+class ConnectionFailure(GpuopsError):
+    """The API endpoint could not be reached or refused the credentials."""
+
+
+class NotFound(GpuopsError):
+    """A named object does not exist."""
+
+
+class ApiError(GpuopsError):
+    """The API answered with a fault."""
+
+
+class TaskFailed(GpuopsError):
+    """A server-side task ended in error."""
+
+
+class TimeoutExpired(GpuopsError):
+    """Waiting for something took longer than allowed."""

@@ -1,0 +1,255 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The collection's one pyVmomi client.
+
+Reads go through the PropertyCollector with explicit property paths, many objects per call; tasks are awaited
+together with WaitForUpdatesEx. Every failure is raised as a typed error from ``_errors``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import socket
+import ssl
+import time
+import traceback
+
+from ansible.module_utils.basic import env_fallback
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
+    ApiError,
+    ConnectionFailure,
+    NotFound,
+    TimeoutExpired,
+)
+
+PYVMOMI_IMPORT_ERROR = None
+try:
+    from pyVim.connect import Disconnect, SmartConnect
+    from pyVmomi import vim, vmodl
+except ImportError:  # pragma: no cover - reported by require_pyvmomi()
+    PYVMOMI_IMPORT_ERROR = traceback.format_exc()
+    vim = vmodl = None
+
+
+def vcenter_argument_spec():
+    """Connection options shared by every vCenter module (documented by the ``gpuops.vgpu.vcenter`` fragment)."""
+    return dict(
+        hostname=dict(type="str", required=True, fallback=(env_fallback, ["VMWARE_HOST"])),
+        username=dict(type="str", required=True, aliases=["user"], fallback=(env_fallback, ["VMWARE_USER"])),
+        password=dict(type="str", required=True, aliases=["pass", "pwd"], no_log=True,
+                      fallback=(env_fallback, ["VMWARE_PASSWORD"])),
+        port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
+        validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
+    )
+
+
+def client_from_module(module):
+    """Connect with the module's connection options; the caller closes the client."""
+    require_pyvmomi(module)
+    params = module.params
+    return VCenterClient(params["hostname"], params["username"], params["password"], port=params["port"],
+                         validate_certs=params["validate_certs"])
+
+
+def require_pyvmomi(module):
+    if PYVMOMI_IMPORT_ERROR:
+        from ansible.module_utils.basic import missing_required_lib
+
+        module.fail_json(msg=missing_required_lib("pyvmomi"), exception=PYVMOMI_IMPORT_ERROR)
+
+
+def fault_message(fault):
+    """The human part of a vSphere fault: its localized message, else its type name."""
+    msg = getattr(fault, "msg", None) or getattr(fault, "localizedMessage", None)
+    if not msg and getattr(fault, "faultMessage", None):
+        msg = "; ".join(m.message for m in fault.faultMessage if getattr(m, "message", None))
+    return msg or type(fault).__name__.split(".")[-1]
+
+
+def fault_name(fault):
+    return type(fault).__name__.split(".")[-1]
+
+
+def _spec_type(obj, found):
+    """The requested type ``obj`` belongs to: its exact type if requested (a cluster is also a ComputeResource)."""
+    if type(obj) in found:
+        return type(obj)
+    return next(obj_type for obj_type in found if isinstance(obj, obj_type))
+
+
+class VCenterClient:
+    """A logged-in vCenter session. Use as a context manager, or call ``close()``."""
+
+    def __init__(self, hostname, username, password, port=443, validate_certs=True):
+        self.endpoint = "%s:%s" % (hostname, port)
+        self.si = self._connect(hostname, username, password, port, validate_certs)
+        self.content = self.si.RetrieveContent()
+
+    def _connect(self, hostname, username, password, port, validate_certs):
+        try:
+            return SmartConnect(host=hostname, user=username, pwd=password, port=port,
+                                disableSslCertValidation=not validate_certs, connectionPoolTimeout=-1)
+        except vim.fault.InvalidLogin:
+            raise ConnectionFailure(
+                "vCenter %s refused the login of user '%s'." % (self.endpoint, username),
+                hint="Check username and password (or VMWARE_USER / VMWARE_PASSWORD).")
+        except ssl.SSLCertVerificationError as err:
+            raise ConnectionFailure(
+                "The TLS certificate of vCenter %s could not be verified: %s." % (self.endpoint, err.verify_message),
+                hint="Trust its CA (SSL_CERT_FILE / REQUESTS_CA_BUNDLE) or, in a lab only, set validate_certs: false.")
+        except (socket.error, ssl.SSLError) as err:
+            raise ConnectionFailure(
+                "Could not reach vCenter %s: %s." % (self.endpoint, err),
+                hint="Check hostname and port, and that the vCenter answers HTTPS from this controller.")
+        except vmodl.MethodFault as err:
+            raise ConnectionFailure("vCenter %s rejected the connection: %s." % (self.endpoint, fault_message(err)))
+
+    def close(self):
+        if self.si is not None:
+            try:
+                Disconnect(self.si)
+            except Exception:  # noqa: BLE001 - logging out is best effort
+                pass
+            self.si = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- reads ------------------------------------------------------------------------------------------------
+
+    def retrieve(self, specs, root=None):
+        """Read properties of all objects of several types under ``root`` in one RetrievePropertiesEx.
+
+        ``specs`` maps a vim type (e.g. ``vim.HostSystem``) to the property paths to read. Returns a dict
+        mapping each type to a list of dicts holding ``obj``, ``moid`` and the properties (missing ones absent).
+        """
+        view = self.content.viewManager.CreateContainerView(
+            container=root or self.content.rootFolder, type=list(specs), recursive=True)
+        try:
+            traversal = vmodl.query.PropertyCollector.TraversalSpec(
+                name="view", path="view", skip=False, type=vim.view.ContainerView)
+            obj_spec = vmodl.query.PropertyCollector.ObjectSpec(obj=view, skip=True, selectSet=[traversal])
+            return self._collect([obj_spec], specs)
+        finally:
+            self._call(view.DestroyView)
+
+    def retrieve_objects(self, objects, properties):
+        """Read ``properties`` of the given managed objects (all of one type) in one call, in the given order."""
+        if not objects:
+            return []
+        obj_type = type(objects[0])
+        obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=obj, skip=False) for obj in objects]
+        by_moid = dict((item["moid"], item) for item in self._collect(obj_specs, {obj_type: properties})[obj_type])
+        return [by_moid.get(obj._moId, {"obj": obj, "moid": obj._moId}) for obj in objects]
+
+    def _collect(self, obj_specs, specs):
+        prop_specs = [vmodl.query.PropertyCollector.PropertySpec(type=obj_type, pathSet=list(paths), all=False)
+                      for obj_type, paths in specs.items()]
+        filter_spec = vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=prop_specs)
+        collector = self.content.propertyCollector
+        options = vmodl.query.PropertyCollector.RetrieveOptions()
+        found = dict((obj_type, []) for obj_type in specs)
+        result = self._call(collector.RetrievePropertiesEx, specSet=[filter_spec], options=options)
+        while result is not None:
+            for obj_content in result.objects:
+                item = {"obj": obj_content.obj, "moid": obj_content.obj._moId}
+                for prop in obj_content.propSet or []:
+                    item[prop.name] = prop.val
+                found[_spec_type(obj_content.obj, found)].append(item)
+            if not result.token:
+                break
+            result = self._call(collector.ContinueRetrievePropertiesEx, token=result.token)
+        return found
+
+    def _call(self, method, *args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except vmodl.MethodFault as err:
+            raise ApiError("vCenter %s answered %s: %s" % (self.endpoint, fault_name(err), fault_message(err)),
+                           fault=fault_name(err))
+        except (socket.error, ssl.SSLError) as err:
+            raise ConnectionFailure("Lost the connection to vCenter %s: %s." % (self.endpoint, err))
+
+    # ---- tasks ------------------------------------------------------------------------------------------------
+
+    def wait_for_tasks(self, tasks, timeout=3600):
+        """Wait for all ``tasks`` to finish; one PropertyCollector filter, WaitForUpdatesEx, no sleeping.
+
+        Returns a list, in the order of ``tasks``, of dicts ``{"state": "success"|"error", "result", "error",
+        "fault"}``. Raises ``TimeoutExpired`` when they are not all done after ``timeout`` seconds.
+        """
+        if not tasks:
+            return []
+        index = dict((task._moId, position) for position, task in enumerate(tasks))
+        seen = dict((moid, {}) for moid in index)
+        outcomes = [None] * len(tasks)
+        collector = self._call(self.content.propertyCollector.CreatePropertyCollector)
+        try:
+            obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=task) for task in tasks]
+            prop_spec = vmodl.query.PropertyCollector.PropertySpec(
+                type=vim.Task, pathSet=["info.state", "info.error", "info.result"], all=False)
+            self._call(collector.CreateFilter,
+                       vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
+                       partialUpdates=True)
+            deadline = time.monotonic() + timeout
+            version = ""
+            while any(outcome is None for outcome in outcomes):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    running = sum(1 for outcome in outcomes if outcome is None)
+                    raise TimeoutExpired("%d of %d vCenter tasks were still running after %s seconds."
+                                         % (running, len(tasks), timeout))
+                options = vmodl.query.PropertyCollector.WaitOptions(maxWaitSeconds=max(1, int(min(remaining, 60))))
+                update = self._call(collector.WaitForUpdatesEx, version, options)
+                if update is None:
+                    continue
+                version = update.version
+                for filter_set in update.filterSet:
+                    for obj_update in filter_set.objectSet:
+                        moid = obj_update.obj._moId
+                        for change in obj_update.changeSet or []:
+                            seen[moid][change.name] = change.val
+                        if seen[moid].get("info.state") in ("success", "error"):
+                            outcomes[index[moid]] = self._outcome(seen[moid])
+        finally:
+            self._call(collector.DestroyPropertyCollector)
+        return outcomes
+
+    @staticmethod
+    def _outcome(values):
+        error = values.get("info.error")
+        return {
+            "state": values.get("info.state"),
+            "result": values.get("info.result"),
+            "error": fault_message(error) if error is not None else None,
+            "fault": fault_name(error) if error is not None else None,
+        }
+
+    # ---- finders ----------------------------------------------------------------------------------------------
+
+    def datacenter(self, name):
+        for item in self.retrieve({vim.Datacenter: ["name"]})[vim.Datacenter]:
+            if item["name"] == name:
+                return item["obj"]
+        raise NotFound("Datacenter '%s' was not found in vCenter %s." % (name, self.endpoint),
+                       hint="Check the datacenter option.")
+
+    def cluster(self, name, datacenter=None):
+        """The cluster named ``name`` (optionally within ``datacenter``); NotFound lists the clusters that exist."""
+        root = self.datacenter(datacenter) if datacenter else None
+        clusters = self.retrieve({vim.ClusterComputeResource: ["name"]}, root=root)[vim.ClusterComputeResource]
+        matches = [item["obj"] for item in clusters if item["name"] == name]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise NotFound("Cluster name '%s' is ambiguous: %d clusters carry it." % (name, len(matches)),
+                           hint="Set the datacenter option to choose one.")
+        known = sorted(item["name"] for item in clusters)
+        raise NotFound("Cluster '%s' was not found%s." % (name, " in datacenter '%s'" % datacenter if datacenter else ""),
+                       hint="Known clusters: %s." % (", ".join(known) or "none"))
