@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Start, stop and inspect the lab: the vCenter simulator with GPUs and the Redfish BMCs.
+
+    labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc]
+    labctl.py down [--state-dir DIR]
+    labctl.py status [--state-dir DIR]
+
+Credentials and the vCenter port come from inventories/lab (group_vars), so the lab and the inventory that
+points at it cannot disagree. Everything the lab writes (certificates, logs, pid files, state) stays in the
+state directory (default .tmp/lab).
+"""
+
+import argparse
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VCSIM = os.path.join(ROOT, "lab", ".build", "vcsim-gpu")
+BMC_LAB = os.path.join(ROOT, "lab", "bmc", "bmc_lab.py")
+EXPORT_CATALOG = os.path.join(ROOT, "lab", "tools", "export_catalog.py")
+DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
+INVENTORY_VARS = os.path.join(ROOT, "inventories", "lab", "group_vars")
+START_TIMEOUT = 60
+
+
+def inventory_settings():
+    with open(os.path.join(INVENTORY_VARS, "all.yml")) as handle:
+        vcenter = yaml.safe_load(handle)
+    with open(os.path.join(INVENTORY_VARS, "esxi_hosts.yml")) as handle:
+        bmc = yaml.safe_load(handle)
+    return vcenter, bmc
+
+
+def load_topology(path):
+    with open(path) as handle:
+        text = handle.read()
+    topology = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    if not isinstance(topology, dict) or not topology.get("datacenters"):
+        sys.exit("Topology %s has no datacenters." % path)
+    return topology
+
+
+def bmc_hosts(topology):
+    for datacenter in topology["datacenters"]:
+        hosts = list(datacenter.get("hosts") or [])
+        for cluster in datacenter.get("clusters") or []:
+            hosts.extend(cluster.get("hosts") or [])
+        for host in hosts:
+            if host.get("bmc"):
+                yield host
+
+
+def ensure_certificate(state_dir):
+    cert = os.path.join(state_dir, "lab-cert.pem")
+    key = os.path.join(state_dir, "lab-key.pem")
+    if not (os.path.exists(cert) and os.path.exists(key)):
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "365", "-keyout", key,
+             "-out", cert, "-subj", "/CN=127.0.0.1/O=gpuops lab",
+             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return cert, key
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def read_services(state_dir):
+    path = os.path.join(state_dir, "services.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def write_services(state_dir, services):
+    with open(os.path.join(state_dir, "services.json"), "w") as handle:
+        json.dump(services, handle, indent=2)
+
+
+def start(name, argv, state_dir, ready_file):
+    if os.path.exists(ready_file):
+        os.unlink(ready_file)
+    log = open(os.path.join(state_dir, "%s.log" % name), "ab")
+    proc = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+                            cwd=ROOT)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit("The lab's %s exited with code %s; see %s." % (name, proc.returncode, log.name))
+        if os.path.exists(ready_file) and os.path.getsize(ready_file) > 0:
+            return proc.pid
+        time.sleep(0.1)
+    stop_pid(proc.pid)
+    sys.exit("The lab's %s did not start within %s s; see %s." % (name, START_TIMEOUT, log.name))
+
+
+def stop_pid(pid, timeout=10):
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and pid_alive(pid):
+        time.sleep(0.1)
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    if pid_alive(pid):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def wait_answering(url, timeout=20):
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, context=context, timeout=5) as answer:
+                return json.load(answer)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def cmd_up(args):
+    state_dir = os.path.abspath(args.state_dir)
+    os.makedirs(state_dir, exist_ok=True)
+    topology_path = os.path.abspath(args.topology)
+    services = read_services(state_dir)
+    running = dict((name, svc) for name, svc in services.items() if pid_alive(svc["pid"]))
+    if running:
+        if services.get("vcenter", {}).get("topology") != topology_path:
+            sys.exit("The lab in %s runs another topology (%s); run `make lab-down` first."
+                     % (state_dir, services["vcenter"].get("topology")))
+        print("The lab is already running.")
+        print_endpoints(services)
+        return
+    if not os.path.exists(VCSIM):
+        sys.exit("%s is missing: run `make lab-build` (or `make lab-up`, which builds it)." % VCSIM)
+
+    vcenter_vars, bmc_vars = inventory_settings()
+    port = (args.vcenter_port or vcenter_vars["vcenter_port"]) + args.port_offset
+    topology = load_topology(topology_path)
+    for host in bmc_hosts(topology):
+        host["bmc"]["port"] += args.port_offset
+    topology_json = os.path.join(state_dir, "topology.json")
+    with open(topology_json, "w") as handle:
+        json.dump(topology, handle, indent=1)
+    catalog_json = os.path.join(state_dir, "catalog.json")
+    subprocess.run([sys.executable, EXPORT_CATALOG, catalog_json], check=True)
+    cert, key = ensure_certificate(state_dir)
+
+    services = {}
+    ready = os.path.join(state_dir, "vcenter.ready")
+    pid = start("vcenter", [
+        VCSIM, "-listen", "127.0.0.1:%s" % port, "-topology", topology_json, "-catalog", catalog_json,
+        "-username", vcenter_vars["vcenter_username"], "-password", vcenter_vars["vcenter_password"],
+        "-cert", cert, "-key", key, "-ready-file", ready,
+    ], state_dir, ready)
+    services["vcenter"] = {"pid": pid, "url": "https://127.0.0.1:%s/sdk" % port, "topology": topology_path,
+                           "port": port, "lab": "https://127.0.0.1:%s/lab" % port}
+    write_services(state_dir, services)
+
+    if not args.no_bmc and os.path.exists(BMC_LAB) and any(True for _ in bmc_hosts(topology)):
+        ready = os.path.join(state_dir, "bmc.ready")
+        pid = start("bmc", [
+            sys.executable, BMC_LAB, "--topology", topology_json, "--cert", cert, "--key", key,
+            "--username", bmc_vars["bmc_username"], "--password", bmc_vars["bmc_password"],
+            "--state-dir", os.path.join(state_dir, "bmc"), "--ready-file", ready,
+        ], state_dir, ready)
+        services["bmc"] = {"pid": pid, "hosts": dict(
+            (host["name"], {"baseuri": "https://127.0.0.1:%s" % host["bmc"]["port"], "vendor": host["bmc"]["vendor"]})
+            for host in bmc_hosts(topology))}
+        write_services(state_dir, services)
+
+    wait_answering(services["vcenter"]["lab"] + "/state")
+    print_endpoints(services)
+
+
+def print_endpoints(services):
+    vcenter = services.get("vcenter")
+    if vcenter:
+        print("vCenter (SOAP):  %s" % vcenter["url"])
+        print("Lab endpoints:   %s/state  %s/stats  %s/faults" % (vcenter["lab"], vcenter["lab"], vcenter["lab"]))
+        print("Topology:        %s" % os.path.relpath(vcenter["topology"], ROOT))
+    for name, bmc in sorted(services.get("bmc", {}).get("hosts", {}).items()):
+        print("BMC %-22s %s (%s)" % (name + ":", bmc["baseuri"], bmc["vendor"]))
+
+
+def cmd_down(args):
+    state_dir = os.path.abspath(args.state_dir)
+    services = read_services(state_dir)
+    for name, svc in services.items():
+        if pid_alive(svc["pid"]):
+            stop_pid(svc["pid"])
+            print("Stopped the lab's %s (pid %s)." % (name, svc["pid"]))
+    path = os.path.join(state_dir, "services.json")
+    if os.path.exists(path):
+        os.unlink(path)
+
+
+def cmd_status(args):
+    services = read_services(os.path.abspath(args.state_dir))
+    running = dict((name, svc) for name, svc in services.items() if pid_alive(svc["pid"]))
+    if not running:
+        print("The lab is not running.")
+        sys.exit(3)
+    print(json.dumps(running, indent=2))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("up", "down", "status"):
+        cmd = sub.add_parser(name)
+        cmd.add_argument("--state-dir", default=os.path.join(ROOT, ".tmp", "lab"))
+        if name == "up":
+            cmd.add_argument("--topology", default=os.environ.get("LAB_TOPOLOGY") or DEFAULT_TOPOLOGY)
+            cmd.add_argument("--vcenter-port", type=int)
+            cmd.add_argument("--no-bmc", action="store_true")
+            cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),
+                             help="shift every port, so a second lab can run beside the first")
+    args = parser.parse_args()
+    {"up": cmd_up, "down": cmd_down, "status": cmd_status}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

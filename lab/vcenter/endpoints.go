@@ -1,0 +1,318 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+type stateJSON struct {
+	Datacenters []datacenterJSON       `json:"datacenters"`
+	Clusters    []clusterJSON          `json:"clusters"`
+	Hosts       []hostJSON             `json:"hosts"`
+	VMs         []vmJSON               `json:"vms"`
+	Settings    map[string]interface{} `json:"settings"`
+}
+
+type datacenterJSON struct {
+	Name string `json:"name"`
+	Moid string `json:"moid"`
+}
+
+type automationJSON struct {
+	Enabled  bool   `json:"enabled"`
+	Behavior string `json:"behavior"`
+}
+
+type clusterJSON struct {
+	Name       string         `json:"name"`
+	Moid       string         `json:"moid"`
+	Datacenter string         `json:"datacenter"`
+	Hosts      []string       `json:"hosts"`
+	DRS        automationJSON `json:"drs"`
+	DPM        automationJSON `json:"dpm"`
+}
+
+type hostJSON struct {
+	Name              string             `json:"name"`
+	Moid              string             `json:"moid"`
+	Cluster           *string            `json:"cluster"`
+	Datacenter        string             `json:"datacenter"`
+	ConnectionState   string             `json:"connection_state"`
+	MaintenanceMode   bool               `json:"maintenance_mode"`
+	XorgRestarts      int                `json:"xorg_restarts"`
+	GraphicsConfig    graphicsConfigJSON `json:"graphics_config"`
+	SupportedProfiles []string           `json:"supported_profiles"`
+	GPUs              []gpuJSON          `json:"gpus"`
+}
+
+type graphicsConfigJSON struct {
+	DefaultGraphicsType string           `json:"default_graphics_type"`
+	AssignmentPolicy    string           `json:"assignment_policy"`
+	DeviceTypes         []deviceTypeJSON `json:"device_types"`
+}
+
+type deviceTypeJSON struct {
+	DeviceID     string `json:"device_id"`
+	GraphicsType string `json:"graphics_type"`
+	VgpuMode     string `json:"vgpu_mode"` // govmomi 0.24 has no vgpuMode; always ""
+}
+
+type gpuJSON struct {
+	PciID                  string   `json:"pci_id"`
+	Model                  string   `json:"model"`
+	DeviceName             string   `json:"device_name"`
+	DeviceID               string   `json:"device_id"`
+	MemoryMiB              int64    `json:"memory_mib"`
+	GraphicsType           string   `json:"graphics_type"`
+	ConfiguredGraphicsType string   `json:"configured_graphics_type"`
+	Profile                *string  `json:"profile"`
+	VMs                    []string `json:"vms"`
+}
+
+type vmJSON struct {
+	Name                         string     `json:"name"`
+	Moid                         string     `json:"moid"`
+	UUID                         string     `json:"uuid"`
+	InstanceUUID                 string     `json:"instance_uuid"`
+	Host                         string     `json:"host"`
+	Cluster                      *string    `json:"cluster"`
+	PowerState                   string     `json:"power_state"`
+	MemoryMB                     int32      `json:"memory_mb"`
+	MemoryReservationMB          int64      `json:"memory_reservation_mb"`
+	MemoryReservationLockedToMax bool       `json:"memory_reservation_locked_to_max"`
+	VGPUs                        []vgpuJSON `json:"vgpus"`
+}
+
+type vgpuJSON struct {
+	Key     int32   `json:"key"`
+	Profile string  `json:"profile"`
+	GPU     *string `json:"gpu"`
+}
+
+func (l *Lab) labHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/lab/state", l.only(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		state := l.state()
+		l.mu.Unlock()
+		writeJSON(w, http.StatusOK, state)
+	}))
+	mux.HandleFunc("/lab/stats", l.only(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, l.stats.Snapshot())
+	}))
+	mux.HandleFunc("/lab/stats/reset", l.only(http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
+		l.stats.Reset()
+		writeJSON(w, http.StatusOK, l.stats.Snapshot())
+	}))
+	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
+	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
+			"/lab/stats/reset, /lab/faults)", r.URL.Path)
+	})
+	return mux
+}
+
+func (l *Lab) only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeError(w, http.StatusMethodNotAllowed, "%s takes %s", r.URL.Path, method)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (l *Lab) faultsEndpoint(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		writeJSON(w, http.StatusOK, map[string]interface{}{"faults": l.faults.List()})
+	case http.MethodDelete:
+		writeJSON(w, http.StatusOK, map[string]interface{}{"cleared": l.faults.Clear()})
+	case http.MethodPost:
+		var f Fault
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			writeError(w, http.StatusBadRequest, "fault: %v", err)
+			return
+		}
+		f.ID = 0
+		l.mu.Lock()
+		names := map[string]bool{}
+		for _, vm := range l.allVMs() {
+			names[vm.Name] = true
+		}
+		l.mu.Unlock()
+		if err := f.Validate(func(name string) bool { return names[name] }); err != nil {
+			writeError(w, http.StatusBadRequest, "fault: %v", err)
+			return
+		}
+		added := l.faults.Add(f)
+		l.logf("fault added: %+v", added)
+		writeJSON(w, http.StatusCreated, added)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, "/lab/faults takes GET, POST or DELETE")
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v interface{}) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, format string, args ...interface{}) {
+	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
+}
+
+func name(ref types.ManagedObjectReference) string {
+	if e := entity(ref); e != nil {
+		return e.Entity().Name
+	}
+	return ""
+}
+
+// placement returns the datacenter and cluster (nil when standalone) of a host.
+func placement(host *simulator.HostSystem) (string, *string) {
+	dc, _ := ancestor(host.Self, "Datacenter")
+	if cluster, ok := simulator.Map.Get(*host.Parent).(*simulator.ClusterComputeResource); ok {
+		n := cluster.Name
+		return name(dc), &n
+	}
+	return name(dc), nil
+}
+
+// state is the ground truth of GET /lab/state. The caller holds l.mu.
+func (l *Lab) state() stateJSON {
+	s := stateJSON{
+		Datacenters: make([]datacenterJSON, 0, len(l.datacenters)),
+		Clusters:    make([]clusterJSON, 0, len(l.clusters)),
+		Settings:    map[string]interface{}{},
+	}
+	for _, ref := range l.datacenters {
+		s.Datacenters = append(s.Datacenters, datacenterJSON{Name: name(ref), Moid: ref.Value})
+	}
+	for _, ref := range l.clusters {
+		if c, ok := simulator.Map.Get(ref).(*simulator.ClusterComputeResource); ok {
+			s.Clusters = append(s.Clusters, clusterState(c))
+		}
+	}
+	vms := l.allVMs()
+	s.Hosts = make([]hostJSON, 0, len(l.hosts))
+	for _, h := range l.hosts {
+		if obj := l.hostObject(h.ref); obj != nil {
+			s.Hosts = append(s.Hosts, h.state(obj))
+		}
+	}
+	s.VMs = make([]vmJSON, 0, len(vms))
+	for _, vm := range vms {
+		s.VMs = append(s.VMs, l.vmState(vm))
+	}
+	for _, o := range labOptions {
+		s.Settings[o.key] = l.settings.value(o.key)
+	}
+	return s
+}
+
+func clusterState(c *simulator.ClusterComputeResource) clusterJSON {
+	dc, _ := ancestor(c.Self, "Datacenter")
+	cfg := c.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	j := clusterJSON{
+		Name:       c.Name,
+		Moid:       c.Self.Value,
+		Datacenter: name(dc),
+		Hosts:      make([]string, 0, len(c.Host)),
+		DRS:        automationJSON{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
+	}
+	if d := cfg.DpmConfigInfo; d != nil {
+		j.DPM = automationJSON{Enabled: isTrue(d.Enabled), Behavior: string(d.DefaultDpmBehavior)}
+	}
+	for _, ref := range c.Host {
+		j.Hosts = append(j.Hosts, name(ref))
+	}
+	return j
+}
+
+func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
+	dc, cluster := placement(obj)
+	j := hostJSON{
+		Name:              obj.Name,
+		Moid:              h.ref.Value,
+		Cluster:           cluster,
+		Datacenter:        dc,
+		ConnectionState:   string(obj.Runtime.ConnectionState),
+		MaintenanceMode:   obj.Runtime.InMaintenanceMode,
+		XorgRestarts:      h.xorgRestarts,
+		SupportedProfiles: h.profileList(),
+		GPUs:              make([]gpuJSON, 0, len(h.gpus)),
+		GraphicsConfig: graphicsConfigJSON{
+			DefaultGraphicsType: h.config.HostDefaultGraphicsType,
+			AssignmentPolicy:    h.config.SharedPassthruAssignmentPolicy,
+			DeviceTypes:         make([]deviceTypeJSON, 0, len(h.config.DeviceType)),
+		},
+	}
+	if j.SupportedProfiles == nil {
+		j.SupportedProfiles = []string{}
+	}
+	for _, d := range h.config.DeviceType {
+		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
+			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType})
+	}
+	for _, g := range h.gpus {
+		gj := gpuJSON{
+			PciID:                  g.pciID,
+			Model:                  g.model.ID,
+			DeviceName:             g.model.DeviceName,
+			DeviceID:               fmt.Sprintf("0x%04x", g.model.deviceID),
+			MemoryMiB:              g.model.FramebufferMiB,
+			GraphicsType:           g.active,
+			ConfiguredGraphicsType: g.configuredType(),
+			VMs:                    []string{},
+		}
+		if p := g.profile(); p != "" {
+			gj.Profile = &p
+		}
+		for _, ref := range g.vms() {
+			gj.VMs = append(gj.VMs, name(ref))
+		}
+		j.GPUs = append(j.GPUs, gj)
+	}
+	return j
+}
+
+func (l *Lab) vmState(vm *labVM) vmJSON {
+	host := l.hostObject(*vm.Runtime.Host)
+	_, cluster := placement(host)
+	j := vmJSON{
+		Name:                         vm.Name,
+		Moid:                         vm.Self.Value,
+		UUID:                         vm.Config.Uuid,
+		InstanceUUID:                 vm.Config.InstanceUuid,
+		Host:                         host.Name,
+		Cluster:                      cluster,
+		PowerState:                   string(vm.Runtime.PowerState),
+		MemoryMB:                     vm.Config.Hardware.MemoryMB,
+		MemoryReservationMB:          reservationMB(vm),
+		MemoryReservationLockedToMax: isTrue(vm.Config.MemoryReservationLockedToMax),
+		VGPUs:                        []vgpuJSON{},
+	}
+	for _, d := range vgpuDevices(vm.Config.Hardware.Device) {
+		v := vgpuJSON{Key: d.key, Profile: d.profile}
+		for _, s := range vm.slots {
+			if s.key == d.key {
+				pci := s.gpu.pciID
+				v.GPU = &pci
+			}
+		}
+		j.VGPUs = append(j.VGPUs, v)
+	}
+	return j
+}

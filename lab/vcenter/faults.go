@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	faultFailReconfigure = "fail_reconfigure" // the next ReconfigVM_Task of the VM fails with SystemError
+	faultDropConnection  = "drop_connection"  // the next SOAP request's connection closes without an answer
+	faultShutdownIgnored = "shutdown_ignored" // ShutdownGuest succeeds but the guest never shuts down
+	faultShutdownDelay   = "shutdown_delay"   // the guest takes delay_ms to shut down
+
+	maxShutdownDelayMS = 600000
+)
+
+var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultShutdownIgnored, faultShutdownDelay}
+
+// Fault is an injected fault, as POST /lab/faults takes it and GET /lab/faults lists it.
+type Fault struct {
+	ID   int    `json:"id"`
+	Kind string `json:"kind"`
+	VM   string `json:"vm,omitempty"`
+	// Count is the number of uses left; 0 means until DELETE /lab/faults (shutdown_ignored, shutdown_delay).
+	Count   int    `json:"count"`
+	Message string `json:"message,omitempty"`
+	DelayMS *int   `json:"delay_ms,omitempty"`
+}
+
+// FaultStore holds the pending faults; each fault is used up by the requests it applies to.
+type FaultStore struct {
+	mu     sync.Mutex
+	nextID int
+	faults []*Fault
+}
+
+func NewFaultStore() *FaultStore {
+	return &FaultStore{nextID: 1}
+}
+
+// Validate checks a fault before it is added; knownVM tells whether a VM of that name exists.
+func (f *Fault) Validate(knownVM func(string) bool) error {
+	if !contains(faultKinds, f.Kind) {
+		return fmt.Errorf("kind %q is not one of %s", f.Kind, strings.Join(faultKinds, ", "))
+	}
+	switch f.Kind {
+	case faultFailReconfigure, faultShutdownIgnored:
+		if f.VM == "" {
+			return fmt.Errorf("%s needs \"vm\"", f.Kind)
+		}
+	case faultDropConnection:
+		if f.VM != "" {
+			return fmt.Errorf("%s applies to any SOAP request and takes no \"vm\"", f.Kind)
+		}
+	}
+	if f.VM != "" && !knownVM(f.VM) {
+		return fmt.Errorf("no VM named %q", f.VM)
+	}
+	switch f.Kind {
+	case faultFailReconfigure, faultDropConnection:
+		if f.Count == 0 {
+			f.Count = 1
+		}
+		if f.Count < 1 {
+			return fmt.Errorf("count must be at least 1, got %d", f.Count)
+		}
+	default:
+		if f.Count < 0 {
+			return fmt.Errorf("count must be 0 (until cleared) or more, got %d", f.Count)
+		}
+	}
+	if f.Kind == faultShutdownDelay {
+		if f.DelayMS == nil || *f.DelayMS < 0 || *f.DelayMS > maxShutdownDelayMS {
+			return fmt.Errorf("%s needs \"delay_ms\" between 0 and %d", f.Kind, maxShutdownDelayMS)
+		}
+	} else if f.DelayMS != nil {
+		return fmt.Errorf("\"delay_ms\" only applies to %s", faultShutdownDelay)
+	}
+	if f.Message != "" && f.Kind != faultFailReconfigure {
+		return fmt.Errorf("\"message\" only applies to %s", faultFailReconfigure)
+	}
+	return nil
+}
+
+// Add stores a validated fault and returns it with its id.
+func (s *FaultStore) Add(f Fault) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.ID = s.nextID
+	s.nextID++
+	s.faults = append(s.faults, &f)
+	return f
+}
+
+// Take uses up one application of the first pending fault of the kind for the VM ("" for any VM), or returns nil.
+func (s *FaultStore) Take(kind, vm string) *Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.faults {
+		if f.Kind != kind || (f.VM != "" && f.VM != vm) {
+			continue
+		}
+		taken := *f
+		if f.Count > 0 {
+			f.Count--
+			if f.Count == 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+		}
+		return &taken
+	}
+	return nil
+}
+
+// ShutdownDelay is how long the VM's guest takes to shut down.
+func (s *FaultStore) ShutdownDelay(vm string, fallback time.Duration) time.Duration {
+	if f := s.Take(faultShutdownDelay, vm); f != nil {
+		return time.Duration(*f.DelayMS) * time.Millisecond
+	}
+	return fallback
+}
+
+func (s *FaultStore) List() []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := make([]Fault, len(s.faults))
+	for i, f := range s.faults {
+		list[i] = *f
+	}
+	return list
+}
+
+func (s *FaultStore) Clear() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.faults)
+	s.faults = nil
+	return n
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// PCI buses of the GPU slots of a typical two-socket GPU server, in slot order.
+var gpuBuses = []uint8{0x3b, 0x5e, 0x86, 0xaf, 0xd8, 0x17, 0x31, 0x4b, 0x65, 0x81, 0x99, 0xb1, 0xc9, 0xe3}
+
+const (
+	nvidiaVendorID   = 0x10de
+	nvidiaVendorName = "NVIDIA Corporation"
+	pciClass3D       = 0x0302 // display controller, 3D
+
+	graphicsBasic        = "basic"
+	graphicsShared       = "shared"
+	graphicsSharedDirect = "sharedDirect"
+
+	policyPerformance   = "performance"
+	policyConsolidation = "consolidation"
+)
+
+var (
+	configurableGraphicsTypes = []string{graphicsShared, graphicsSharedDirect}
+	assignmentPolicies        = []string{policyPerformance, policyConsolidation}
+)
+
+// hostState is what the lab knows about a host beyond the simulator's HostSystem: its GPUs and graphics settings.
+type hostState struct {
+	lab  *Lab
+	ref  types.ManagedObjectReference
+	name string
+
+	gpus     []*gpuDevice
+	config   types.HostGraphicsConfig // as configured; GPUs follow it when Xorg restarts
+	profiles []string                 // vGPU profiles the host's GPUs offer, catalog order
+
+	xorgRestarts int
+	services     []types.HostService
+
+	graphics *graphicsManager
+	svc      *serviceSystem
+}
+
+// gpuDevice is one physical GPU of a host.
+type gpuDevice struct {
+	host   *hostState
+	pciID  string
+	bus    uint8
+	model  *GPUModel
+	active string      // graphics type in effect
+	vgpus  []*vgpuSlot // vGPUs running on the GPU, in the order they started
+}
+
+// vgpuSlot is a running vGPU: one VirtualPCIPassthrough device of a powered-on VM, placed on a physical GPU.
+type vgpuSlot struct {
+	vm      types.ManagedObjectReference
+	key     int32
+	profile string
+	gpu     *gpuDevice
+}
+
+func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*GPUSpec, catalog *Catalog) *hostState {
+	h := &hostState{
+		lab:  l,
+		ref:  ref,
+		name: name,
+		config: types.HostGraphicsConfig{
+			HostDefaultGraphicsType:        graphicsShared,
+			SharedPassthruAssignmentPolicy: policyPerformance,
+		},
+		services: defaultServices(),
+	}
+	seen := map[string]bool{}
+	for _, spec := range gpus {
+		model := catalog.GPUs[spec.Model]
+		for i := 0; i < spec.Count*model.GPUsPerBoard; i++ {
+			bus := gpuBuses[len(h.gpus)]
+			h.gpus = append(h.gpus, &gpuDevice{
+				host:   h,
+				pciID:  fmt.Sprintf("0000:%02x:00.0", bus),
+				bus:    bus,
+				model:  model,
+				active: graphicsBasic,
+			})
+		}
+		for _, p := range model.Profiles {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				h.profiles = append(h.profiles, p.Name)
+			}
+		}
+	}
+	return h
+}
+
+func (h *hostState) gpu(pciID string) *gpuDevice {
+	for _, g := range h.gpus {
+		if g.pciID == pciID {
+			return g
+		}
+	}
+	return nil
+}
+
+func (h *hostState) pciIDs() string {
+	if len(h.gpus) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(h.gpus))
+	for i, g := range h.gpus {
+		ids[i] = g.pciID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// supports reports whether any GPU of the host offers the profile.
+func (h *hostState) supports(profile string) bool {
+	for _, p := range h.profiles {
+		if p == profile {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *hostState) gpuModels() string {
+	var names []string
+	seen := map[string]bool{}
+	for _, g := range h.gpus {
+		if !seen[g.model.ID] {
+			seen[g.model.ID] = true
+			names = append(names, g.model.DeviceName)
+		}
+	}
+	if len(names) == 0 {
+		return "no NVIDIA GPU"
+	}
+	return strings.Join(names, ", ")
+}
+
+// configuredType is the graphics type the GPU gets at the next Xorg restart.
+func (g *gpuDevice) configuredType() string {
+	for _, d := range g.host.config.DeviceType {
+		if d.DeviceId == g.pciID {
+			return d.GraphicsType
+		}
+	}
+	return g.host.config.HostDefaultGraphicsType
+}
+
+// profile is the vGPU profile the GPU is carved into, "" while no vGPU runs on it (equal-size mode: the first vGPU
+// fixes it until the last one stops).
+func (g *gpuDevice) profile() string {
+	if len(g.vgpus) == 0 {
+		return ""
+	}
+	return g.vgpus[0].profile
+}
+
+// vms lists the VMs running a vGPU on the GPU, each once.
+func (g *gpuDevice) vms() []types.ManagedObjectReference {
+	var refs []types.ManagedObjectReference
+	seen := map[types.ManagedObjectReference]bool{}
+	for _, s := range g.vgpus {
+		if !seen[s.vm] {
+			seen[s.vm] = true
+			refs = append(refs, s.vm)
+		}
+	}
+	return refs
+}
+
+// applyGraphicsConfig is what an Xorg (re)start does: each idle GPU switches to its configured type. A GPU with
+// running vGPUs keeps its type until it is idle at a later restart.
+func (h *hostState) applyGraphicsConfig() {
+	for _, g := range h.gpus {
+		want := g.configuredType()
+		if g.active == want {
+			continue
+		}
+		if len(g.vgpus) > 0 {
+			h.lab.logf("host %s: GPU %s keeps graphics type %s: %d vGPU(s) running", h.name, g.pciID, g.active,
+				len(g.vgpus))
+			continue
+		}
+		h.lab.logf("host %s: GPU %s graphics type %s -> %s", h.name, g.pciID, g.active, want)
+		g.active = want
+	}
+}
+
+func (h *hostState) sharedGraphicsActive() bool {
+	for _, g := range h.gpus {
+		if g.active == graphicsShared || g.active == graphicsSharedDirect {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *hostState) pciDevices() []types.HostPciDevice {
+	devices := make([]types.HostPciDevice, len(h.gpus))
+	for i, g := range h.gpus {
+		devices[i] = types.HostPciDevice{
+			Id:           g.pciID,
+			ClassId:      int16(pciClass3D),
+			Bus:          g.bus,
+			Slot:         0,
+			Function:     0,
+			VendorId:     int16(uint16(nvidiaVendorID)),
+			SubVendorId:  int16(uint16(nvidiaVendorID)),
+			VendorName:   nvidiaVendorName,
+			DeviceId:     int16(g.model.deviceID),
+			SubDeviceId:  0,
+			ParentBridge: fmt.Sprintf("0000:%02x:00.0", g.bus-1),
+			DeviceName:   g.model.DeviceName,
+		}
+	}
+	return devices
+}
+
+// The views below are fresh copies: the simulator hands them to clients while the lab keeps changing its own state.
+
+func (h *hostState) graphicsInfo() []types.HostGraphicsInfo {
+	info := make([]types.HostGraphicsInfo, len(h.gpus))
+	for i, g := range h.gpus {
+		info[i] = types.HostGraphicsInfo{
+			DeviceName:     g.model.DeviceName,
+			VendorName:     nvidiaVendorName,
+			PciId:          g.pciID,
+			GraphicsType:   g.active,
+			MemorySizeInKB: g.model.FramebufferMiB * 1024,
+			Vm:             g.vms(),
+		}
+	}
+	return info
+}
+
+func (h *hostState) graphicsConfig() *types.HostGraphicsConfig {
+	c := h.config
+	c.DeviceType = append([]types.HostGraphicsConfigDeviceType(nil), h.config.DeviceType...)
+	return &c
+}
+
+func (h *hostState) sharedGpuCapabilities() []types.HostSharedGpuCapabilities {
+	caps := make([]types.HostSharedGpuCapabilities, len(h.profiles))
+	for i, p := range h.profiles {
+		caps[i] = types.HostSharedGpuCapabilities{
+			Vgpu:                    p,
+			DiskSnapshotSupported:   true,
+			MemorySnapshotSupported: true,
+			SuspendSupported:        true,
+			MigrateSupported:        true,
+		}
+	}
+	return caps
+}
+
+// publish copies the host's graphics state into its HostGraphicsManager and into HostSystem.config, through the
+// registry so that property collector waiters see the change.
+func (h *hostState) publish() {
+	l := h.lab
+	l.update(h.graphics,
+		types.PropertyChange{Name: "graphicsInfo", Val: h.graphicsInfo()},
+		types.PropertyChange{Name: "graphicsConfig", Val: h.graphicsConfig()},
+		types.PropertyChange{Name: "sharedPassthruGpuTypes", Val: h.profileList()},
+		types.PropertyChange{Name: "sharedGpuCapabilities", Val: h.sharedGpuCapabilities()},
+	)
+	host := l.hostObject(h.ref)
+	if host == nil {
+		return
+	}
+	l.update(host,
+		types.PropertyChange{Name: "config.graphicsInfo", Val: h.graphicsInfo()},
+		types.PropertyChange{Name: "config.graphicsConfig", Val: h.graphicsConfig()},
+		types.PropertyChange{Name: "config.sharedPassthruGpuTypes", Val: h.profileList()},
+		types.PropertyChange{Name: "config.sharedGpuCapabilities", Val: h.sharedGpuCapabilities()},
+	)
+}
+
+func (h *hostState) profileList() []string {
+	return append([]string(nil), h.profiles...)
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// graphicsManager is a host's HostGraphicsManager (configManager.graphicsManager).
+type graphicsManager struct {
+	mo.HostGraphicsManager
+
+	host *hostState
+}
+
+func newGraphicsManager(h *hostState) *graphicsManager {
+	m := &graphicsManager{host: h}
+	// One manager per host: the ESXi default id (ha-graphics-manager) would collide between hosts.
+	m.Self = types.ManagedObjectReference{Type: "HostGraphicsManager", Value: "graphicsManager-" + h.ref.Value}
+	m.GraphicsInfo = h.graphicsInfo()
+	m.GraphicsConfig = h.graphicsConfig()
+	m.SharedPassthruGpuTypes = h.profileList()
+	m.SharedGpuCapabilities = h.sharedGpuCapabilities()
+	return m
+}
+
+func (m *graphicsManager) UpdateGraphicsConfig(req *types.UpdateGraphicsConfig) soap.HasFault {
+	body := &methods.UpdateGraphicsConfigBody{}
+	if f := m.host.updateGraphicsConfig(req.Config); f != nil {
+		body.Fault_ = f.soap()
+		return body
+	}
+	m.host.publish()
+	body.Res = &types.UpdateGraphicsConfigResponse{}
+	return body
+}
+
+// RefreshGraphicsManager re-reads device information; it does not apply a configuration (only Xorg does).
+func (m *graphicsManager) RefreshGraphicsManager(req *types.RefreshGraphicsManager) soap.HasFault {
+	m.host.publish()
+	return &methods.RefreshGraphicsManagerBody{Res: &types.RefreshGraphicsManagerResponse{}}
+}
+
+func (m *graphicsManager) IsSharedGraphicsActive(req *types.IsSharedGraphicsActive) soap.HasFault {
+	return &methods.IsSharedGraphicsActiveBody{
+		Res: &types.IsSharedGraphicsActiveResponse{Returnval: m.host.sharedGraphicsActive()},
+	}
+}
+
+// updateGraphicsConfig validates the whole request first, then stores it: fields given replace the stored ones,
+// deviceType entries replace the stored entry of the same deviceId.
+func (h *hostState) updateGraphicsConfig(c types.HostGraphicsConfig) *labFault {
+	if c.HostDefaultGraphicsType != "" && !contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
+		return invalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
+			strings.Join(configurableGraphicsTypes, ", "))
+	}
+	if c.SharedPassthruAssignmentPolicy != "" && !contains(assignmentPolicies, c.SharedPassthruAssignmentPolicy) {
+		return invalidArgument("config.sharedPassthruAssignmentPolicy", "%q is not one of %s",
+			c.SharedPassthruAssignmentPolicy, strings.Join(assignmentPolicies, ", "))
+	}
+	for _, d := range c.DeviceType {
+		if h.gpu(d.DeviceId) == nil {
+			return invalidArgument("config.deviceType.deviceId", "%q is not a graphics device of host %s "+
+				"(its graphics devices: %s)", d.DeviceId, h.name, h.pciIDs())
+		}
+		if !contains(configurableGraphicsTypes, d.GraphicsType) {
+			return invalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
+				d.GraphicsType, d.DeviceId, strings.Join(configurableGraphicsTypes, ", "))
+		}
+	}
+	if c.HostDefaultGraphicsType != "" {
+		h.config.HostDefaultGraphicsType = c.HostDefaultGraphicsType
+	}
+	if c.SharedPassthruAssignmentPolicy != "" {
+		h.config.SharedPassthruAssignmentPolicy = c.SharedPassthruAssignmentPolicy
+	}
+	for _, d := range c.DeviceType {
+		replaced := false
+		for i := range h.config.DeviceType {
+			if h.config.DeviceType[i].DeviceId == d.DeviceId {
+				h.config.DeviceType[i].GraphicsType = d.GraphicsType
+				replaced = true
+			}
+		}
+		if !replaced {
+			h.config.DeviceType = append(h.config.DeviceType, types.HostGraphicsConfigDeviceType{
+				DeviceId: d.DeviceId, GraphicsType: d.GraphicsType,
+			})
+		}
+	}
+	h.lab.logf("host %s: graphics config now default=%s policy=%s devices=%s", h.name,
+		h.config.HostDefaultGraphicsType, h.config.SharedPassthruAssignmentPolicy, deviceTypes(h.config.DeviceType))
+	return nil
+}
+
+func deviceTypes(list []types.HostGraphicsConfigDeviceType) string {
+	parts := make([]string, len(list))
+	for i, d := range list {
+		parts[i] = d.DeviceId + "=" + d.GraphicsType
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// invalidArgument is vCenter's InvalidArgument, with its wording and the reason appended.
+func invalidArgument(property, format string, args ...interface{}) *labFault {
+	return &labFault{
+		fault: &types.InvalidArgument{InvalidProperty: property},
+		msg:   fmt.Sprintf("A specified parameter was not correct: %s (%s)", property, fmt.Sprintf(format, args...)),
+	}
+}
+
+// labFault is a vSphere fault with the localized message a client shows.
+type labFault struct {
+	fault types.BaseMethodFault
+	msg   string
+}
+
+func (f *labFault) Error() string { return f.msg }
+
+func (f *labFault) soap() *soap.Fault { return simulator.Fault(f.msg, f.fault) }

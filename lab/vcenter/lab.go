@@ -1,0 +1,202 @@
+package main
+
+import (
+	"log"
+	"net/http"
+	"sync"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Lab holds the GPU side of the simulated vCenter and the lab's own bookkeeping.
+//
+// Locking: mu serializes every change, SOAP requests (except property collector waits, which block) as well as lab
+// endpoints and timers, so the lab's state and the simulator's objects change together. Inside a SOAP request the
+// simulator already holds the lock of the object the method runs on (current); the lab locks any other object it
+// changes, so property collector waits, which only take object locks, never read a half-written object.
+type Lab struct {
+	mu      sync.Mutex
+	current types.ManagedObjectReference
+
+	ctx      *simulator.Context // for simulator methods the lab calls on its own, outside a client's request
+	catalog  *Catalog
+	settings *settingManager
+	stats    *Stats
+	faults   *FaultStore
+	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
+
+	datacenters []types.ManagedObjectReference
+	clusters    []types.ManagedObjectReference
+	hosts       []*hostState
+	hostByRef   map[types.ManagedObjectReference]*hostState
+	vms         []types.ManagedObjectReference
+	vmKnown     map[types.ManagedObjectReference]bool
+
+	// inflight is the decoded request being served, for the task hooks that need its arguments.
+	inflight interface{}
+	// taskMessages holds the localized message of tasks that failed with a lab fault, until the task is patched.
+	taskMessages map[types.ManagedObjectReference]*labFault
+}
+
+func NewLab(catalog *Catalog) *Lab {
+	return &Lab{
+		catalog:      catalog,
+		stats:        NewStats(),
+		rest:         http.NewServeMux(),
+		faults:       NewFaultStore(),
+		hostByRef:    map[types.ManagedObjectReference]*hostState{},
+		vmKnown:      map[types.ManagedObjectReference]bool{},
+		taskMessages: map[types.ManagedObjectReference]*labFault{},
+	}
+}
+
+func (l *Lab) logf(format string, args ...interface{}) {
+	log.Printf(format, args...)
+}
+
+// locked runs f holding the simulator's lock of ref, unless the request being served already holds it.
+func (l *Lab) locked(ref types.ManagedObjectReference, f func()) {
+	if ref == l.current {
+		f()
+		return
+	}
+	simulator.Map.WithLock(ref, f)
+}
+
+// as runs f the way the simulator runs a method of ref: holding its lock, with ref as the current object.
+func (l *Lab) as(ref types.ManagedObjectReference, f func()) {
+	l.locked(ref, func() {
+		saved := l.current
+		l.current = ref
+		defer func() { l.current = saved }()
+		f()
+	})
+}
+
+// update changes properties of a simulator object so that property collector waiters see the change.
+func (l *Lab) update(obj mo.Reference, changes ...types.PropertyChange) {
+	l.locked(obj.Reference(), func() { simulator.Map.Update(obj, changes) })
+}
+
+func (l *Lab) hostObject(ref types.ManagedObjectReference) *simulator.HostSystem {
+	h, _ := simulator.Map.Get(ref).(*simulator.HostSystem)
+	return h
+}
+
+// host returns the lab state of a host. A host added through the API after start has no GPUs; it gets its graphics
+// manager and service system the first time the lab looks at it.
+func (l *Lab) host(ref types.ManagedObjectReference) *hostState {
+	if h := l.hostByRef[ref]; h != nil {
+		return h
+	}
+	obj := l.hostObject(ref)
+	if obj == nil {
+		return nil
+	}
+	h := newHostState(l, ref, obj.Name, nil, l.catalog)
+	l.locked(ref, func() { l.attachHost(h, obj) })
+	return h
+}
+
+// attachHost registers a host's GPU devices, graphics manager and service system with the simulator.
+func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
+	hw := *obj.Hardware
+	hw.PciDevice = append(append([]types.HostPciDevice(nil), obj.Hardware.PciDevice...), h.pciDevices()...)
+	obj.Hardware = &hw
+
+	h.graphics = newGraphicsManager(h)
+	h.svc = newServiceSystem(h)
+	simulator.Map.Put(h.graphics)
+	simulator.Map.Put(h.svc)
+	gm, ss := h.graphics.Self, h.svc.Self
+	obj.ConfigManager.GraphicsManager = &gm
+	obj.ConfigManager.ServiceSystem = &ss
+
+	product := esxiAbout(obj.Config.Product)
+	obj.Config.Product = product
+	obj.Summary.Config.Product = &product
+	obj.Config.GraphicsInfo = h.graphicsInfo()
+	obj.Config.GraphicsConfig = h.graphicsConfig()
+	obj.Config.SharedPassthruGpuTypes = h.profileList()
+	obj.Config.SharedGpuCapabilities = h.sharedGpuCapabilities()
+	obj.Config.Service = &types.HostServiceInfo{Service: h.serviceList()}
+
+	l.hosts = append(l.hosts, h)
+	l.hostByRef[h.ref] = h
+}
+
+// vm returns a VM as the lab's VirtualMachine, adopting VMs the simulator created after start (CreateVM_Task,
+// CloneVM_Task, RegisterVM_Task) so that the vGPU rules apply to them as well.
+func (l *Lab) vm(ref types.ManagedObjectReference) *labVM {
+	switch obj := simulator.Map.Get(ref).(type) {
+	case *labVM:
+		return obj
+	case *simulator.VirtualMachine:
+		return l.adopt(obj)
+	}
+	return nil
+}
+
+// allVMs returns the lab's VMs in the order they were created, picking up VMs created through the API.
+func (l *Lab) allVMs() []*labVM {
+	for _, h := range l.hosts {
+		if obj := l.hostObject(h.ref); obj != nil {
+			for _, ref := range obj.Vm {
+				l.vm(ref)
+			}
+		}
+	}
+	vms := make([]*labVM, 0, len(l.vms))
+	kept := l.vms[:0]
+	for _, ref := range l.vms {
+		if vm := l.vm(ref); vm != nil {
+			vms = append(vms, vm)
+			kept = append(kept, ref)
+		} else {
+			delete(l.vmKnown, ref)
+		}
+	}
+	l.vms = kept
+	return vms
+}
+
+// patchTaskMessages gives failed tasks the message vCenter would show instead of the simulator's fault type name.
+func (l *Lab) patchTaskMessages() {
+	for ref, f := range l.taskMessages {
+		if task, ok := simulator.Map.Get(ref).(*simulator.Task); ok {
+			l.update(task, types.PropertyChange{
+				Name: "info.error", Val: types.LocalizedMethodFault{Fault: f.fault, LocalizedMessage: f.msg},
+			})
+		}
+		delete(l.taskMessages, ref)
+	}
+}
+
+// runTask runs a task on obj that ends with the result of fn, as vCenter's task of that name would.
+func (l *Lab) runTask(obj mo.Reference, name string,
+	fn func(*simulator.Task) (types.AnyType, *labFault)) types.ManagedObjectReference {
+	task := simulator.CreateTask(obj, name, func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		result, f := fn(t)
+		return l.taskResult(t, result, f)
+	})
+	ref := task.Run()
+	l.patchTaskMessages()
+	return ref
+}
+
+// taskResult turns a lab fault into a task error, remembering its message for patchTaskMessages.
+func (l *Lab) taskResult(t *simulator.Task, result types.AnyType, f *labFault) (types.AnyType, types.BaseMethodFault) {
+	if f == nil {
+		return result, nil
+	}
+	l.logf("%s %s failed: %s", t.Info.DescriptionId, t.Info.EntityName, f.msg)
+	l.taskMessages[t.Self] = f
+	return nil, f.fault
+}
+
+func taskSucceeded(ref types.ManagedObjectReference) bool {
+	task, ok := simulator.Map.Get(ref).(*simulator.Task)
+	return ok && task.Info.State == types.TaskInfoStateSuccess
+}

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator"
+)
+
+// Topology is the lab datacenter the simulator builds: exactly these objects, nothing else.
+type Topology struct {
+	Datacenters []*DatacenterSpec `json:"datacenters"`
+}
+
+type DatacenterSpec struct {
+	Name     string         `json:"name"`
+	Clusters []*ClusterSpec `json:"clusters"`
+	Hosts    []*HostSpec    `json:"hosts"`
+	VMs      []*VMSpec      `json:"vms"`
+}
+
+type ClusterSpec struct {
+	Name  string          `json:"name"`
+	DRS   *AutomationSpec `json:"drs"`
+	DPM   *AutomationSpec `json:"dpm"`
+	Hosts []*HostSpec     `json:"hosts"`
+}
+
+type AutomationSpec struct {
+	Enabled  bool   `json:"enabled"`
+	Behavior string `json:"behavior"`
+}
+
+type HostSpec struct {
+	Name string     `json:"name"`
+	GPUs []*GPUSpec `json:"gpus"`
+	// BMC settings belong to the Redfish lab; the vCenter simulator accepts and ignores them.
+	BMC json.RawMessage `json:"bmc,omitempty"`
+
+	cluster *ClusterSpec
+}
+
+type GPUSpec struct {
+	Model string `json:"model"`
+	Count int    `json:"count"`
+}
+
+type VMSpec struct {
+	Name       string `json:"name"`
+	Host       string `json:"host"`
+	Cluster    string `json:"cluster"`
+	MemoryMB   int    `json:"memory_mb"`
+	CPUs       int    `json:"cpus"`
+	PowerState string `json:"power_state"`
+	GuestID    string `json:"guest_id"`
+}
+
+const (
+	defaultVMMemoryMB = 4096
+	defaultVMCPUs     = 2
+	defaultGuestID    = "otherLinux64Guest"
+)
+
+var (
+	drsBehaviors = []string{"fullyAutomated", "partiallyAutomated", "manual"}
+	dpmBehaviors = []string{"automated", "manual"}
+	powerStates  = []string{"poweredOn", "poweredOff"}
+)
+
+// LoadTopology reads a topology file. Inside "datacenters" every key must be known (a typo fails loudly); other
+// top-level keys belong to other lab services and are ignored.
+func LoadTopology(path string, catalog *Catalog) (*Topology, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("topology %s: %v", path, err)
+	}
+	raw, ok := top["datacenters"]
+	if !ok {
+		return nil, fmt.Errorf(`topology %s: no "datacenters" list`, path)
+	}
+	var t Topology
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t.Datacenters); err != nil {
+		return nil, fmt.Errorf("topology %s: datacenters: %v", path, err)
+	}
+	if err := t.Validate(catalog); err != nil {
+		return nil, fmt.Errorf("topology %s: %v", path, err)
+	}
+	return &t, nil
+}
+
+// Validate checks the topology against the catalog, fills defaults and resolves every VM to a host.
+func (t *Topology) Validate(catalog *Catalog) error {
+	v := &validator{catalog: catalog, names: map[string]map[string]string{}}
+	if len(t.Datacenters) == 0 {
+		v.fail("no datacenters")
+	}
+	for _, dc := range t.Datacenters {
+		if dc == nil {
+			v.fail("a datacenter entry is empty")
+			continue
+		}
+		v.datacenter(dc)
+	}
+	if len(v.problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(v.problems, "; "))
+	}
+	return nil
+}
+
+type validator struct {
+	catalog  *Catalog
+	names    map[string]map[string]string // kind -> name -> where it was first seen
+	problems []string
+}
+
+func (v *validator) fail(format string, args ...interface{}) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) unique(kind, name, where string) {
+	if name == "" {
+		v.fail("%s: a %s has no name", where, kind)
+		return
+	}
+	seen := v.names[kind]
+	if seen == nil {
+		seen = map[string]string{}
+		v.names[kind] = seen
+	}
+	if first, dup := seen[name]; dup {
+		v.fail("duplicate %s name %q (in %s and %s)", kind, name, first, where)
+		return
+	}
+	seen[name] = where
+}
+
+func (v *validator) datacenter(dc *DatacenterSpec) {
+	where := fmt.Sprintf("datacenter %q", dc.Name)
+	v.unique("datacenter", dc.Name, "the topology")
+	hosts := map[string]*HostSpec{}
+	clusters := map[string]*ClusterSpec{}
+	for _, c := range dc.Clusters {
+		if c == nil {
+			v.fail("%s: a cluster entry is empty", where)
+			continue
+		}
+		v.unique("cluster", c.Name, where)
+		clusters[c.Name] = c
+		v.automation(fmt.Sprintf("cluster %q drs", c.Name), &c.DRS, "fullyAutomated", drsBehaviors)
+		v.automation(fmt.Sprintf("cluster %q dpm", c.Name), &c.DPM, "manual", dpmBehaviors)
+		for _, h := range c.Hosts {
+			v.host(h, c, fmt.Sprintf("cluster %q", c.Name), hosts)
+		}
+	}
+	for _, h := range dc.Hosts {
+		v.host(h, nil, where, hosts)
+	}
+	next := map[string]int{} // round-robin position per cluster
+	for _, vm := range dc.VMs {
+		if vm == nil {
+			v.fail("%s: a VM entry is empty", where)
+			continue
+		}
+		v.vm(vm, where, hosts, clusters, next)
+	}
+}
+
+func (v *validator) automation(where string, spec **AutomationSpec, behavior string, allowed []string) {
+	if *spec == nil {
+		*spec = &AutomationSpec{Enabled: false, Behavior: behavior}
+		return
+	}
+	if (*spec).Behavior == "" {
+		(*spec).Behavior = behavior
+	}
+	if !contains(allowed, (*spec).Behavior) {
+		v.fail("%s: behavior %q is not one of %s", where, (*spec).Behavior, strings.Join(allowed, ", "))
+	}
+}
+
+func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[string]*HostSpec) {
+	if h == nil {
+		v.fail("%s: a host entry is empty", where)
+		return
+	}
+	v.unique("host", h.Name, where)
+	h.cluster = c
+	hosts[h.Name] = h
+	total := 0
+	for _, g := range h.GPUs {
+		if g == nil {
+			v.fail("host %q: a GPU entry is empty", h.Name)
+			continue
+		}
+		model := v.catalog.GPUs[g.Model]
+		if model == nil {
+			v.fail("host %q: unknown GPU model %q (the catalog has %s)", h.Name, g.Model,
+				strings.Join(v.catalog.ModelIDs(), ", "))
+			continue
+		}
+		if g.Count < 1 {
+			v.fail("host %q: GPU model %s: count must be at least 1, got %d", h.Name, g.Model, g.Count)
+			continue
+		}
+		total += g.Count * model.GPUsPerBoard
+	}
+	if total > len(gpuBuses) {
+		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(gpuBuses))
+	}
+}
+
+func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clusters map[string]*ClusterSpec,
+	next map[string]int) {
+	v.unique("VM", vm.Name, where)
+	label := fmt.Sprintf("VM %q", vm.Name)
+	switch {
+	case vm.Host != "":
+		h := hosts[vm.Host]
+		if h == nil {
+			v.fail("%s: unknown host %q (not in %s)", label, vm.Host, where)
+			return
+		}
+		if vm.Cluster != "" && (h.cluster == nil || h.cluster.Name != vm.Cluster) {
+			v.fail("%s: host %q is not in cluster %q", label, vm.Host, vm.Cluster)
+		}
+	case vm.Cluster != "":
+		c := clusters[vm.Cluster]
+		if c == nil {
+			v.fail("%s: unknown cluster %q (not in %s)", label, vm.Cluster, where)
+			return
+		}
+		if len(c.Hosts) == 0 {
+			v.fail("%s: cluster %q has no hosts", label, vm.Cluster)
+			return
+		}
+		vm.Host = c.Hosts[next[c.Name]%len(c.Hosts)].Name
+		next[c.Name]++
+	default:
+		v.fail("%s: names neither a host nor a cluster", label)
+	}
+	if vm.MemoryMB == 0 {
+		vm.MemoryMB = defaultVMMemoryMB
+	}
+	if vm.CPUs == 0 {
+		vm.CPUs = defaultVMCPUs
+	}
+	if vm.MemoryMB < 4 || vm.CPUs < 1 {
+		v.fail("%s: memory_mb %d and cpus %d must be positive", label, vm.MemoryMB, vm.CPUs)
+	}
+	if vm.PowerState == "" {
+		vm.PowerState = "poweredOff"
+	}
+	if !contains(powerStates, vm.PowerState) {
+		v.fail("%s: power_state %q is not one of %s", label, vm.PowerState, strings.Join(powerStates, ", "))
+	}
+	if vm.GuestID == "" {
+		vm.GuestID = defaultGuestID
+	}
+	if !knownGuestID(vm.GuestID) {
+		v.fail("%s: guest_id %q is not a vSphere guest OS identifier (e.g. ubuntu64Guest, rhel9_64Guest)",
+			label, vm.GuestID)
+	}
+}
+
+func knownGuestID(id string) bool {
+	for _, known := range simulator.GuestID {
+		if string(known) == id {
+			return true
+		}
+	}
+	return false
+}

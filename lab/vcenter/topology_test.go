@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func loadTopology(t *testing.T, doc string) (*Topology, error) {
+	t.Helper()
+	return LoadTopology(writeFile(t, "topology.json", doc), loadSample(t))
+}
+
+func TestTopologyDefaultsAndRoundRobin(t *testing.T) {
+	topo, err := loadTopology(t, `{"datacenters": [{"name": "dc",
+		"clusters": [{"name": "c1", "drs": {"enabled": true}, "hosts": [{"name": "h1", "gpus": [{"model": "P40", "count": 2}],
+			"bmc": {"vendor": "dell_idrac9", "port": 8441}}, {"name": "h2"}]}],
+		"hosts": [{"name": "sa"}],
+		"vms": [{"name": "a", "cluster": "c1"}, {"name": "b", "cluster": "c1"}, {"name": "c", "cluster": "c1"},
+		        {"name": "d", "host": "sa", "power_state": "poweredOn"}]}],
+		"bmc_defaults": {"ignored": "by the vCenter simulator"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := topo.Datacenters[0]
+	if got := []string{dc.VMs[0].Host, dc.VMs[1].Host, dc.VMs[2].Host}; strings.Join(got, " ") != "h1 h2 h1" {
+		t.Errorf("round robin placed VMs on %v", got)
+	}
+	vm := dc.VMs[0]
+	if vm.MemoryMB != defaultVMMemoryMB || vm.CPUs != defaultVMCPUs || vm.PowerState != "poweredOff" ||
+		vm.GuestID != defaultGuestID {
+		t.Errorf("VM defaults: %+v", vm)
+	}
+	c := dc.Clusters[0]
+	if c.DRS.Behavior != "fullyAutomated" || c.DPM.Enabled || c.DPM.Behavior != "manual" {
+		t.Errorf("automation defaults: drs %+v dpm %+v", c.DRS, c.DPM)
+	}
+}
+
+func TestTopologyErrors(t *testing.T) {
+	cases := map[string]struct{ doc, want string }{
+		"unknown model": {`{"datacenters": [{"name": "dc", "hosts": [{"name": "h", "gpus": [{"model": "P41", "count": 1}]}]}]}`,
+			`unknown GPU model "P41" (the catalog has A100-40, P40, T4)`},
+		"duplicate host across datacenters": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}]}, {"name": "b", "hosts": [{"name": "h"}]}]}`,
+			`duplicate host name "h"`},
+		"duplicate VM": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h"}, {"name": "v", "host": "h"}]}]}`,
+			`duplicate VM name "v"`},
+		"VM on unknown host": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "x"}]}]}`,
+			`VM "v": unknown host "x"`},
+		"VM on a host of another datacenter": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}]}, {"name": "b", "vms": [{"name": "v", "host": "h"}]}]}`,
+			`VM "v": unknown host "h" (not in datacenter "b")`},
+		"VM without placement": {`{"datacenters": [{"name": "a", "vms": [{"name": "v"}]}]}`, "names neither a host nor a cluster"},
+		"host outside the named cluster": {`{"datacenters": [{"name": "a", "clusters": [{"name": "c", "hosts": [{"name": "h"}]}],
+			"hosts": [{"name": "s"}], "vms": [{"name": "v", "host": "s", "cluster": "c"}]}]}`, `host "s" is not in cluster "c"`},
+		"DRS behavior": {`{"datacenters": [{"name": "a", "clusters": [{"name": "c", "drs": {"enabled": true, "behavior": "auto"}}]}]}`,
+			`behavior "auto" is not one of fullyAutomated`},
+		"typo in a key":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpu": []}]}]}`, `unknown field "gpu"`},
+		"guest id":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "guest_id": "ubuntu"}]}]}`, `guest_id "ubuntu"`},
+		"too many GPUs":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 15}]}]}]}`, "at most 14 per host"},
+		"no datacenters": {`{"hosts": []}`, `no "datacenters"`},
+	}
+	for name, tc := range cases {
+		_, err := loadTopology(t, tc.doc)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestBoardsWithSeveralGPUs(t *testing.T) {
+	catalog := loadSample(t)
+	catalog.GPUs["T4"].GPUsPerBoard = 4 // as an A16 board
+	h := newHostState(NewLab(catalog), hostRef("host-1"), "h", []*GPUSpec{{Model: "T4", Count: 2}}, catalog)
+	if len(h.gpus) != 8 || h.gpus[7].pciID != "0000:4b:00.0" {
+		t.Errorf("2 boards of 4 GPUs: %d GPUs, last %s", len(h.gpus), h.gpus[len(h.gpus)-1].pciID)
+	}
+}

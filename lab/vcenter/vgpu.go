@@ -1,0 +1,393 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+const (
+	firstPCIPassthroughKey = 13000 // vCenter numbers PCI passthrough devices from here
+	pciControllerKey       = 100
+	vgpuPlugin             = "/usr/lib64/vmware/plugin/libnvidia-vgx.so"
+)
+
+// vgpuDevice is a vGPU as configured on a VM: a VirtualPCIPassthrough with a VMIOP backing.
+type vgpuDevice struct {
+	key     int32
+	profile string
+	label   string
+}
+
+func vgpuProfile(d types.BaseVirtualDevice) (string, bool) {
+	pci, ok := d.(*types.VirtualPCIPassthrough)
+	if !ok {
+		return "", false
+	}
+	backing, ok := pci.Backing.(*types.VirtualPCIPassthroughVmiopBackingInfo)
+	if !ok {
+		return "", false
+	}
+	return backing.Vgpu, true
+}
+
+func vgpuDevices(devices []types.BaseVirtualDevice) []vgpuDevice {
+	var list []vgpuDevice
+	for _, d := range devices {
+		if profile, ok := vgpuProfile(d); ok {
+			v := d.GetVirtualDevice()
+			label := fmt.Sprintf("device %d", v.Key)
+			if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
+				label = v.DeviceInfo.GetDescription().Label
+			}
+			list = append(list, vgpuDevice{key: v.Key, profile: profile, label: label})
+		}
+	}
+	return list
+}
+
+func invalidDeviceSpec(index int, format string, args ...interface{}) *labFault {
+	return &labFault{
+		fault: &types.InvalidDeviceSpec{
+			InvalidVmConfig: types.InvalidVmConfig{Property: "spec.deviceChange.device.backing.vgpu"},
+			DeviceIndex:     int32(index),
+		},
+		msg: fmt.Sprintf("Invalid configuration for device '%d': %s", index, fmt.Sprintf(format, args...)),
+	}
+}
+
+// checkReconfigure applies vCenter's vGPU rules to a ReconfigVM_Task spec before anything changes.
+func (l *Lab) checkReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) *labFault {
+	devices := object.VirtualDeviceList(vm.Config.Hardware.Device)
+	after := map[int32]string{} // vGPUs after the change: device key -> profile
+	for _, d := range devices {
+		if profile, ok := vgpuProfile(d); ok {
+			after[d.GetVirtualDevice().Key] = profile
+		}
+	}
+	var added []string
+	var profileFault *labFault
+	host := l.host(*vm.Runtime.Host)
+	checkProfile := func(index int, profile string) {
+		if profileFault == nil {
+			profileFault = l.checkProfile(host, index, profile)
+		}
+	}
+	touched := false
+	for i, change := range spec.DeviceChange {
+		c := change.GetVirtualDeviceConfigSpec()
+		key := c.Device.GetVirtualDevice().Key
+		profile, isVgpu := vgpuProfile(c.Device)
+		switch c.Operation {
+		case types.VirtualDeviceConfigSpecOperationAdd:
+			if isVgpu {
+				touched = true
+				checkProfile(i, profile)
+				added = append(added, profile)
+			}
+		case types.VirtualDeviceConfigSpecOperationRemove, types.VirtualDeviceConfigSpecOperationEdit:
+			existing := devices.FindByKey(key)
+			if existing == nil {
+				return invalidDeviceSpec(i, "virtual machine %s has no device with key %d", vm.Name, key)
+			}
+			_, wasVgpu := vgpuProfile(existing)
+			touched = touched || wasVgpu || isVgpu
+			delete(after, key)
+			if c.Operation == types.VirtualDeviceConfigSpecOperationEdit && isVgpu {
+				checkProfile(i, profile)
+				after[key] = profile
+			}
+		}
+	}
+	if !touched {
+		return nil
+	}
+	if state := vm.Runtime.PowerState; state != types.VirtualMachinePowerStatePoweredOff {
+		return invalidPowerState(types.VirtualMachinePowerStatePoweredOff, state)
+	}
+	if profileFault != nil {
+		return profileFault
+	}
+	for _, p := range after {
+		added = append(added, p)
+	}
+	if distinct := distinctSorted(added); len(distinct) > 1 {
+		return invalidDeviceSpec(0, "all vGPUs of a virtual machine must have the same profile; %s would have %s",
+			vm.Name, strings.Join(distinct, " and "))
+	}
+	return nil
+}
+
+func (l *Lab) checkProfile(host *hostState, index int, profile string) *labFault {
+	if profile == "" {
+		return invalidDeviceSpec(index, "the vGPU backing names no profile")
+	}
+	if host == nil || !host.supports(profile) {
+		name, offer := "(unknown)", "none"
+		if host != nil {
+			name = host.name
+			if len(host.profiles) > 0 {
+				offer = strings.Join(host.profiles, ", ")
+			}
+		}
+		return invalidDeviceSpec(index, "vGPU profile %s is not supported by host %s (%s; profiles offered: %s)",
+			profile, name, hostGPUs(host), offer)
+	}
+	return nil
+}
+
+func hostGPUs(h *hostState) string {
+	if h == nil {
+		return "no NVIDIA GPU"
+	}
+	return h.gpuModels()
+}
+
+func invalidPowerState(requested, existing types.VirtualMachinePowerState) *labFault {
+	names := map[types.VirtualMachinePowerState]string{
+		types.VirtualMachinePowerStatePoweredOn:  "Powered on",
+		types.VirtualMachinePowerStatePoweredOff: "Powered off",
+		types.VirtualMachinePowerStateSuspended:  "Suspended",
+	}
+	return &labFault{
+		fault: &types.InvalidPowerState{RequestedState: requested, ExistingState: existing},
+		msg:   fmt.Sprintf("The attempted operation cannot be performed in the current state (%s).", names[existing]),
+	}
+}
+
+func distinctSorted(values []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range values {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// prepareReconfigure gives new vGPU devices the keys, controller and labels vCenter gives them, and turns partial
+// resource allocations into full ones (the simulator would otherwise drop the fields the spec leaves out).
+func (l *Lab) prepareReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) {
+	devices := object.VirtualDeviceList(vm.Config.Hardware.Device)
+	used := map[int32]bool{}
+	pci := 0
+	for _, d := range devices {
+		used[d.GetVirtualDevice().Key] = true
+		if _, ok := d.(*types.VirtualPCIPassthrough); ok {
+			pci++
+		}
+	}
+	for _, change := range spec.DeviceChange {
+		if key := change.GetVirtualDeviceConfigSpec().Device.GetVirtualDevice().Key; key > 0 {
+			used[key] = true
+		}
+	}
+	next := int32(firstPCIPassthroughKey)
+	for _, change := range spec.DeviceChange {
+		c := change.GetVirtualDeviceConfigSpec()
+		profile, isVgpu := vgpuProfile(c.Device)
+		if !isVgpu || c.Operation != types.VirtualDeviceConfigSpecOperationAdd {
+			continue
+		}
+		d := c.Device.GetVirtualDevice()
+		if d.Key <= 0 {
+			for used[next] {
+				next++
+			}
+			d.Key = next
+			used[next] = true
+		}
+		if d.ControllerKey == 0 {
+			d.ControllerKey = pciControllerKey
+		}
+		if d.DeviceInfo == nil {
+			d.DeviceInfo = &types.Description{
+				Label:   fmt.Sprintf("PCI device %d", pci),
+				Summary: "NVIDIA GRID vGPU " + profile,
+			}
+		}
+		pci++
+	}
+	if spec.MemoryAllocation != nil {
+		spec.MemoryAllocation = mergeAllocation(vm.Config.MemoryAllocation, spec.MemoryAllocation)
+	}
+	if spec.CpuAllocation != nil {
+		spec.CpuAllocation = mergeAllocation(vm.Config.CpuAllocation, spec.CpuAllocation)
+	}
+}
+
+func mergeAllocation(current, change *types.ResourceAllocationInfo) *types.ResourceAllocationInfo {
+	merged := types.ResourceAllocationInfo{}
+	if current != nil {
+		merged = *current
+	}
+	if change.Reservation != nil {
+		merged.Reservation = change.Reservation
+	}
+	if change.Limit != nil {
+		merged.Limit = change.Limit
+	}
+	if change.Shares != nil {
+		merged.Shares = change.Shares
+	}
+	if change.ExpandableReservation != nil {
+		merged.ExpandableReservation = change.ExpandableReservation
+	}
+	return &merged
+}
+
+// gpuLoad is a GPU's vGPU load while a placement is being planned.
+type gpuLoad struct {
+	gpu     *gpuDevice
+	profile string
+	count   int
+}
+
+func loadsOf(h *hostState) []*gpuLoad {
+	loads := make([]*gpuLoad, len(h.gpus))
+	for i, g := range h.gpus {
+		loads[i] = &gpuLoad{gpu: g, profile: g.profile(), count: len(g.vgpus)}
+	}
+	return loads
+}
+
+// refusal says why a GPU cannot take one more vGPU of the profile, or "" if it can.
+func (g *gpuLoad) refusal(profile string) string {
+	d := g.gpu
+	switch p := d.model.Supports(profile); {
+	case d.active != graphicsSharedDirect:
+		why := fmt.Sprintf("%s is in graphics mode %s, not sharedDirect", d.pciID, d.active)
+		if want := d.configuredType(); want != d.active {
+			why += fmt.Sprintf(" (%s is configured and applies when Xorg restarts)", want)
+		}
+		return why
+	case p == nil:
+		return fmt.Sprintf("%s (%s) does not offer %s", d.pciID, d.model.DeviceName, profile)
+	case g.profile != "" && g.profile != profile:
+		return fmt.Sprintf("%s runs %s (equal-size mode: one profile per GPU)", d.pciID, g.profile)
+	case g.count >= p.MaxPerGPU:
+		return fmt.Sprintf("%s is full (%d of %d %s vGPUs)", d.pciID, g.count, p.MaxPerGPU, profile)
+	}
+	return ""
+}
+
+// place chooses a GPU for each vGPU by the host's assignment policy: performance takes the least loaded GPU that
+// can take the vGPU, consolidation the most loaded one; ties go to the lower PCI slot. loads is updated with the
+// placements, so that one plan can span several VMs. On failure it returns the reasons of every GPU.
+func place(loads []*gpuLoad, devices []vgpuDevice, policy string) ([]*gpuLoad, string) {
+	chosen := make([]*gpuLoad, len(devices))
+	for i, d := range devices {
+		var best *gpuLoad
+		var reasons []string
+		for _, g := range loads {
+			if why := g.refusal(d.profile); why != "" {
+				reasons = append(reasons, why)
+				continue
+			}
+			if best == nil || (policy == policyConsolidation && g.count > best.count) ||
+				(policy != policyConsolidation && g.count < best.count) {
+				best = g
+			}
+		}
+		if best == nil {
+			if len(reasons) == 0 {
+				reasons = append(reasons, "the host has no NVIDIA GPU")
+			}
+			return nil, strings.Join(reasons, "; ")
+		}
+		best.profile = d.profile
+		best.count++
+		chosen[i] = best
+	}
+	return chosen, ""
+}
+
+// planPowerOn checks what vSphere checks when a VM with vGPUs powers on and chooses its GPUs.
+func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]*gpuLoad, *labFault) {
+	devices := vgpuDevices(vm.Config.Hardware.Device)
+	if len(devices) == 0 {
+		return nil, nil
+	}
+	memory := int64(vm.Config.Hardware.MemoryMB)
+	if !isTrue(vm.Config.MemoryReservationLockedToMax) && reservationMB(vm) < memory {
+		return nil, genericVMConfigFault(fmt.Sprintf("Invalid memory setting: memory reservation (sched.mem.min) "+
+			"should be equal to memsize(%d).", memory))
+	}
+	for _, d := range devices {
+		if h == nil || !h.supports(d.profile) {
+			name := "(unknown)"
+			if h != nil {
+				name = h.name
+			}
+			return nil, genericVMConfigFault(fmt.Sprintf("Could not initialize plugin '%s' for vGPU '%s': host %s "+
+				"(%s) does not offer this profile.", vgpuPlugin, d.profile, name, hostGPUs(h)))
+		}
+	}
+	chosen, why := place(loadsOf(h), devices, h.config.SharedPassthruAssignmentPolicy)
+	if why != "" {
+		return nil, insufficientGraphics(vm.Name, h.name, devices[0].profile, why)
+	}
+	return chosen, nil
+}
+
+func genericVMConfigFault(reason string) *labFault {
+	return &labFault{fault: &types.GenericVmConfigFault{Reason: reason}, msg: reason}
+}
+
+func insufficientGraphics(vm, host, profile, why string) *labFault {
+	return &labFault{
+		fault: &types.InsufficientGraphicsResourcesFault{},
+		msg: fmt.Sprintf("Insufficient graphics resources for vGPU %s of virtual machine %s on host %s: %s.",
+			profile, vm, host, why),
+	}
+}
+
+func reservationMB(vm *labVM) int64 {
+	if a := vm.Config.MemoryAllocation; a != nil && a.Reservation != nil {
+		return *a.Reservation
+	}
+	return 0
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// commit starts the VM's vGPUs on the GPUs a plan chose.
+func (l *Lab) commit(vm *labVM, chosen []*gpuLoad) {
+	devices := vgpuDevices(vm.Config.Hardware.Device)
+	hosts := map[*hostState]bool{}
+	for i, d := range devices {
+		g := chosen[i].gpu
+		slot := &vgpuSlot{vm: vm.Self, key: d.key, profile: d.profile, gpu: g}
+		g.vgpus = append(g.vgpus, slot)
+		vm.slots = append(vm.slots, slot)
+		hosts[g.host] = true
+	}
+	for h := range hosts {
+		h.publish()
+	}
+}
+
+// release stops the VM's vGPUs; a GPU without vGPUs is free for any profile again.
+func (l *Lab) release(vm *labVM) {
+	hosts := map[*hostState]bool{}
+	for _, s := range vm.slots {
+		g := s.gpu
+		for i, other := range g.vgpus {
+			if other == s {
+				g.vgpus = append(g.vgpus[:i], g.vgpus[i+1:]...)
+				break
+			}
+		}
+		hosts[g.host] = true
+	}
+	vm.slots = nil
+	for h := range hosts {
+		h.publish()
+	}
+}
