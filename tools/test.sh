@@ -46,7 +46,7 @@ PY
 }
 
 stage_lint() {
-  ansible-lint --profile production --offline -q playbooks roles 2>&1 | tail -n 40
+  ansible-lint --profile production --offline 2>&1 | tail -n 40
 }
 
 stage_sanity() {

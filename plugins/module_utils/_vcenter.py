@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import http.client as http_client
 import socket
 import ssl
 import time
@@ -21,6 +22,7 @@ from ansible.module_utils.basic import env_fallback
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     ConnectionFailure,
+    GpuopsError,
     NotFound,
     TimeoutExpired,
 )
@@ -90,7 +92,9 @@ class VCenterClient:
 
     def _connect(self, hostname, username, password, port, validate_certs):
         try:
-            return SmartConnect(host=hostname, user=username, pwd=password, port=port,
+            # pyVmomi skips verification for localhost unless it is handed a context: always hand it one.
+            context = ssl.create_default_context() if validate_certs else ssl._create_unverified_context()
+            return SmartConnect(host=hostname, user=username, pwd=password, port=port, sslContext=context,
                                 disableSslCertValidation=not validate_certs, connectionPoolTimeout=-1)
         except vim.fault.InvalidLogin:
             raise ConnectionFailure(
@@ -137,7 +141,7 @@ class VCenterClient:
             obj_spec = vmodl.query.PropertyCollector.ObjectSpec(obj=view, skip=True, selectSet=[traversal])
             return self._collect([obj_spec], specs)
         finally:
-            self._call(view.DestroyView)
+            self.call(view.DestroyView)
 
     def retrieve_objects(self, objects, properties):
         """Read ``properties`` of the given managed objects (all of one type) in one call, in the given order."""
@@ -155,7 +159,7 @@ class VCenterClient:
         collector = self.content.propertyCollector
         options = vmodl.query.PropertyCollector.RetrieveOptions()
         found = dict((obj_type, []) for obj_type in specs)
-        result = self._call(collector.RetrievePropertiesEx, specSet=[filter_spec], options=options)
+        result = self.call(collector.RetrievePropertiesEx, specSet=[filter_spec], options=options)
         while result is not None:
             for obj_content in result.objects:
                 item = {"obj": obj_content.obj, "moid": obj_content.obj._moId}
@@ -164,16 +168,17 @@ class VCenterClient:
                 found[_spec_type(obj_content.obj, found)].append(item)
             if not result.token:
                 break
-            result = self._call(collector.ContinueRetrievePropertiesEx, token=result.token)
+            result = self.call(collector.ContinueRetrievePropertiesEx, token=result.token)
         return found
 
-    def _call(self, method, *args, **kwargs):
+    def call(self, method, *args, **kwargs):
+        """Call a pyVmomi method; faults and connection errors come back as typed errors."""
         try:
             return method(*args, **kwargs)
         except vmodl.MethodFault as err:
             raise ApiError("vCenter %s answered %s: %s" % (self.endpoint, fault_name(err), fault_message(err)),
                            fault=fault_name(err))
-        except (socket.error, ssl.SSLError) as err:
+        except (socket.error, ssl.SSLError, http_client.HTTPException) as err:
             raise ConnectionFailure("Lost the connection to vCenter %s: %s." % (self.endpoint, err))
 
     # ---- tasks ------------------------------------------------------------------------------------------------
@@ -189,12 +194,12 @@ class VCenterClient:
         index = dict((task._moId, position) for position, task in enumerate(tasks))
         seen = dict((moid, {}) for moid in index)
         outcomes = [None] * len(tasks)
-        collector = self._call(self.content.propertyCollector.CreatePropertyCollector)
+        collector = self.call(self.content.propertyCollector.CreatePropertyCollector)
         try:
             obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=task) for task in tasks]
             prop_spec = vmodl.query.PropertyCollector.PropertySpec(
                 type=vim.Task, pathSet=["info.state", "info.error", "info.result"], all=False)
-            self._call(collector.CreateFilter,
+            self.call(collector.CreateFilter,
                        vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
                        partialUpdates=True)
             deadline = time.monotonic() + timeout
@@ -206,7 +211,7 @@ class VCenterClient:
                     raise TimeoutExpired("%d of %d vCenter tasks were still running after %s seconds."
                                          % (running, len(tasks), timeout))
                 options = vmodl.query.PropertyCollector.WaitOptions(maxWaitSeconds=max(1, int(min(remaining, 60))))
-                update = self._call(collector.WaitForUpdatesEx, version, options)
+                update = self.call(collector.WaitForUpdatesEx, version, options)
                 if update is None:
                     continue
                 version = update.version
@@ -218,8 +223,67 @@ class VCenterClient:
                         if seen[moid].get("info.state") in ("success", "error"):
                             outcomes[index[moid]] = self._outcome(seen[moid])
         finally:
-            self._call(collector.DestroyPropertyCollector)
+            self.call(collector.DestroyPropertyCollector)
         return outcomes
+
+    def run_tasks(self, starters, parallel=8, timeout=3600):
+        """Start tasks ``parallel`` at a time and wait for each batch together.
+
+        ``starters`` is a list of callables that each start one task and return it. Returns one outcome per
+        starter, in order (see ``wait_for_tasks``); a starter that raises a ``GpuopsError`` gets an error outcome
+        and the others still run.
+        """
+        outcomes = []
+        for first in range(0, len(starters), max(1, parallel)):
+            batch = starters[first:first + max(1, parallel)]
+            started = []
+            batch_outcomes = [None] * len(batch)
+            for position, starter in enumerate(batch):
+                try:
+                    started.append((position, starter()))
+                except GpuopsError as err:
+                    batch_outcomes[position] = {"state": "error", "result": None, "error": err.message,
+                                                "fault": err.details.get("fault") or type(err).__name__}
+            finished = self.wait_for_tasks([task for _, task in started], timeout=timeout)
+            for (position, _), outcome in zip(started, finished):
+                batch_outcomes[position] = outcome
+            outcomes.extend(batch_outcomes)
+        return outcomes
+
+    def wait_for_values(self, objects, path, wanted, timeout):
+        """Wait until property ``path`` of every object is in ``wanted``; returns the MoIDs that did not get there.
+
+        One PropertyCollector filter and WaitForUpdatesEx, as for tasks: no polling loop of reads.
+        """
+        if not objects:
+            return []
+        values = {}
+        collector = self.call(self.content.propertyCollector.CreatePropertyCollector)
+        try:
+            obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=obj) for obj in objects]
+            prop_spec = vmodl.query.PropertyCollector.PropertySpec(type=type(objects[0]), pathSet=[path], all=False)
+            self.call(collector.CreateFilter,
+                       vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
+                       partialUpdates=True)
+            deadline = time.monotonic() + timeout
+            version = ""
+            while True:
+                waiting = [obj._moId for obj in objects if values.get(obj._moId) not in wanted]
+                remaining = deadline - time.monotonic()
+                if not waiting or remaining <= 0:
+                    return waiting
+                options = vmodl.query.PropertyCollector.WaitOptions(maxWaitSeconds=max(1, int(min(remaining, 60))))
+                update = self.call(collector.WaitForUpdatesEx, version, options)
+                if update is None:
+                    continue
+                version = update.version
+                for filter_set in update.filterSet:
+                    for obj_update in filter_set.objectSet:
+                        for change in obj_update.changeSet or []:
+                            if change.name == path:
+                                values[obj_update.obj._moId] = change.val
+        finally:
+            self.call(collector.DestroyPropertyCollector)
 
     @staticmethod
     def _outcome(values):
@@ -253,3 +317,61 @@ class VCenterClient:
         known = sorted(item["name"] for item in clusters)
         raise NotFound("Cluster '%s' was not found%s." % (name, " in datacenter '%s'" % datacenter if datacenter else ""),
                        hint="Known clusters: %s." % (", ".join(known) or "none"))
+
+    def hosts(self, properties, cluster=None, esxi_hostnames=None, datacenter=None):
+        """Hosts chosen by cluster, names and/or datacenter, with ``properties`` read, in one PropertyCollector call.
+
+        Returns retrieve-style items (``obj``, ``moid``, the properties) with the names of the host's ``cluster``
+        (None when standalone) and ``datacenter`` added; in the order of ``esxi_hostnames``, else by name.
+        """
+        tree = self.retrieve({
+            vim.HostSystem: sorted(set(properties) | {"name", "parent"}),
+            vim.ComputeResource: ["name", "parent"],
+            vim.Datacenter: ["name"],
+            vim.Folder: ["parent"],
+        })
+        compute = dict((item["moid"], item) for item in tree[vim.ComputeResource])
+        datacenters = dict((item["moid"], item["name"]) for item in tree[vim.Datacenter])
+        folders = dict((item["moid"], item.get("parent")) for item in tree[vim.Folder])
+
+        def place(host):
+            owner = compute.get(host["parent"]._moId) if host.get("parent") is not None else None
+            if owner is None:
+                return None, None
+            cluster_name = owner["name"] if isinstance(owner["obj"], vim.ClusterComputeResource) else None
+            obj = owner.get("parent")
+            while obj is not None and obj._moId not in datacenters:
+                obj = folders.get(obj._moId)
+            return cluster_name, datacenters.get(obj._moId) if obj is not None else None
+
+        hosts = []
+        for item in tree[vim.HostSystem]:
+            item["cluster"], item["datacenter"] = place(item)
+            hosts.append(item)
+        if datacenter:
+            if datacenter not in datacenters.values():
+                raise NotFound("Datacenter '%s' was not found in vCenter %s." % (datacenter, self.endpoint),
+                               hint="Known datacenters: %s." % (", ".join(sorted(datacenters.values())) or "none"))
+            hosts = [item for item in hosts if item["datacenter"] == datacenter]
+        if cluster:
+            places = set((item["datacenter"], item["cluster"]) for item in hosts if item["cluster"] == cluster)
+            if not any(isinstance(item["obj"], vim.ClusterComputeResource) and item["name"] == cluster
+                       for item in compute.values()):
+                known = sorted(set(item["name"] for item in compute.values()
+                                   if isinstance(item["obj"], vim.ClusterComputeResource)))
+                raise NotFound("Cluster '%s' was not found in vCenter %s." % (cluster, self.endpoint),
+                               hint="Known clusters: %s." % (", ".join(known) or "none"))
+            if len(places) > 1:
+                raise NotFound("Cluster name '%s' is ambiguous: datacenters %s each have one."
+                               % (cluster, ", ".join(sorted(place[0] for place in places))),
+                               hint="Set the datacenter option to choose one.")
+            hosts = [item for item in hosts if item["cluster"] == cluster]
+        if esxi_hostnames:
+            by_name = dict((item["name"], item) for item in hosts)
+            missing = [name for name in esxi_hostnames if name not in by_name]
+            if missing:
+                scope = cluster and " in cluster '%s'" % cluster or datacenter and " in datacenter '%s'" % datacenter
+                raise NotFound("ESXi host(s) not found%s: %s." % (scope or "", ", ".join(missing)),
+                               hint="Known hosts: %s." % (", ".join(sorted(by_name)) or "none"))
+            return [by_name[name] for name in dict.fromkeys(esxi_hostnames)]
+        return sorted(hosts, key=lambda item: item["name"])

@@ -1,0 +1,272 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: gpu_info
+short_description: GPU inventory of ESXi hosts as vCenter sees it, with vGPU profiles and free capacity
+version_added: 0.1.0
+description:
+  - Reads, for the hosts of a cluster, a list of hosts or every host, the NVIDIA GPUs with their graphics type
+    (active and configured), the vGPU VMs running on each GPU and the profile the GPU is carved to, the vGPU
+    profiles the host supports with how many vGPUs of each it can hold and can still take, and the host's graphics
+    configuration.
+  - With O(vms), also returns the vGPU devices, memory reservation, power state and host of those VMs.
+  - The number of vCenter round trips does not depend on the number of hosts or VMs.
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes.INFO_MODULE
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+options:
+  cluster:
+    description:
+      - Only hosts of this cluster.
+    type: str
+  esxi_hostnames:
+    description:
+      - Only these hosts, by their names in vCenter, in this order.
+      - With O(cluster), every name must belong to that cluster.
+    type: list
+    elements: str
+  datacenter:
+    description:
+      - Only hosts of this datacenter; also tells apart clusters of the same name.
+    type: str
+  vms:
+    description:
+      - Names of VMs whose vGPU state to return in RV(vms).
+    type: list
+    elements: str
+    default: []
+notes:
+  - C(free) counts only GPUs whose active graphics type is C(sharedDirect). A GPU still in C(basic) or C(shared)
+    mode, or one waiting for an Xorg restart (C(xorg_restart_pending)), takes no vGPU yet.
+"""
+
+EXAMPLES = r"""
+- name: GPU inventory of the vGPU cluster
+  gpuops.vgpu.gpu_info:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+  register: gpus
+
+- name: Profiles every host offers
+  ansible.builtin.debug:
+    msg: "{{ item.name }}: {{ item.supported_profiles | map(attribute='name') | join(', ') }}"
+  loop: "{{ gpus.hosts }}"
+  loop_control:
+    label: "{{ item.name }}"
+
+- name: vGPU state of two VMs, with credentials set once for the action group
+  module_defaults:
+    group/gpuops.vgpu.vcenter:
+      hostname: "{{ vcenter_hostname }}"
+      port: "{{ vcenter_port }}"
+      username: "{{ vcenter_username }}"
+      password: "{{ vcenter_password }}"
+      validate_certs: "{{ vcenter_validate_certs }}"
+  gpuops.vgpu.gpu_info:
+    esxi_hostnames:
+      - esxi-01.lab.local
+    vms:
+      - gpu-vm-01
+      - gpu-vm-02
+"""
+
+RETURN = r"""
+hosts:
+  description: The selected hosts, sorted by name unless O(esxi_hostnames) gives the order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: "Host name in vCenter."
+      type: str
+    moid:
+      description: "Managed object id."
+      type: str
+    cluster:
+      description: "Cluster of the host, null for a standalone host."
+      type: str
+    datacenter:
+      description: "Datacenter of the host."
+      type: str
+    connection_state:
+      description: "C(connected), C(disconnected) or C(notResponding)."
+      type: str
+    maintenance_mode:
+      description: "Whether the host is in maintenance mode."
+      type: bool
+    graphics_config:
+      description: The host's graphics configuration.
+      type: dict
+      contains:
+        default_graphics_type:
+          description: "C(shared) or C(sharedDirect)."
+          type: str
+        assignment_policy:
+          description: "C(performance) or C(consolidation)."
+          type: str
+        devices:
+          description: "Per-GPU entries (pci_id, graphics_type, vgpu_mode)."
+          type: list
+          elements: dict
+    gpus:
+      description: NVIDIA GPUs of the host.
+      type: list
+      elements: dict
+      contains:
+        pci_id:
+          description: "PCI address as vSphere shows it."
+          type: str
+          sample: "0000:3b:00.0"
+        device_name:
+          description: "Device name."
+          type: str
+          sample: Tesla P40
+        model:
+          description: "Model id in the collection's catalog, null when unknown."
+          type: str
+          sample: P40
+        memory_mib:
+          description: "Framebuffer in MiB."
+          type: int
+        graphics_type:
+          description: "Active type: C(basic), C(shared), C(direct) or C(sharedDirect)."
+          type: str
+        configured_graphics_type:
+          description: "Type the host is configured to use for this GPU."
+          type: str
+        xorg_restart_pending:
+          description: "The configured type differs from the active one until Xorg restarts."
+          type: bool
+        profile:
+          description: "The profile the GPU is carved to while vGPUs run on it, else null."
+          type: str
+        profiles:
+          description: "All profiles running on the GPU (more than one only in mixed-size mode)."
+          type: list
+          elements: str
+        vms:
+          description: "Names of the VMs running a vGPU on this GPU."
+          type: list
+          elements: str
+        used:
+          description: "vGPUs running on the GPU."
+          type: int
+        max:
+          description: "Maximum vGPUs of the carved profile on this GPU, null when idle."
+          type: int
+        free:
+          description: "vGPUs of the carved profile the GPU can still take, null when idle."
+          type: int
+    supported_profiles:
+      description: vGPU profiles the host offers.
+      type: list
+      elements: dict
+      contains:
+        name:
+          description: "Profile name."
+          type: str
+          sample: grid_p40-8q
+        framebuffer_mib:
+          description: "Framebuffer per vGPU."
+          type: int
+          sample: 8192
+        series:
+          description: "Q, B, A or C."
+          type: str
+        cuda:
+          description: "Whether the profile runs CUDA."
+          type: bool
+        max_per_gpu:
+          description: "vGPUs of this profile one GPU holds."
+          type: int
+          sample: 3
+        gpus:
+          description: "GPUs of the host that can run the profile."
+          type: int
+        capacity:
+          description: "vGPUs of this profile the host holds when its GPUs are free and in Shared Direct."
+          type: int
+        free:
+          description: "vGPUs of this profile the host can take now."
+          type: int
+        known:
+          description: "Whether the profile is in the collection's catalog."
+          type: bool
+vms:
+  description: The VMs named in O(vms), in that order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: "VM name."
+      type: str
+    moid:
+      description: "Managed object id."
+      type: str
+    uuid:
+      description: "BIOS uuid."
+      type: str
+    power_state:
+      description: "Power state."
+      type: str
+    host:
+      description: "Host the VM is registered on."
+      type: str
+    memory_mb:
+      description: "Configured memory."
+      type: int
+    memory_reservation_locked_to_max:
+      description: "Whether all memory is reserved and follows the memory size."
+      type: bool
+    vgpus:
+      description: "vGPU devices (key, profile)."
+      type: list
+      elements: dict
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._gpu_inventory import read_inventory
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+
+
+def argument_spec():
+    spec = vcenter_argument_spec()
+    spec.update(
+        cluster=dict(type="str"),
+        esxi_hostnames=dict(type="list", elements="str"),
+        datacenter=dict(type="str"),
+        vms=dict(type="list", elements="str", default=[]),
+    )
+    return spec
+
+
+def gather(module):
+    params = module.params
+    with client_from_module(module) as client:
+        inventory = read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
+                                   datacenter=params["datacenter"], vm_names=params["vms"])
+    return dict(changed=False, **inventory)
+
+
+def main():
+    run_module(argument_spec(), gather)
+
+
+if __name__ == "__main__":
+    main()

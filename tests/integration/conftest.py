@@ -1,0 +1,202 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Integration harness: the lab, and real ansible-playbook runs against it.
+
+Fixtures:
+- ``lab`` (per test module): a freshly started lab with the default topology, so every test file starts from the
+  same ground truth; stopped afterwards.
+- ``run_tasks``: runs a list of tasks in a play on localhost with the collection and the vCenter connection set
+  once through ``module_defaults``; returns the per-task results.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import ssl
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LABCTL = os.path.join(ROOT, "lab", "labctl.py")
+INVENTORY = os.path.join(ROOT, "inventories", "lab")
+# LAB_PORT_OFFSET runs the tests' lab on shifted ports with its own state, beside a lab already in use.
+PORT_OFFSET = int(os.environ.get("LAB_PORT_OFFSET") or 0)
+DEFAULT_STATE_DIR = os.path.join(ROOT, ".tmp", "lab" if not PORT_OFFSET else "lab-%d" % PORT_OFFSET)
+DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
+
+
+def _insecure_context():
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class Lab:
+    """A running lab: its endpoints, credentials, ground truth and counters."""
+
+    def __init__(self, state_dir):
+        self.state_dir = state_dir
+        with open(os.path.join(state_dir, "services.json")) as handle:
+            self.services = json.load(handle)
+        with open(os.path.join(INVENTORY, "group_vars", "all.yml")) as handle:
+            self.vcenter_vars = yaml.safe_load(handle)
+        with open(os.path.join(INVENTORY, "group_vars", "esxi_hosts.yml")) as handle:
+            bmc_vars = yaml.safe_load(handle)
+        self.inventory = INVENTORY
+        self.port = self.services["vcenter"]["port"]
+        self.base = "https://127.0.0.1:%s" % self.port
+        with open(os.path.join(state_dir, "topology.json")) as handle:
+            self.topology = json.load(handle)
+        self.bmcs = self.services.get("bmc", {}).get("hosts", {})
+        self.bmc_credentials = (bmc_vars["bmc_username"], bmc_vars["bmc_password"])
+        self.certificate = os.path.join(state_dir, "lab-cert.pem")
+
+    @property
+    def connection(self):
+        """Module options that connect to this lab's vCenter."""
+        return {
+            "hostname": "127.0.0.1",
+            "port": self.port,
+            "username": self.vcenter_vars["vcenter_username"],
+            "password": self.vcenter_vars["vcenter_password"],
+            "validate_certs": False,
+        }
+
+    def request(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=_insecure_context(), timeout=30) as answer:
+            text = answer.read()
+        return json.loads(text) if text else None
+
+    def state(self):
+        return self.request("GET", "/lab/state")
+
+    vcenter_state = state
+
+    def stats(self):
+        return self.request("GET", "/lab/stats")
+
+    def reset_stats(self):
+        self.request("POST", "/lab/stats/reset")
+
+    def add_fault(self, **fault):
+        self.request("POST", "/lab/faults", fault)
+
+    def clear_faults(self):
+        self.request("DELETE", "/lab/faults")
+
+    # Ground-truth lookups used by many tests.
+    def host(self, name):
+        return next(host for host in self.state()["hosts"] if host["name"] == name)
+
+    def vm(self, name):
+        return next(vm for vm in self.state()["vms"] if vm["name"] == name)
+
+
+def labctl(command, state_dir=DEFAULT_STATE_DIR, *args):
+    proc = subprocess.run([sys.executable, LABCTL, command, "--state-dir", state_dir] + list(args), cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0:
+        raise AssertionError("labctl %s failed:\n%s" % (command, proc.stdout))
+
+
+def start_lab(state_dir=DEFAULT_STATE_DIR, topology=DEFAULT_TOPOLOGY, extra=()):
+    """A fresh lab: whatever ran in ``state_dir`` is stopped first."""
+    labctl("down", state_dir)
+    labctl("up", state_dir, "--topology", topology, "--port-offset", str(PORT_OFFSET), *extra)
+    return Lab(state_dir)
+
+
+@pytest.fixture(scope="module")
+def lab():
+    started = start_lab()
+    try:
+        yield started
+    finally:
+        labctl("down", started.state_dir)
+
+
+class PlaybookRun:
+    def __init__(self, rc, stdout, stderr, results):
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+        self.results = results
+
+    def result(self, index=-1):
+        return self.results[index]
+
+    @property
+    def failed(self):
+        return [result for result in self.results if result.get("failed")]
+
+
+def _results_from_json(stdout):
+    document = json.loads(stdout[stdout.index("{"):])
+    results = []
+    for play in document.get("plays", []):
+        for task in play.get("tasks", []):
+            for host_result in task.get("hosts", {}).values():
+                host_result = dict(host_result)
+                host_result.setdefault("_task", task["task"]["name"])
+                results.append(host_result)
+    return results
+
+
+@pytest.fixture
+def run_tasks(lab, tmp_path):
+    """Run tasks against the lab: ``run_tasks(tasks, check=False, diff=False, extra_vars=None, ...)``."""
+
+    def run(tasks, check=False, diff=False, extra_vars=None, expect_failure=False, verbosity=0,
+            callback="ansible.posix.json", module_defaults=None, hosts="localhost", env=None):
+        defaults = {"group/gpuops.vgpu.vcenter": lab.connection}
+        defaults.update(module_defaults or {})
+        play = [{"name": "integration test", "hosts": hosts, "gather_facts": False,
+                 "module_defaults": defaults, "tasks": tasks}]
+        playbook = tmp_path / "playbook.yml"
+        playbook.write_text(yaml.safe_dump(play, sort_keys=False))
+        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+                str(playbook)]
+        if check:
+            argv.append("--check")
+        if diff:
+            argv.append("--diff")
+        if verbosity:
+            argv.append("-" + "v" * verbosity)
+        if extra_vars:
+            argv += ["-e", json.dumps(extra_vars)]
+        run_env = dict(os.environ)
+        run_env.update({
+            "ANSIBLE_COLLECTIONS_PATH": os.path.join(ROOT, ".tmp", "collections"),
+            "ANSIBLE_ROLES_PATH": os.path.join(ROOT, "roles"),
+            "ANSIBLE_STDOUT_CALLBACK": callback,
+            "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
+            "ANSIBLE_NOCOLOR": "1",
+            "ANSIBLE_RETRY_FILES_ENABLED": "0",
+            "ANSIBLE_HOST_KEY_CHECKING": "0",
+        })
+        run_env.update(env or {})
+        proc = subprocess.run(argv, cwd=ROOT, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+        results = _results_from_json(proc.stdout) if callback.endswith("json") else []
+        outcome = PlaybookRun(proc.returncode, proc.stdout, proc.stderr, results)
+        if proc.returncode != 0 and not expect_failure:
+            raise AssertionError("ansible-playbook failed (rc %s):\n%s\n%s" % (
+                proc.returncode, json.dumps(outcome.failed, indent=1)[:6000], proc.stderr[-3000:]))
+        if proc.returncode == 0 and expect_failure:
+            raise AssertionError("ansible-playbook succeeded but a failure was expected:\n%s"
+                                 % json.dumps(results, indent=1)[:6000])
+        return outcome
+
+    return run

@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Plain pyVmomi calls that set up lab state for tests without going through the collection's own code."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from pyVim.connect import Disconnect, SmartConnect
+from pyVim.task import WaitForTask
+from pyVmomi import vim
+
+
+class Direct:
+    def __init__(self, lab):
+        conn = lab.connection
+        self.si = SmartConnect(host=conn["hostname"], port=conn["port"], user=conn["username"],
+                               pwd=conn["password"], disableSslCertValidation=True)
+        self.content = self.si.RetrieveContent()
+
+    def close(self):
+        Disconnect(self.si)
+
+    def _find(self, vim_type, name):
+        view = self.content.viewManager.CreateContainerView(self.content.rootFolder, [vim_type], True)
+        try:
+            for obj in view.view:
+                if obj.name == name:
+                    return obj
+        finally:
+            view.DestroyView()
+        raise LookupError("%s %s not found" % (vim_type.__name__, name))
+
+    def host(self, name):
+        return self._find(vim.HostSystem, name)
+
+    def vm(self, name):
+        return self._find(vim.VirtualMachine, name)
+
+    def shared_direct(self, host_name):
+        """Every GPU of the host to Shared Direct, then restart Xorg so it takes effect."""
+        host = self.host(host_name)
+        manager = host.configManager.graphicsManager
+        manager.UpdateGraphicsConfig(vim.host.GraphicsConfig(hostDefaultGraphicsType="sharedDirect"))
+        host.configManager.serviceSystem.RestartService(id="xorg")
+
+    def add_vgpu(self, vm_name, profile, lock_memory=True):
+        vm = self.vm(vm_name)
+        device = vim.vm.device.VirtualPCIPassthrough(
+            key=-1, backing=vim.vm.device.VirtualPCIPassthrough.VmiopBackingInfo(vgpu=profile))
+        spec = vim.vm.ConfigSpec(deviceChange=[vim.vm.device.VirtualDeviceSpec(operation="add", device=device)])
+        if lock_memory:
+            spec.memoryReservationLockedToMax = True
+        WaitForTask(vm.ReconfigVM_Task(spec=spec))
+
+    def power_on(self, vm_name):
+        WaitForTask(self.vm(vm_name).PowerOnVM_Task())
+
+    def power_off(self, vm_name):
+        WaitForTask(self.vm(vm_name).PowerOffVM_Task())
