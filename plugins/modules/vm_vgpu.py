@@ -1,0 +1,235 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: vm_vgpu
+short_description: NVIDIA vGPU profiles on many VMs at once, with power handling
+version_added: 0.1.0
+description:
+  - Adds, changes or removes NVIDIA vGPU devices on a list of VMs in one task. Changing a profile replaces the
+    device in the same reconfigure, so a VM never ends with two.
+  - With O(vms[].state=present), every VM also gets all its memory reserved (C(memoryReservationLockedToMax)), which
+    vSphere requires to power on a vGPU VM.
+  - Before anything changes, every VM is found, every requested profile is checked against what the VM's host (or,
+    for a VM without a host, its cluster) offers, and the power policy is checked. Any problem fails the task with
+    nothing changed.
+  - Reconfigurations run O(parallel) at a time and are awaited together. VMs that were powered on are powered on
+    again afterwards.
+  - When some VMs fail, the others still complete, power states are restored, and the task fails naming the failed
+    VMs; each VM's entry in RV(vms) says how it ended.
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+attributes:
+  check_mode:
+    support: full
+    details: Predicts the change per VM and powers nothing off.
+  diff_mode:
+    support: full
+    details: Profiles, memory lock and power state per changed VM.
+options:
+  vms:
+    description: The VMs and what they should have.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      name:
+        description: VM name. Use O(datacenter) or O(folder) when names repeat.
+        type: str
+      uuid:
+        description: BIOS uuid or instance uuid of the VM.
+        type: str
+      moid:
+        description: Managed object id of the VM, for example V(vm-42).
+        type: str
+      profile:
+        description: vGPU profile for one vGPU, for example V(grid_p40-8q). Defaults to O(profile).
+        type: str
+      profiles:
+        description: Several vGPUs on the VM, all of one profile, for example V([grid_a100-40c, grid_a100-40c]).
+        type: list
+        elements: str
+      state:
+        description: V(present) to have the profile(s), V(absent) to have no vGPU. Defaults to O(state).
+        type: str
+        choices: [present, absent]
+  profile:
+    description: Profile for the entries of O(vms) that set none.
+    type: str
+  state:
+    description: State for the entries of O(vms) that set none.
+    type: str
+    choices: [present, absent]
+    default: present
+  datacenter:
+    description: Look the VMs up in this datacenter only.
+    type: str
+  folder:
+    description: Look the VMs up in this VM folder only (path below the datacenter's VM folder, for example V(gpu/training)).
+    type: str
+  power:
+    description:
+      - What to do with a powered-on VM that needs a change (vGPU devices can only be added or removed while a VM is off).
+      - V(never) fails the task before any change, naming such VMs.
+      - V(shutdown_guest) shuts the guest down and waits up to O(shutdown_timeout) seconds.
+      - V(power_off) powers the VM off at once.
+      - VMs powered off by the module are powered on again afterwards.
+    type: str
+    choices: [never, shutdown_guest, power_off]
+    default: never
+  shutdown_timeout:
+    description: Seconds to wait for guests to shut down with O(power=shutdown_guest).
+    type: int
+    default: 300
+  hard_power_off:
+    description: With O(power=shutdown_guest), power off the VMs whose guest did not shut down in time.
+    type: bool
+    default: false
+  release_memory_reservation:
+    description: With V(absent), also unlock the memory reservation and set it to 0.
+    type: bool
+    default: false
+  parallel:
+    description: How many reconfigure or power tasks run at the same time.
+    type: int
+    default: 8
+  task_timeout:
+    description: Seconds to wait for each batch of vCenter tasks.
+    type: int
+    default: 900
+seealso:
+  - module: gpuops.vgpu.gpu_info
+"""
+
+EXAMPLES = r"""
+- name: One 8Q vGPU on three VMs, shutting down the ones that run
+  gpuops.vgpu.vm_vgpu:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    profile: grid_p40-8q
+    power: shutdown_guest
+    vms:
+      - name: gpu-vm-01
+      - name: gpu-vm-02
+      - name: gpu-vm-03
+        profile: grid_p40-4q
+
+- name: Two vGPUs on one VM and none on another, credentials set once for the action group
+  module_defaults:
+    group/gpuops.vgpu.vcenter:
+      hostname: "{{ vcenter_hostname }}"
+      port: "{{ vcenter_port }}"
+      username: "{{ vcenter_username }}"
+      password: "{{ vcenter_password }}"
+      validate_certs: "{{ vcenter_validate_certs }}"
+  gpuops.vgpu.vm_vgpu:
+    power: power_off
+    vms:
+      - name: gpu-vm-04
+        profiles: [grid_p40-12q, grid_p40-12q]
+      - name: gpu-vm-05
+        state: absent
+
+- name: Remove the vGPU and release the memory reservation
+  gpuops.vgpu.vm_vgpu:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    state: absent
+    release_memory_reservation: true
+    vms:
+      - name: gpu-vm-03
+"""
+
+RETURN = r"""
+vms:
+  description: One entry per requested VM, in the order of O(vms).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: VM name.
+      type: str
+    moid:
+      description: Managed object id.
+      type: str
+    changed:
+      description: Whether the VM changed (or would, in check mode).
+      type: bool
+    before:
+      description: Profiles, memory lock and power state before.
+      type: dict
+      sample: {"profiles": [], "memory_reservation_locked_to_max": false, "power_state": "poweredOff"}
+    after:
+      description: The same, read back from vCenter after the change (predicted in check mode).
+      type: dict
+      sample: {"profiles": ["grid_p40-8q"], "memory_reservation_locked_to_max": true, "power_state": "poweredOff"}
+    error:
+      description: What failed for this VM, null when nothing did.
+      type: str
+    ended:
+      description: "For a VM with an error: V(as it was), V(as asked), or V(neither: see after)."
+      type: str
+      returned: when error is set
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vm_vgpu import VgpuAssignment
+
+
+def argument_spec():
+    spec = vcenter_argument_spec()
+    spec.update(
+        vms=dict(type="list", elements="dict", required=True, options=dict(
+            name=dict(type="str"),
+            uuid=dict(type="str"),
+            moid=dict(type="str"),
+            profile=dict(type="str"),
+            profiles=dict(type="list", elements="str"),
+            state=dict(type="str", choices=["present", "absent"]),
+        )),
+        profile=dict(type="str"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        datacenter=dict(type="str"),
+        folder=dict(type="str"),
+        power=dict(type="str", choices=["never", "shutdown_guest", "power_off"], default="never"),
+        shutdown_timeout=dict(type="int", default=300),
+        hard_power_off=dict(type="bool", default=False),
+        release_memory_reservation=dict(type="bool", default=False),
+        parallel=dict(type="int", default=8),
+        task_timeout=dict(type="int", default=900),
+    )
+    return spec
+
+
+def assign(module):
+    for option in ("parallel", "shutdown_timeout", "task_timeout"):
+        if module.params[option] < 1:
+            module.fail_json(msg="%s must be at least 1, got %s." % (option, module.params[option]))
+    with client_from_module(module) as client:
+        return VgpuAssignment(client, module.params, module.check_mode, log=module.log).run()
+
+
+def main():
+    run_module(argument_spec(), assign)
+
+
+if __name__ == "__main__":
+    main()
