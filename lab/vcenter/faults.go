@@ -23,6 +23,8 @@ type Fault struct {
 	ID   int    `json:"id"`
 	Kind string `json:"kind"`
 	VM   string `json:"vm,omitempty"`
+	// Method limits drop_connection to SOAP requests of that method (e.g. ReconfigVM_Task); empty means any.
+	Method string `json:"method,omitempty"`
 	// Count is the number of uses left; 0 means until DELETE /lab/faults (shutdown_ignored, shutdown_delay).
 	Count   int    `json:"count"`
 	Message string `json:"message,omitempty"`
@@ -54,6 +56,9 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 		if f.VM != "" {
 			return fmt.Errorf("%s applies to any SOAP request and takes no \"vm\"", f.Kind)
 		}
+	}
+	if f.Method != "" && f.Kind != faultDropConnection {
+		return fmt.Errorf("\"method\" applies only to %s", faultDropConnection)
 	}
 	if f.VM != "" && !knownVM(f.VM) {
 		return fmt.Errorf("no VM named %q", f.VM)
@@ -94,12 +99,13 @@ func (s *FaultStore) Add(f Fault) Fault {
 	return f
 }
 
-// Take uses up one application of the first pending fault of the kind for the VM ("" for any VM), or returns nil.
-func (s *FaultStore) Take(kind, vm string) *Fault {
+// Take uses up one application of the first pending fault of the kind for the VM ("" for any VM) and the SOAP
+// method ("" when not a SOAP request), or returns nil.
+func (s *FaultStore) Take(kind, vm, method string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.Kind != kind || (f.VM != "" && f.VM != vm) {
+		if f.Kind != kind || (f.VM != "" && f.VM != vm) || (f.Method != "" && f.Method != method) {
 			continue
 		}
 		taken := *f
@@ -116,7 +122,7 @@ func (s *FaultStore) Take(kind, vm string) *Fault {
 
 // ShutdownDelay is how long the VM's guest takes to shut down.
 func (s *FaultStore) ShutdownDelay(vm string, fallback time.Duration) time.Duration {
-	if f := s.Take(faultShutdownDelay, vm); f != nil {
+	if f := s.Take(faultShutdownDelay, vm, ""); f != nil {
 		return time.Duration(*f.DelayMS) * time.Millisecond
 	}
 	return fallback

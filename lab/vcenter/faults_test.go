@@ -40,19 +40,19 @@ func TestFaultUse(t *testing.T) {
 	s.Add(Fault{Kind: faultShutdownIgnored, VM: "vm-2"})
 	delay := 1500
 	s.Add(Fault{Kind: faultShutdownDelay, DelayMS: &delay})
-	if s.Take(faultFailReconfigure, "vm-2") != nil {
+	if s.Take(faultFailReconfigure, "vm-2", "") != nil {
 		t.Error("a VM's fault applied to another VM")
 	}
 	for i := 0; i < 2; i++ {
-		if s.Take(faultFailReconfigure, "vm-1") == nil {
+		if s.Take(faultFailReconfigure, "vm-1", "") == nil {
 			t.Fatalf("use %d of a two-use fault missing", i+1)
 		}
 	}
-	if s.Take(faultFailReconfigure, "vm-1") != nil {
+	if s.Take(faultFailReconfigure, "vm-1", "") != nil {
 		t.Error("fault used more than its count")
 	}
 	for i := 0; i < 3; i++ {
-		if s.Take(faultShutdownIgnored, "vm-2") == nil {
+		if s.Take(faultShutdownIgnored, "vm-2", "") == nil {
 			t.Fatal("a fault without count must last until cleared")
 		}
 	}
@@ -74,5 +74,27 @@ func TestScanCall(t *testing.T) {
 	}
 	if call := scanCall([]byte("not xml")); call.method != "" {
 		t.Errorf("garbage scanned as %+v", call)
+	}
+}
+
+func TestDropConnectionByMethod(t *testing.T) {
+	s := NewFaultStore()
+	f := Fault{Kind: faultDropConnection, Method: "ReconfigVM_Task"}
+	if err := f.Validate(func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	s.Add(f)
+	if s.Take(faultDropConnection, "", "RetrievePropertiesEx") != nil {
+		t.Fatal("a fault for ReconfigVM_Task applied to another method")
+	}
+	if s.Take(faultDropConnection, "", "ReconfigVM_Task") == nil {
+		t.Fatal("the fault did not apply to its method")
+	}
+	if s.Take(faultDropConnection, "", "ReconfigVM_Task") != nil {
+		t.Fatal("the fault applied more often than its count")
+	}
+	bad := Fault{Kind: faultFailReconfigure, VM: "vm-1", Method: "ReconfigVM_Task"}
+	if bad.Validate(func(string) bool { return true }) == nil {
+		t.Fatal("method accepted on a fault kind other than drop_connection")
 	}
 }

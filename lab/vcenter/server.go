@@ -98,7 +98,7 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		call := scanCall(body)
 		l.stats.SOAP(call.method)
-		if l.faults.Take(faultDropConnection, "") != nil {
+		if l.faults.Take(faultDropConnection, "", call.method) != nil {
 			l.logf("dropping the connection of a %s request (injected fault)", call.method)
 			dropConnection(w)
 			return

@@ -182,6 +182,25 @@ def test_one_failed_reconfigure_does_not_stop_the_others(lab, run_tasks):
     assert [vm["changed"] for vm in retry.result(0)["vms"]] == [False, True, False]
 
 
+def test_dropped_connection_fails_one_vm_and_the_rest_complete(lab, run_tasks):
+    names = ("gpu-vm-07", "gpu-vm-08", "gpu-vm-09")
+    lab.add_fault(kind="drop_connection", method="ReconfigVM_Task", count=1)
+    try:
+        run = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names]), expect_failure=True)
+    finally:
+        lab.clear_faults()
+    result = run.result(0)
+    failed = [vm for vm in result["vms"] if vm["error"]]
+    assert len(failed) == 1 and "connection" in failed[0]["error"].lower()
+    assert failed[0]["ended"] == "as it was"
+    assert profiles(lab, failed[0]["name"]) == ["grid_p40-3q"]
+    for vm in result["vms"]:
+        if not vm["error"]:
+            assert profiles(lab, vm["name"]) == ["grid_p40-2q"]
+    converged = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names])).result(0)
+    assert [vm["changed"] for vm in converged["vms"]] == [bool(vm["error"]) for vm in result["vms"]]
+
+
 def test_cross_check_with_community_vmware(lab, run_tasks):
     """An independent client reads the profile vm_vgpu set."""
     conn = lab.connection
@@ -189,7 +208,7 @@ def test_cross_check_with_community_vmware(lab, run_tasks):
         "hostname": conn["hostname"], "port": conn["port"], "username": conn["username"],
         "password": conn["password"], "validate_certs": False, "datacenter": "lab-dc", "name": "gpu-vm-07"}}])
     info = run.result(0)["vgpu"]
-    assert [item["Vgpu"] for item in info] == ["grid_p40-3q"]
+    assert [item["Vgpu"] for item in info] == ["grid_p40-2q"]
 
 
 def _soap_for(lab, run_tasks, names, profile):
