@@ -4,7 +4,8 @@
 """GPU inventory of vCenter hosts: what ``gpu_info`` returns and what the other vCenter modules build on.
 
 Reading costs a constant number of round trips: one PropertyCollector call for the inventory tree and the hosts'
-graphics data, and one for the VMs that run or were asked about, whatever their number.
+graphics data, and one for the VMs that run or were asked about (plus one for VM names when VMs are asked
+about by name), whatever their number.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,17 +38,13 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
 
     Returns ``{"hosts": [...], "vms": [...]}`` shaped as documented in the ``gpu_info`` module.
     """
-    tree = client.retrieve({
-        vim.HostSystem: HOST_PROPERTIES,
-        vim.ComputeResource: ["name", "parent"],
-        vim.Datacenter: ["name"],
-        vim.Folder: ["parent"],
-        vim.VirtualMachine: ["name"],
-    })
-    places = _Places(tree)
-    hosts = _select_hosts(tree[vim.HostSystem], places, cluster, esxi_hostnames, datacenter)
-
-    wanted_vms = _named_vms(tree[vim.VirtualMachine], vm_names or [])
+    hosts = client.hosts(HOST_PROPERTIES, cluster=cluster, esxi_hostnames=esxi_hostnames, datacenter=datacenter)
+    host_names = dict((item["moid"], item["name"]) for item in hosts)
+    wanted_vms = []
+    if vm_names:
+        names = client.retrieve({vim.VirtualMachine: ["name"], vim.HostSystem: ["name"]})
+        wanted_vms = _named_vms(names[vim.VirtualMachine], vm_names)
+        host_names.update((item["moid"], item["name"]) for item in names[vim.HostSystem])
     running = {}
     for host in hosts:
         for info in host.get("config.graphicsInfo") or []:
@@ -58,57 +55,9 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
     if vm_objects:
         vm_items = dict((item["moid"], item) for item in client.retrieve_objects(vm_objects, VM_PROPERTIES))
 
-    host_names = dict((item["moid"], item["name"]) for item in tree[vim.HostSystem])
-    result_hosts = [_describe_host(host, places, vm_items) for host in hosts]
+    result_hosts = [_describe_host(host, vm_items) for host in hosts]
     result_vms = [describe_vm(vm_items[vm._moId], host_names) for vm in wanted_vms]
     return {"hosts": result_hosts, "vms": result_vms}
-
-
-class _Places:
-    """Cluster and datacenter names of hosts, from the parents read in the same call."""
-
-    def __init__(self, tree):
-        self.compute = dict((item["moid"], item) for item in tree[vim.ComputeResource])
-        self.clusters = dict((moid, item) for moid, item in self.compute.items()
-                             if isinstance(item["obj"], vim.ClusterComputeResource))
-        self.datacenters = dict((item["moid"], item["name"]) for item in tree[vim.Datacenter])
-        self.folders = dict((item["moid"], item.get("parent")) for item in tree[vim.Folder])
-
-    def cluster_name(self, host):
-        parent = host.get("parent")
-        cluster = self.clusters.get(parent._moId) if parent is not None else None
-        return cluster["name"] if cluster else None
-
-    def datacenter_name(self, host):
-        parent = host.get("parent")
-        compute = self.compute.get(parent._moId) if parent is not None else None
-        obj = compute.get("parent") if compute else None
-        while obj is not None:
-            if obj._moId in self.datacenters:
-                return self.datacenters[obj._moId]
-            obj = self.folders.get(obj._moId)
-        return None
-
-
-def _select_hosts(hosts, places, cluster, esxi_hostnames, datacenter):
-    if datacenter:
-        hosts = [host for host in hosts if places.datacenter_name(host) == datacenter]
-        if not places.datacenters or datacenter not in places.datacenters.values():
-            raise NotFound("Datacenter '%s' was not found." % datacenter,
-                           hint="Known datacenters: %s." % ", ".join(sorted(places.datacenters.values())))
-    if cluster:
-        known = sorted(set(item["name"] for item in places.clusters.values()))
-        if cluster not in known:
-            raise NotFound("Cluster '%s' was not found." % cluster, hint="Known clusters: %s." % (", ".join(known) or "none"))
-        hosts = [host for host in hosts if places.cluster_name(host) == cluster]
-    if esxi_hostnames:
-        by_name = dict((host["name"], host) for host in hosts)
-        missing = [name for name in esxi_hostnames if name not in by_name]
-        if missing:
-            raise NotFound("ESXi host(s) not found%s: %s." % (" in cluster '%s'" % cluster if cluster else "", ", ".join(missing)),
-                           hint="Known hosts: %s." % ", ".join(sorted(by_name)))
-        hosts = [by_name[name] for name in esxi_hostnames]
-    return sorted(hosts, key=lambda host: host["name"]) if not esxi_hostnames else hosts
 
 
 def _named_vms(vms, names):
@@ -154,7 +103,7 @@ def describe_vm(item, host_names):
     }
 
 
-def _describe_host(host, places, vm_items):
+def _describe_host(host, vm_items):
     pci_by_id = dict((dev.id, dev) for dev in host.get("hardware.pciDevice") or [])
     config = host.get("config.graphicsConfig")
     configured = _configured_types(config)
@@ -168,8 +117,8 @@ def _describe_host(host, places, vm_items):
     return {
         "name": host["name"],
         "moid": host["moid"],
-        "cluster": places.cluster_name(host),
-        "datacenter": places.datacenter_name(host),
+        "cluster": host["cluster"],
+        "datacenter": host["datacenter"],
         "connection_state": host.get("runtime.connectionState"),
         "maintenance_mode": bool(host.get("runtime.inMaintenanceMode")),
         "graphics_config": _describe_config(config),

@@ -244,8 +244,8 @@ class VCenterClient:
                 except GpuopsError as err:
                     batch_outcomes[position] = {"state": "error", "result": None, "error": err.message,
                                                 "fault": err.details.get("fault") or type(err).__name__}
-            finished = self.wait_for_tasks([task for _, task in started], timeout=timeout)
-            for (position, _), outcome in zip(started, finished):
+            finished = self.wait_for_tasks([task for position, task in started], timeout=timeout)
+            for (position, task), outcome in zip(started, finished):
                 batch_outcomes[position] = outcome
             outcomes.extend(batch_outcomes)
         return outcomes

@@ -11,6 +11,7 @@ import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils import _gpu_inventory
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, NotFound
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import VCenterClient
 
 vim = pytest.importorskip("pyVmomi").vim
 
@@ -20,10 +21,11 @@ def _vgpu(key, profile):
         key=key, backing=vim.vm.device.VirtualPCIPassthrough.VmiopBackingInfo(vgpu=profile))
 
 
-class FakeClient:
-    """Answers ``retrieve`` and ``retrieve_objects`` from a fixed inventory and counts the calls."""
+class FakeClient(VCenterClient):
+    """The real client's finders over ``retrieve`` / ``retrieve_objects`` answered from a fixed inventory."""
 
     def __init__(self, tree, vm_props):
+        self.endpoint = "vcenter.test:443"
         self.tree = tree
         self.vm_props = vm_props
         self.calls = []
@@ -132,10 +134,14 @@ def test_gpus_profiles_and_capacity(client):
         {"pci_id": "0000:3b:00.0", "graphics_type": "sharedDirect", "vgpu_mode": None}]
 
 
-def test_two_reads_whatever_the_inventory(client):
-    _gpu_inventory.read_inventory(client, vm_names=["idle-1"])
+def test_reads_whatever_the_inventory(client):
+    _gpu_inventory.read_inventory(client)
     assert [call[0] for call in client.calls] == ["retrieve", "retrieve_objects"]
-    assert client.calls[1][1] == ["vm-1", "vm-2", "vm-3"]
+    assert client.calls[1][1] == ["vm-1", "vm-2"]
+    client.calls[:] = []
+    _gpu_inventory.read_inventory(client, vm_names=["idle-1"])
+    assert [call[0] for call in client.calls] == ["retrieve", "retrieve", "retrieve_objects"]
+    assert client.calls[2][1] == ["vm-1", "vm-2", "vm-3"]
 
 
 def test_no_vm_read_when_nothing_runs_or_is_asked(client):
