@@ -48,6 +48,7 @@ class VgpuAssignment:
         self.check_mode = check_mode
         self.log = log or (lambda message: None)
         self.errors = {}
+        self.start = []
 
     # ---- reading and validating: nothing changes before all of this passed -----------------------------------
 
@@ -66,11 +67,14 @@ class VgpuAssignment:
                              % (len(blocked), "; ".join("%s %s" % pair for pair in blocked)),
                              hint="Power them off, or set power to shutdown_guest or power_off.")
 
+        self.start = [index for index, state in enumerate(states)
+                      if params["power_on"] and state["power_state"] != "poweredOn"]
         work = [index for index, plan in enumerate(plans) if plan is not None]
-        if work and not self.check_mode:
+        touched = sorted(set(work) | set(self.start))
+        if touched and not self.check_mode:
             self._apply(work, objects, states, plans)
-            after_items = self.client.retrieve_objects([objects[index] for index in work], VM_PROPERTIES)
-            for index, item in zip(work, after_items):
+            after_items = self.client.retrieve_objects([objects[index] for index in touched], VM_PROPERTIES)
+            for index, item in zip(touched, after_items):
                 items[index] = item
         return self._result(requests, items, states, plans)
 
@@ -154,11 +158,12 @@ class VgpuAssignment:
             [self._reconfigure_starter(objects[index], plans[index]) for index in ready],
             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
         self._record(ready, outcomes, "reconfigure")
-        if powered_off:
-            self.log("Powering %d VM(s) back on." % len(powered_off))
-            outcomes = self.client.run_tasks([self._starter(objects[index].PowerOnVM_Task) for index in powered_off],
+        power_on = sorted(set(powered_off) | set(index for index in self.start if index not in self.errors))
+        if power_on:
+            self.log("Powering on %d VM(s)." % len(power_on))
+            outcomes = self.client.run_tasks([self._starter(objects[index].PowerOnVM_Task) for index in power_on],
                                              parallel=self.params["parallel"], timeout=self.params["task_timeout"])
-            self._record(powered_off, outcomes, "power on")
+            self._record(power_on, outcomes, "power on")
 
     def _power_off(self, indexes, objects):
         """Power the given VMs off per the power option; returns those now off. Failures go to ``self.errors``."""
@@ -209,13 +214,14 @@ class VgpuAssignment:
         results, diff_before, diff_after = [], {}, {}
         for index, (request, item, state, plan) in enumerate(zip(requests, items, states, plans)):
             before = planning.describe(state)
-            after = planning.predict(state, plan) if self.check_mode else planning.describe(vm_state(item))
-            changed = before != after or (plan is not None and self.check_mode)
+            wanted = planning.predict(state, plan, power_on=index in self.start)
+            after = wanted if self.check_mode else planning.describe(vm_state(item))
+            changed = before != after or (self.check_mode and (plan is not None or index in self.start))
             name = item.get("name") or request["ident"]
             entry = {"name": name, "moid": item["moid"], "changed": changed, "before": before, "after": after,
                      "error": self.errors.get(index)}
             if entry["error"]:
-                entry["ended"] = _ended(before, after, planning.predict(state, plan))
+                entry["ended"] = _ended(before, after, wanted)
             results.append(entry)
             if changed:
                 diff_before[name], diff_after[name] = before, after

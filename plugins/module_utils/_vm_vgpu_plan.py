@@ -96,16 +96,17 @@ def describe(current):
     }
 
 
-def predict(current, plan):
+def predict(current, plan, power_on=False):
     """The state ``plan`` leads to, for check mode and for comparing with what vCenter reports afterwards."""
+    power_state = "poweredOn" if power_on else current["power_state"]
     if plan is None:
-        return describe(current)
+        return dict(describe(current), power_state=power_state)
     kept = [device["profile"] for device in current["vgpus"] if device["key"] not in plan["remove_keys"]]
     locked = current["locked"] if plan["lock_memory"] is None else plan["lock_memory"]
     return {
         "profiles": sorted(kept + plan["add_profiles"]),
         "memory_reservation_locked_to_max": bool(locked),
-        "power_state": current["power_state"],
+        "power_state": power_state,
     }
 
 

@@ -95,6 +95,13 @@ options:
     description: With O(power=shutdown_guest), power off the VMs whose guest did not shut down in time.
     type: bool
     default: false
+  power_on:
+    description:
+      - Power on every listed VM that is not running once its vGPUs are as asked, so vSphere places each vGPU on a
+        physical GPU. A VM that cannot be placed (no GPU in Shared Direct with room for its profile) is reported
+        as failed.
+    type: bool
+    default: false
   release_memory_reservation:
     description: With V(absent), also unlock the memory reservation and set it to 0.
     type: bool
@@ -212,6 +219,7 @@ def argument_spec():
         power=dict(type="str", choices=["never", "shutdown_guest", "power_off"], default="never"),
         shutdown_timeout=dict(type="int", default=300),
         hard_power_off=dict(type="bool", default=False),
+        power_on=dict(type="bool", default=False),
         release_memory_reservation=dict(type="bool", default=False),
         parallel=dict(type="int", default=8),
         task_timeout=dict(type="int", default=900),

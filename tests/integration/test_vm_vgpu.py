@@ -102,6 +102,22 @@ def test_lookup_by_uuid_and_moid(lab, run_tasks):
     assert result["changed"] is False and result["vms"][0]["name"] == "gpu-vm-05"
 
 
+def test_power_on_places_the_vgpus(lab, run_tasks):
+    options = dict(profile="grid_p40-6q", power_on=True, vms=[{"name": "gpu-vm-05"}])
+    predicted = run_tasks(vm_vgpu(**options), check=True).result(0)
+    assert predicted["changed"] is True and predicted["vms"][0]["after"]["power_state"] == "poweredOn"
+    assert lab.vm("gpu-vm-05")["power_state"] == "poweredOff"
+    result = run_tasks(vm_vgpu(**options)).result(0)
+    vm = lab.vm("gpu-vm-05")
+    assert result["changed"] is True and vm["power_state"] == "poweredOn"
+    gpu = lab.host(vm["host"])["gpus"][0]
+    assert vm["vgpus"][0]["gpu"] == gpu["pci_id"] and gpu["profile"] == "grid_p40-6q"
+    assert run_tasks(vm_vgpu(**options)).result(0)["changed"] is False
+    run_tasks(vm_vgpu(profile="grid_p40-6q", power="power_off", vms=[{"name": "gpu-vm-05", "state": "absent"}]))
+    assert lab.vm("gpu-vm-05")["power_state"] == "poweredOn" and lab.vm("gpu-vm-05")["vgpus"] == []
+    Direct(lab).power_off("gpu-vm-05")
+
+
 def test_powered_on_vm_with_power_never_fails_before_any_change(lab, run_tasks):
     direct = Direct(lab)
     try:
