@@ -1,0 +1,163 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: host_maintenance
+short_description: Put ESXi hosts into maintenance mode or take them out, one at a time or all at once
+version_added: 0.1.0
+description:
+  - Puts the hosts of a cluster, or named hosts, into maintenance mode (O(state=present)) or takes them out
+    (O(state=absent)). Hosts already as asked are left alone.
+  - Powered-on VMs keep a host from entering maintenance mode unless vCenter can move them itself (the host is in a
+    cluster with fully automated DRS); with O(evacuate_powered_off_vms=true), powered-off VMs do too unless DRS is
+    on. Such hosts fail the module before any host changes, naming the VMs per host.
+  - A host that still does not enter is reported with the powered-on VMs left on it.
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+attributes:
+  check_mode:
+    support: full
+    details: Reads the hosts and their VMs and reports what would change, failing where the real run would be refused.
+  diff_mode:
+    support: full
+    details: Maintenance mode of each changed host before and after.
+options:
+  cluster:
+    description:
+      - Every host of this cluster.
+      - One of O(cluster) and O(esxi_hostnames) is required. With both, every named host must be in the cluster.
+    type: str
+  esxi_hostnames:
+    description:
+      - These hosts, by their names in vCenter, handled in this order when O(parallel=false).
+    type: list
+    elements: str
+  datacenter:
+    description:
+      - Datacenter of the cluster or hosts; tells apart clusters of the same name.
+    type: str
+  state:
+    description:
+      - V(present) puts the hosts into maintenance mode, V(absent) takes them out.
+    type: str
+    choices: [present, absent]
+    default: present
+  timeout:
+    description:
+      - Seconds vCenter may take per host to enter or exit maintenance mode (including moving VMs off it) before
+        the task fails.
+    type: int
+    default: 1800
+  evacuate_powered_off_vms:
+    description:
+      - Also move powered-off VMs off the hosts; vCenter does that only in a cluster with DRS on.
+      - Only used with O(state=present).
+    type: bool
+    default: false
+  parallel:
+    description:
+      - V(false) handles one host at a time and stops at the first host that fails. V(true) starts every host at
+        once and waits for them together; use it only when the cluster can spare all those hosts.
+    type: bool
+    default: false
+"""
+
+EXAMPLES = r"""
+- name: One host into maintenance mode for a BIOS change
+  gpuops.vgpu.host_maintenance:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    esxi_hostnames:
+      - esxi-02.lab.local
+    state: present
+    timeout: 900
+
+- name: Every host of the cluster back in service, all at once
+  module_defaults:
+    group/gpuops.vgpu.vcenter:
+      hostname: "{{ vcenter_hostname }}"
+      port: "{{ vcenter_port }}"
+      username: "{{ vcenter_username }}"
+      password: "{{ vcenter_password }}"
+      validate_certs: "{{ vcenter_validate_certs }}"
+  gpuops.vgpu.host_maintenance:
+    cluster: gpu-cluster
+    state: absent
+    parallel: true
+"""
+
+RETURN = r"""
+hosts:
+  description: One entry per selected host, sorted by name unless O(esxi_hostnames) gives the order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Host name in vCenter.
+      type: str
+    changed:
+      description: Whether the host entered or left maintenance mode (would, in check mode).
+      type: bool
+    before:
+      description: C(maintenance_mode) before.
+      type: dict
+      sample: {"maintenance_mode": false}
+    after:
+      description: C(maintenance_mode) after.
+      type: dict
+      sample: {"maintenance_mode": true}
+blocking_vms:
+  description: On failure, per host that did not enter maintenance mode, the powered-on VMs left on it.
+  returned: failed
+  type: dict
+  sample: {"esxi-02.lab.local": ["gpu-vm-04"]}
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._host_maintenance import converge
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+
+
+def argument_spec():
+    spec = vcenter_argument_spec()
+    spec.update(
+        cluster=dict(type="str"),
+        esxi_hostnames=dict(type="list", elements="str"),
+        datacenter=dict(type="str"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        timeout=dict(type="int", default=1800),
+        evacuate_powered_off_vms=dict(type="bool", default=False),
+        parallel=dict(type="bool", default=False),
+    )
+    return spec
+
+
+def work(module):
+    with client_from_module(module) as client:
+        result = converge(client, module.params, module.check_mode)
+    diff = result.pop("diff")
+    if module._diff:
+        result["diff"] = diff
+    return result
+
+
+def main():
+    run_module(argument_spec(), work, required_one_of=[["cluster", "esxi_hostnames"]])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""host_maintenance against the lab vCenter, checked against the lab's ground truth.
+
+gpu-cluster has fully automated DRS (vCenter moves powered-on VMs off a host); mixed-cluster is partially automated
+and esxi-sa-01 is standalone with a powered-on VM, so both need the VMs moved first.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from vsphere_direct import Direct
+
+CLUSTER_HOSTS = ["esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"]
+
+
+def maintenance(run_tasks, check=False, diff=False, expect_failure=False, **options):
+    run = run_tasks([{"name": "host_maintenance", "gpuops.vgpu.host_maintenance": options}], check=check, diff=diff,
+                    expect_failure=expect_failure)
+    return run.result(0)
+
+
+def in_maintenance(lab):
+    return dict((host["name"], host["maintenance_mode"]) for host in lab.state()["hosts"])
+
+
+def direct(lab, *steps):
+    """Run ``(method name, args...)`` steps of vsphere_direct.Direct on one connection."""
+    session = Direct(lab)
+    try:
+        for step in steps:
+            getattr(session, step[0])(*step[1:])
+    finally:
+        session.close()
+
+
+def test_check_mode_predicts_and_changes_nothing(lab, run_tasks):
+    before = lab.state()
+    result = maintenance(run_tasks, check=True, esxi_hostnames=["esxi-02.lab.local"])
+    assert result["changed"] is True
+    assert result["hosts"] == [{"name": "esxi-02.lab.local", "changed": True, "before": {"maintenance_mode": False},
+                                "after": {"maintenance_mode": True}}]
+    assert lab.state() == before
+
+
+def test_enter_and_exit_one_host(lab, run_tasks):
+    start = in_maintenance(lab)
+    result = maintenance(run_tasks, diff=True, esxi_hostnames=["esxi-02.lab.local"])
+    assert result["changed"] is True
+    assert result["diff"] == {"before": {"esxi-02.lab.local": {"maintenance_mode": False}},
+                              "after": {"esxi-02.lab.local": {"maintenance_mode": True}}}
+    assert in_maintenance(lab) == dict(start, **{"esxi-02.lab.local": True})
+    assert maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"])["changed"] is False
+
+    assert maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], state="absent")["changed"] is True
+    assert in_maintenance(lab) == start
+    assert maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], state="absent")["changed"] is False
+
+
+def test_fully_automated_drs_moves_a_powered_on_vm_away(lab, run_tasks):
+    direct(lab, ("power_on", "gpu-vm-04"))
+    assert lab.vm("gpu-vm-04")["host"] == "esxi-02.lab.local"
+    maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"])
+    assert lab.host("esxi-02.lab.local")["maintenance_mode"] is True
+    moved = lab.vm("gpu-vm-04")
+    assert moved["power_state"] == "poweredOn"
+    assert moved["host"] in ("esxi-01.lab.local", "esxi-03.lab.local")
+
+    maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], state="absent")
+    direct(lab, ("power_off", "gpu-vm-04"))
+    assert lab.host("esxi-02.lab.local")["maintenance_mode"] is False
+
+
+def test_vms_vcenter_cannot_move_fail_before_any_host_changes(lab, run_tasks):
+    direct(lab, ("power_on", "mixed-vm-01"))
+    before = lab.state()
+    run = run_tasks([{"name": "host_maintenance", "gpuops.vgpu.host_maintenance": {
+        "esxi_hostnames": ["esxi-01.lab.local", "esxi-11.lab.local", "esxi-sa-01.lab.local"]}}], expect_failure=True)
+    message = run.result(0)["msg"]
+    assert "esxi-11.lab.local: mixed-vm-01; esxi-sa-01.lab.local: standalone-vm-01" in message
+    assert "esxi-01.lab.local:" not in message
+    assert "no host was changed" in message
+    assert lab.state() == before, "esxi-01 could enter, but nothing starts while another host is blocked"
+    direct(lab, ("power_off", "mixed-vm-01"))
+
+
+def test_one_by_one_stops_at_a_host_that_cannot_be_evacuated_and_says_what_is_done(lab, run_tasks):
+    # A running vGPU VM moves only with vGPU vMotion, which the lab has off: vCenter refuses to evacuate esxi-03.
+    direct(lab, ("shared_direct", "esxi-03.lab.local"), ("add_vgpu", "gpu-vm-07", "grid_p40-8q"),
+           ("power_on", "gpu-vm-07"))
+    run = run_tasks([{"name": "host_maintenance", "gpuops.vgpu.host_maintenance": {
+        "esxi_hostnames": ["esxi-01.lab.local", "esxi-03.lab.local", "esxi-02.lab.local"]}}], expect_failure=True)
+    result = run.result(0)
+    assert "esxi-03.lab.local" in result["msg"] and "gpu-vm-07" in result["msg"]
+    assert "Hosts done: esxi-01.lab.local; not started: esxi-02.lab.local" in result["msg"]
+    assert result["blocking_vms"] == {"esxi-03.lab.local": ["gpu-vm-07"]}
+    truth = in_maintenance(lab)
+    assert (truth["esxi-01.lab.local"], truth["esxi-03.lab.local"], truth["esxi-02.lab.local"]) == (True, False, False)
+    assert lab.vm("gpu-vm-07")["host"] == "esxi-03.lab.local"
+
+    maintenance(run_tasks, esxi_hostnames=["esxi-01.lab.local"], state="absent")
+    direct(lab, ("power_off", "gpu-vm-07"))
+
+
+def test_parallel_takes_the_whole_cluster_in_and_out_together(lab, run_tasks):
+    lab.reset_stats()
+    result = maintenance(run_tasks, cluster="gpu-cluster", parallel=True, timeout=120)
+    assert [host["changed"] for host in result["hosts"]] == [True, True, True]
+    assert [in_maintenance(lab)[name] for name in CLUSTER_HOSTS] == [True, True, True]
+    stats = lab.stats()["by_method"]
+    assert stats["EnterMaintenanceMode_Task"] == 3
+    assert stats["CreatePropertyCollector"] == 1, "the three tasks are awaited together"
+
+    result = maintenance(run_tasks, cluster="gpu-cluster", state="absent", parallel=True)
+    assert [host["changed"] for host in result["hosts"]] == [True, True, True]
+    assert [in_maintenance(lab)[name] for name in CLUSTER_HOSTS] == [False, False, False]
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"esxi_hostnames": ["esxi-99.lab.local"]}, ["esxi-99.lab.local", "esxi-01.lab.local"]),
+    ({"cluster": "no-such-cluster"}, ["no-such-cluster", "gpu-cluster"]),
+    ({"cluster": "gpu-cluster", "state": "maintenance"}, ["state", "present, absent"]),
+    ({"cluster": "gpu-cluster", "timeout": 0}, ["timeout", "at least 1"]),
+    ({"state": "present"}, ["cluster", "esxi_hostnames"]),
+])
+def test_bad_input_fails_clearly_and_changes_nothing(lab, run_tasks, options, words):
+    before = lab.state()
+    run = run_tasks([{"name": "host_maintenance", "gpuops.vgpu.host_maintenance": options}], expect_failure=True)
+    for word in words:
+        assert word in run.result(0)["msg"]
+    assert lab.state() == before
