@@ -159,15 +159,17 @@ def run_tasks(lab, tmp_path):
     """Run tasks against the lab: ``run_tasks(tasks, check=False, diff=False, extra_vars=None, ...)``."""
 
     def run(tasks, check=False, diff=False, extra_vars=None, expect_failure=False, verbosity=0,
-            callback="ansible.posix.json", module_defaults=None, hosts="localhost", env=None):
+            callback="ansible.posix.json", module_defaults=None, hosts="localhost", env=None, inventories=()):
         defaults = {"group/gpuops.vgpu.vcenter": lab.connection}
         defaults.update(module_defaults or {})
         play = [{"name": "integration test", "hosts": hosts, "gather_facts": False,
                  "module_defaults": defaults, "tasks": tasks}]
         playbook = tmp_path / "playbook.yml"
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
-        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
-                str(playbook)]
+        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory]
+        for extra_inventory in inventories:
+            argv += ["-i", str(extra_inventory)]
+        argv.append(str(playbook))
         if check:
             argv.append("--check")
         if diff:

@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The vgpu_assign role against the lab: requests from the inventory, one vm_vgpu call, placement checked."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+import yaml
+
+from vsphere_direct import Direct
+
+GUESTS = {
+    "trainer-a.example.com": {"vgpu_profile": "grid_p40-8q", "vgpu_vm_name": "gpu-vm-01"},
+    "gpu-vm-02": {"vgpu_profile": "grid_p40-8q"},
+    "gpu-vm-04": {"vgpu_profile": "grid_p40-3q"},
+    "no-vgpu": {},
+}
+
+
+@pytest.fixture
+def guests_inventory(tmp_path):
+    path = tmp_path / "guests.yml"
+    path.write_text(yaml.safe_dump({"gpu_guests": {"hosts": GUESTS}}))
+    return path
+
+
+def role(**variables):
+    variables.setdefault("vgpu_assign_vcenter_port", None)
+    return [{"name": "vgpu_assign", "ansible.builtin.include_role": {"name": "gpuops.vgpu.vgpu_assign"},
+             "vars": variables}]
+
+
+def run_role(run_tasks, lab, inventory, check=False, expect_failure=False, **variables):
+    variables["vgpu_assign_vcenter_port"] = lab.port
+    return run_tasks(role(**variables), inventories=[inventory], check=check, expect_failure=expect_failure)
+
+
+def placement(run):
+    facts = [r["ansible_facts"]["vgpu_assign_placement"] for r in run.results
+             if "vgpu_assign_placement" in r.get("ansible_facts", {})]
+    return facts[-1]
+
+
+def test_check_mode_changes_nothing(lab, run_tasks, guests_inventory):
+    before = lab.state()
+    run_role(run_tasks, lab, guests_inventory, check=True)
+    assert lab.state() == before
+
+
+def test_profiles_from_inventory_powered_on_and_placed(lab, run_tasks, guests_inventory):
+    direct = Direct(lab)
+    try:
+        for host in ("esxi-01.lab.local", "esxi-02.lab.local"):
+            direct.shared_direct(host)
+    finally:
+        direct.close()
+    run = run_role(run_tasks, lab, guests_inventory, vgpu_assign_power_on=True)
+    placed = dict((entry["name"], entry) for entry in placement(run))
+    assert sorted(placed) == ["gpu-vm-01", "gpu-vm-02", "gpu-vm-04"]
+    for name, profile in (("gpu-vm-01", "grid_p40-8q"), ("gpu-vm-02", "grid_p40-8q"), ("gpu-vm-04", "grid_p40-3q")):
+        truth = lab.vm(name)
+        assert [v["profile"] for v in truth["vgpus"]] == [profile]
+        assert truth["power_state"] == "poweredOn"
+        assert placed[name]["gpu"] == truth["vgpus"][0]["gpu"] is not None
+        assert placed[name]["host"] == truth["host"]
+    assert lab.vm("gpu-vm-03")["vgpus"] == []
+
+    again = run_role(run_tasks, lab, guests_inventory, vgpu_assign_power_on=True)
+    assigned = [r for r in again.results if r.get("_task", "").endswith("Put the vGPU profiles on the VMs, in one task for all of them")]
+    assert assigned and assigned[0]["changed"] is False
+
+
+def test_running_vm_needing_a_change_stops_the_role_before_any_change(lab, run_tasks, guests_inventory, tmp_path):
+    other = tmp_path / "other.yml"
+    other.write_text(yaml.safe_dump({"gpu_guests": {"hosts": {"gpu-vm-02": {"vgpu_profile": "grid_p40-4q"}}}}))
+    before = lab.state()
+    run = run_role(run_tasks, lab, other, expect_failure=True)
+    assert "gpu-vm-02" in run.failed[0]["msg"] and "powered on" in run.failed[0]["msg"]
+    assert lab.state() == before
+
+
+def test_empty_inventory_is_a_clear_error(lab, run_tasks, tmp_path):
+    empty = tmp_path / "empty.yml"
+    empty.write_text(yaml.safe_dump({"gpu_guests": {"hosts": {"no-vgpu": {}}}}))
+    run = run_role(run_tasks, lab, empty, expect_failure=True)
+    assert "set vgpu_profile" in run.failed[0]["msg"]

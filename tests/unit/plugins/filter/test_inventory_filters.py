@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.vgpu.plugins.filter.inventory import FilterModule, vgpu_requests
+
+HOSTVARS = {
+    "train-1": {"vgpu_profile": "grid_p40-8q"},
+    "train-2.example.com": {"vgpu_profile": "grid_p40-8q", "vgpu_vm_name": "train-2"},
+    "no-gpu": {},
+    "light-1": {"vgpu_profile": "grid_p40-3q"},
+}
+
+
+def test_requests_in_inventory_order():
+    assert vgpu_requests(["train-1", "train-2.example.com", "no-gpu", "light-1"], HOSTVARS) == [
+        {"name": "train-1", "profile": "grid_p40-8q"},
+        {"name": "train-2", "profile": "grid_p40-8q"},
+        {"name": "light-1", "profile": "grid_p40-3q"},
+    ]
+    assert vgpu_requests([], HOSTVARS) == []
+
+
+def test_two_guests_for_one_vm():
+    hostvars = dict(HOSTVARS, dup={"vgpu_profile": "grid_p40-4q", "vgpu_vm_name": "train-1"})
+    with pytest.raises(AnsibleFilterError, match="train-1 and dup both name the VM train-1"):
+        vgpu_requests(["train-1", "dup"], hostvars)
+
+
+def test_profile_must_be_a_name():
+    with pytest.raises(AnsibleFilterError, match="vgpu_profile of odd"):
+        vgpu_requests(["odd"], {"odd": {"vgpu_profile": ["grid_p40-8q"]}})
+
+
+def test_filter_map():
+    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests}
