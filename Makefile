@@ -57,7 +57,7 @@ build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .
 
 bench: lab-build
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 clean: lab-down
 	rm -rf .tmp lab/.build tests/output
