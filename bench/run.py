@@ -145,8 +145,8 @@ def measure_inventory(topology, hosts, reps, workdir):
 
 def measure_planner(reps):
     out = os.path.join(ROOT, "bench", "results", "planner.json")
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_planner.py"), "--repeat", str(reps)],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_planner.py"), "--runs", str(max(reps, 5)),
+                    "--output", out], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     with open(out) as handle:
         return json.load(handle)
 
@@ -190,10 +190,10 @@ def print_table(results):
         results["hosts"], inv["ours"]["soap"]["median"], inv["anchor"]["soap"]["median"],
         ratio(inv["anchor"]["soap"]["median"], inv["ours"]["soap"]["median"])))
     planner = results.get("planner")
-    if planner:
-        print("| vgpu_plan: %s requests over %s GPUs | %.2f s (%.2f-%.2f) | n/a | |" % (
-            planner.get("requests"), planner.get("gpus"), planner["seconds"]["median"], planner["seconds"]["min"],
-            planner["seconds"]["max"]))
+    for scenario in (planner or {}).get("scenarios", []):
+        print("| vgpu_plan, %s requests over %s GPUs (%s) | %.2f s (%.2f-%.2f), %d placed, %d GPUs (bound %d) | - | |" % (
+            planner["requests"], planner["gpus"], scenario["scenario"], scenario["median_s"], scenario["min_s"],
+            scenario["max_s"], scenario["placed"], scenario["gpus_used"], scenario["gpus_used_lower_bound"]))
     print()
     print("Machine: %(cpu)s, %(cores)s cores, Python %(python)s, %(date)s" % results["machine"])
 
