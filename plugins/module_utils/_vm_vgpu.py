@@ -28,9 +28,11 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 FIND_PROPERTIES = ["name", "config.uuid", "config.instanceUuid", "parent"]
 
 
-def vm_state(item):
+def vm_state(item, host_names):
     """The plain state ``_vm_vgpu_plan`` works on, from a ``VM_PROPERTIES`` read."""
+    host = item.get("runtime.host")
     return {
+        "host": host_names.get(host._moId) if host is not None else None,
         "vgpus": [{"key": device.key, "profile": device.backing.vgpu}
                   for device in vgpu_devices(item.get("config.hardware.device"))],
         "locked": bool(item.get("config.memoryReservationLockedToMax")),
@@ -49,6 +51,8 @@ class VgpuAssignment:
         self.log = log or (lambda message: None)
         self.errors = {}
         self.start = []
+        self.hosts = {}
+        self.host_names = {}
 
     # ---- reading and validating: nothing changes before all of this passed -----------------------------------
 
@@ -57,7 +61,9 @@ class VgpuAssignment:
         requests = planning.normalize_requests(params["vms"], params["profile"], params["state"])
         objects = self._find(requests)
         items = self.client.retrieve_objects(objects, VM_PROPERTIES + ["resourcePool"])
-        states = [vm_state(item) for item in items]
+        self.hosts = self._read_hosts(requests, items)
+        self.host_names = dict((moid, host["name"]) for moid, host in self.hosts.items())
+        states = [vm_state(item, self.host_names) for item in items]
         self._validate_profiles(requests, items)
         plans = [planning.plan_vm(state, request, params["release_memory_reservation"])
                  for state, request in zip(states, requests)]
@@ -109,11 +115,29 @@ class VgpuAssignment:
                            hint="Check the names, uuids or moids in the vms option.")
         return objects
 
+    def _read_hosts(self, requests, items):
+        """The VMs' hosts and the requested target hosts, by moid, with name, profiles and compute resource."""
+        current = dict((item["runtime.host"]._moId, item["runtime.host"]) for item in items if item.get("runtime.host"))
+        found = dict((item["moid"], item) for item in self.client.retrieve_objects(
+            list(current.values()), ["name", "config.sharedPassthruGpuTypes", "parent"]))
+        targets = sorted(set(r["host"] for r in requests if r["host"]) - set(h["name"] for h in found.values()))
+        if targets:
+            for item in self.client.hosts(["config.sharedPassthruGpuTypes", "parent"], esxi_hostnames=targets,
+                                          datacenter=self.params["datacenter"]):
+                found[item["moid"]] = item
+        return found
+
+    def _host_named(self, name):
+        return next(host for host in self.hosts.values() if host["name"] == name)
+
     def _validate_profiles(self, requests, items):
         supported = self._supported_profiles(items)
         problems = []
         for request, item in zip(requests, items):
             place, profiles = supported[item["moid"]]
+            if request["host"]:
+                target = self._host_named(request["host"])
+                place, profiles = "host %s" % target["name"], list(target.get("config.sharedPassthruGpuTypes") or [])
             unsupported = planning.unsupported_profiles(request, profiles)
             if unsupported:
                 problems.append("%s: %s not supported by %s (supported: %s)" % (
@@ -124,14 +148,11 @@ class VgpuAssignment:
 
     def _supported_profiles(self, items):
         """Per VM moid: (where, profiles). Hosts are read in one call; a VM without a host asks its cluster."""
-        hosts = dict((item["runtime.host"]._moId, item["runtime.host"]) for item in items if item.get("runtime.host"))
-        host_items = dict((item["moid"], item) for item in self.client.retrieve_objects(
-            list(hosts.values()), ["name", "config.sharedPassthruGpuTypes"]))
         supported = {}
         for item in items:
             host = item.get("runtime.host")
             if host is not None:
-                host_item = host_items[host._moId]
+                host_item = self.hosts[host._moId]
                 supported[item["moid"]] = ("host %s" % host_item.get("name"),
                                            list(host_item.get("config.sharedPassthruGpuTypes") or []))
             else:
@@ -152,7 +173,14 @@ class VgpuAssignment:
     def _apply(self, work, objects, states, plans):
         was_on = [index for index in work if states[index]["power_state"] == "poweredOn"]
         powered_off = self._power_off(was_on, objects)
-        ready = [index for index in work if index not in self.errors]
+        moves = [index for index in work if plans[index]["move_to"] and index not in self.errors]
+        if moves:
+            self.log("Moving %d powered-off VM(s) to their hosts." % len(moves))
+            outcomes = self.client.run_tasks([self._relocate_starter(objects[index], plans[index]["move_to"])
+                                              for index in moves],
+                                             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+            self._record(moves, outcomes, "move")
+        ready = [index for index in work if index not in self.errors and planning.needs_reconfigure(plans[index])]
         self.log("Reconfiguring %d VM(s), %d at a time." % (len(ready), self.params["parallel"]))
         outcomes = self.client.run_tasks(
             [self._reconfigure_starter(objects[index], plans[index]) for index in ready],
@@ -198,6 +226,20 @@ class VgpuAssignment:
     def _starter(self, method):
         return lambda: self.client.call(method)
 
+    def _relocate_starter(self, vm, host_name):
+        target = self._host_named(host_name)
+        pool = self._resource_pool(target)
+        spec = vim.vm.RelocateSpec(host=target["obj"], pool=pool)
+        return lambda: self.client.call(vm.RelocateVM_Task, spec=spec)
+
+    def _resource_pool(self, host):
+        parent = host.get("parent")
+        if parent is None:
+            return None
+        if "pool" not in host:
+            host["pool"] = self.client.retrieve_objects([parent], ["resourcePool"])[0].get("resourcePool")
+        return host["pool"]
+
     def _reconfigure_starter(self, vm, plan):
         spec = config_spec(plan)
         return lambda: self.client.call(vm.ReconfigVM_Task, spec=spec)
@@ -215,7 +257,7 @@ class VgpuAssignment:
         for index, (request, item, state, plan) in enumerate(zip(requests, items, states, plans)):
             before = planning.describe(state)
             wanted = planning.predict(state, plan, power_on=index in self.start)
-            after = wanted if self.check_mode else planning.describe(vm_state(item))
+            after = wanted if self.check_mode else planning.describe(vm_state(item, self.host_names))
             changed = before != after or (self.check_mode and (plan is not None or index in self.start))
             name = item.get("name") or request["ident"]
             entry = {"name": name, "moid": item["moid"], "changed": changed, "before": before, "after": after,

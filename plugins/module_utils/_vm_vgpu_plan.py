@@ -37,7 +37,8 @@ def normalize_requests(vms, default_profile=None, default_state="present"):
         seen.add((kind, ident))
         state = entry.get("state") or default_state
         profiles = _requested_profiles(entry, default_profile, state, label)
-        requests.append({"kind": kind, "ident": ident, "label": label, "state": state, "profiles": profiles})
+        requests.append({"kind": kind, "ident": ident, "label": label, "state": state, "profiles": profiles,
+                         "host": entry.get("host")})
     return requests
 
 
@@ -77,14 +78,21 @@ def plan_vm(current, request, release_memory_reservation=False):
         lock = True
     elif request["state"] == "absent" and release_memory_reservation and (current["locked"] or current.get("reserved_mb")):
         lock = False
-    if not remove and not add and lock is None:
+    move_to = request.get("host") if request.get("host") and request.get("host") != current.get("host") else None
+    if not remove and not add and lock is None and move_to is None:
         return None
     return {
         "remove_keys": [device["key"] for device in remove],
         "add_profiles": add,
         "lock_memory": lock,
         "release_reservation": lock is False,
+        "move_to": move_to,
     }
+
+
+def needs_reconfigure(plan):
+    """Whether the plan changes devices or memory (a plan may only move the VM to another host)."""
+    return bool(plan["remove_keys"] or plan["add_profiles"] or plan["lock_memory"] is not None)
 
 
 def describe(current):
@@ -93,6 +101,7 @@ def describe(current):
         "profiles": sorted(device["profile"] for device in current["vgpus"]),
         "memory_reservation_locked_to_max": bool(current["locked"]),
         "power_state": current["power_state"],
+        "host": current.get("host"),
     }
 
 
@@ -107,6 +116,7 @@ def predict(current, plan, power_on=False):
         "profiles": sorted(kept + plan["add_profiles"]),
         "memory_reservation_locked_to_max": bool(locked),
         "power_state": power_state,
+        "host": plan.get("move_to") or current.get("host"),
     }
 
 

@@ -63,6 +63,13 @@ options:
         description: V(present) to have the profile(s), V(absent) to have no vGPU. Defaults to O(state).
         type: str
         choices: [present, absent]
+      host:
+        description:
+          - ESXi host the VM should be registered on, for example the one C(gpuops.vgpu.vgpu_plan) chose. A VM on
+            another host is moved there while powered off (with the power handling of O(power)), so that at
+            power-on vSphere places its vGPU on that host's GPUs.
+          - The requested profiles are checked against this host.
+        type: str
   profile:
     description: Profile for the entries of O(vms) that set none.
     type: str
@@ -180,13 +187,14 @@ vms:
       description: Whether the VM changed (or would, in check mode).
       type: bool
     before:
-      description: Profiles, memory lock and power state before.
+      description: Profiles, memory lock, power state and host before.
       type: dict
-      sample: {"profiles": [], "memory_reservation_locked_to_max": false, "power_state": "poweredOff"}
+      sample: {"profiles": [], "memory_reservation_locked_to_max": false, "power_state": "poweredOff", "host": "esxi-01"}
     after:
       description: The same, read back from vCenter after the change (predicted in check mode).
       type: dict
-      sample: {"profiles": ["grid_p40-8q"], "memory_reservation_locked_to_max": true, "power_state": "poweredOff"}
+      sample: {"profiles": ["grid_p40-8q"], "memory_reservation_locked_to_max": true, "power_state": "poweredOff",
+               "host": "esxi-02"}
     error:
       description: What failed for this VM, null when nothing did.
       type: str
@@ -211,6 +219,7 @@ def argument_spec():
             profile=dict(type="str"),
             profiles=dict(type="list", elements="str"),
             state=dict(type="str", choices=["present", "absent"]),
+            host=dict(type="str"),
         )),
         profile=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),

@@ -227,6 +227,27 @@ def test_cross_check_with_community_vmware(lab, run_tasks):
     assert [item["Vgpu"] for item in info] == ["grid_p40-2q"]
 
 
+def test_move_to_a_planned_host(lab, run_tasks):
+    assert lab.vm("gpu-vm-03")["host"] == "esxi-01.lab.local"
+    options = dict(profile="grid_p40-2q", vms=[{"name": "gpu-vm-03", "host": "esxi-03.lab.local"}], power_on=True)
+    predicted = run_tasks(vm_vgpu(**options), check=True).result(0)
+    assert predicted["vms"][0]["after"]["host"] == "esxi-03.lab.local"
+    assert lab.vm("gpu-vm-03")["host"] == "esxi-01.lab.local"
+    result = run_tasks(vm_vgpu(**options)).result(0)
+    vm = lab.vm("gpu-vm-03")
+    assert result["vms"][0]["after"]["host"] == vm["host"] == "esxi-03.lab.local"
+    assert vm["power_state"] == "poweredOn" and vm["vgpus"][0]["gpu"] is not None
+    assert run_tasks(vm_vgpu(**options)).result(0)["changed"] is False
+
+
+def test_move_to_a_host_without_the_profile_is_refused(lab, run_tasks):
+    before = lab.state()
+    run = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": "gpu-vm-06", "host": "esxi-11.lab.local"}]),
+                    expect_failure=True)
+    assert "esxi-11.lab.local" in run.result(0)["msg"] and "grid_p40-2q" in run.result(0)["msg"]
+    assert lab.state() == before
+
+
 def _soap_for(lab, run_tasks, names, profile):
     lab.reset_stats()
     result = run_tasks(vm_vgpu(profile=profile, vms=[{"name": n} for n in names])).result(0)

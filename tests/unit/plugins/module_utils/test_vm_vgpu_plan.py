@@ -58,7 +58,7 @@ class TestPlan:
     def test_add_to_empty_vm_locks_memory(self):
         out = plan.plan_vm(state(locked=False), request("grid_p40-8q"))
         assert out == {"remove_keys": [], "add_profiles": ["grid_p40-8q"], "lock_memory": True,
-                       "release_reservation": False}
+                       "release_reservation": False, "move_to": None}
 
     def test_profile_change_replaces_the_device(self):
         out = plan.plan_vm(state("grid_p40-4q"), request("grid_p40-8q"))
@@ -103,3 +103,13 @@ def test_power_policy():
 def test_unsupported_profiles():
     assert plan.unsupported_profiles(request("grid_p40-9q"), ["grid_p40-8q"]) == ["grid_p40-9q"]
     assert plan.unsupported_profiles(request("grid_p40-8q"), ["grid_p40-8q"]) == []
+
+
+def test_move_to_another_host():
+    current = dict(state("grid_p40-8q"), host="esxi-01")
+    move = plan.plan_vm(current, dict(request("grid_p40-8q"), host="esxi-02"))
+    assert move["move_to"] == "esxi-02" and not plan.needs_reconfigure(move)
+    assert plan.predict(current, move)["host"] == "esxi-02"
+    assert plan.plan_vm(current, dict(request("grid_p40-8q"), host="esxi-01")) is None
+    both = plan.plan_vm(current, dict(request("grid_p40-4q"), host="esxi-02"))
+    assert both["move_to"] == "esxi-02" and plan.needs_reconfigure(both)
