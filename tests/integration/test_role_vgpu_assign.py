@@ -35,6 +35,7 @@ def role(**variables):
 
 def run_role(run_tasks, lab, inventory, check=False, expect_failure=False, **variables):
     variables["vgpu_assign_vcenter_port"] = lab.port
+    variables.setdefault("vgpu_assign_plan", False)
     return run_tasks(role(**variables), inventories=[inventory], check=check, expect_failure=expect_failure)
 
 
@@ -87,3 +88,36 @@ def test_empty_inventory_is_a_clear_error(lab, run_tasks, tmp_path):
     empty.write_text(yaml.safe_dump({"gpu_guests": {"hosts": {"no-vgpu": {}}}}))
     run = run_role(run_tasks, lab, empty, expect_failure=True)
     assert "set vgpu_profile" in run.failed[0]["msg"]
+
+
+def test_plan_moves_vms_before_power_on(lab, run_tasks, tmp_path):
+    """Three 8Q VMs all registered on esxi-01: the plan fills one GPU; a fourth goes to another host."""
+    direct = Direct(lab)
+    try:
+        for host in ("esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"):
+            direct.shared_direct(host)
+    finally:
+        direct.close()
+    inventory = tmp_path / "planned.yml"
+    guests = dict(("gpu-vm-%02d" % n, {"vgpu_profile": "grid_p40-8q"}) for n in (6, 7, 8, 9))
+    inventory.write_text(yaml.safe_dump({"gpu_guests": {"hosts": guests}}))
+    run = run_role(run_tasks, lab, inventory, vgpu_assign_plan=True, vgpu_assign_power_on=True)
+    truth = dict((vm["name"], vm) for vm in lab.state()["vms"])
+    hosts = [truth[name]["host"] for name in guests]
+    assert all(truth[name]["power_state"] == "poweredOn" for name in guests)
+    for host in lab.state()["hosts"]:
+        for gpu in host["gpus"]:
+            assert len([vm for vm in gpu["vms"] if vm in guests]) <= 3, "the plan never overfills a P40 with 8Q"
+    assert len(set(hosts)) == 2, "four 8Q VMs need exactly two P40s: %s" % hosts
+    placed = dict((entry["name"], entry) for entry in placement(run))
+    assert all(placed[name]["ok"] for name in guests)
+
+
+def test_plan_that_cannot_fit_stops_before_any_change(lab, run_tasks, tmp_path):
+    inventory = tmp_path / "too-big.yml"
+    guests = dict(("gpu-vm-%02d" % n, {"vgpu_profile": "grid_p40-24q"}) for n in (1, 2, 3, 5))
+    inventory.write_text(yaml.safe_dump({"gpu_guests": {"hosts": guests}}))
+    before = lab.state()
+    run = run_role(run_tasks, lab, inventory, vgpu_assign_plan=True, expect_failure=True)
+    assert "cannot take every vGPU" in run.failed[0]["msg"]
+    assert lab.state() == before

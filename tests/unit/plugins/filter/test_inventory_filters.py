@@ -9,7 +9,12 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.vgpu.plugins.filter.inventory import FilterModule, vgpu_requests
+from ansible_collections.gpuops.vgpu.plugins.filter.inventory import (
+    FilterModule,
+    apply_plan,
+    plan_requests,
+    vgpu_requests,
+)
 
 HOSTVARS = {
     "train-1": {"vgpu_profile": "grid_p40-8q"},
@@ -39,5 +44,18 @@ def test_profile_must_be_a_name():
         vgpu_requests(["odd"], {"odd": {"vgpu_profile": ["grid_p40-8q"]}})
 
 
+def test_plan_round_trip():
+    vms = [{"name": "a", "profile": "grid_p40-8q"}, {"name": "b", "profile": "grid_p40-8q"},
+           {"name": "c", "profile": "grid_p40-3q"}]
+    assert plan_requests(vms) == [{"vm": "a", "profile": "grid_p40-8q"}, {"vm": "b", "profile": "grid_p40-8q"},
+                                  {"vm": "c", "profile": "grid_p40-3q"}]
+    plan = {"placements": [{"vm": "a", "host": "esxi-02", "current": False},
+                           {"vm": "b", "host": "esxi-01", "current": True}]}
+    assert apply_plan(vms, plan) == [{"name": "a", "profile": "grid_p40-8q", "host": "esxi-02"},
+                                     {"name": "b", "profile": "grid_p40-8q"}, {"name": "c", "profile": "grid_p40-3q"}]
+    assert "host" not in vms[0], "the input list is left as it was"
+
+
 def test_filter_map():
-    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests}
+    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests, "plan_requests": plan_requests,
+                                        "apply_plan": apply_plan}
