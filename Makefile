@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.tmp/collections
 export ANSIBLE_ROLES_PATH := $(CURDIR)/roles
 
-.PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity units integration molecule \
+.PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests units integration molecule \
         build bench clean
 
 help:
@@ -50,8 +50,8 @@ lab: lab-up
 test: deps lab-build
 	./tools/test.sh
 
-lint sanity units integration molecule: deps lab-build
-	./tools/test.sh $@
+lint sanity lab-tests units integration molecule: deps lab-build
+	./tools/test.sh $(patsubst lab-tests,lab,$@)
 
 build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .
