@@ -34,18 +34,40 @@ def vgpu_requests(guests, hostvars):
     return requests
 
 
-def plan_requests(vms):
-    """``vms | gpuops.vgpu.plan_requests``: ``vm_vgpu`` entries (name, profile) as ``vgpu_plan`` requests."""
-    return [{"vm": vm["name"], "profile": vm["profile"]} for vm in vms]
+def plan_scopes(gpu_inventory, vms, clusters):
+    """``gpu_info_result | gpuops.vgpu.plan_scopes(vms, clusters)``: one ``vgpu_plan`` input per cluster.
 
-
-def apply_plan(vms, plan):
-    """``vms | gpuops.vgpu.apply_plan(plan)``: each ``vm_vgpu`` entry gets the host ``vgpu_plan`` chose for it.
-
-    VMs the plan keeps where they run, or could not place, are left as they are.
+    ``gpu_inventory`` is a ``gpu_info`` result read with ``vms`` set to the VM names. Each cluster gets its own hosts
+    and the requests of the VMs registered on them, so the plan never moves a VM out of its cluster. VMs outside
+    the clusters are left out (they keep their host).
     """
-    hosts = dict((placement["vm"], placement["host"]) for placement in plan.get("placements", [])
-                 if not placement.get("current"))
+    hosts = gpu_inventory.get("hosts", [])
+    known = sorted(set(host.get("cluster") for host in hosts if host.get("cluster")))
+    missing = [cluster for cluster in clusters if cluster not in known]
+    if missing:
+        raise AnsibleFilterError("plan_scopes: cluster(s) %s not in the GPU inventory (known: %s)."
+                                 % (", ".join(missing), ", ".join(known) or "none"))
+    host_cluster = dict((host["name"], host.get("cluster")) for host in hosts)
+    vm_host = dict((vm["name"], vm.get("host")) for vm in gpu_inventory.get("vms", []))
+    scopes = []
+    for cluster in clusters:
+        requests = [{"vm": vm["name"], "profile": vm["profile"]} for vm in vms
+                    if host_cluster.get(vm_host.get(vm["name"])) == cluster]
+        scopes.append({"cluster": cluster, "inventory": [host for host in hosts if host.get("cluster") == cluster],
+                       "requests": requests})
+    return scopes
+
+
+def apply_plan(vms, plans):
+    """``vms | gpuops.vgpu.apply_plan(plans)``: each ``vm_vgpu`` entry gets the host ``vgpu_plan`` chose for it.
+
+    ``plans`` is one ``vgpu_plan`` result or a list of them. VMs a plan keeps where they run, or could not place,
+    are left as they are.
+    """
+    hosts = {}
+    for plan in plans if isinstance(plans, list) else [plans]:
+        hosts.update((placement["vm"], placement["host"]) for placement in plan.get("placements", [])
+                     if not placement.get("current"))
     return [dict(vm, host=hosts[vm["name"]]) if vm["name"] in hosts else dict(vm) for vm in vms]
 
 
@@ -53,4 +75,4 @@ class FilterModule(object):
     """Inventory filters."""
 
     def filters(self):
-        return {"vgpu_requests": vgpu_requests, "plan_requests": plan_requests, "apply_plan": apply_plan}
+        return {"vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes, "apply_plan": apply_plan}

@@ -119,5 +119,24 @@ def test_plan_that_cannot_fit_stops_before_any_change(lab, run_tasks, tmp_path):
     inventory.write_text(yaml.safe_dump({"gpu_guests": {"hosts": guests}}))
     before = lab.state()
     run = run_role(run_tasks, lab, inventory, vgpu_assign_plan=True, expect_failure=True)
-    assert "cannot take every vGPU" in run.failed[0]["msg"]
+    assert "Not every vGPU fits" in run.failed[0]["msg"] and "gpu-cluster" in run.failed[0]["msg"]
     assert lab.state() == before
+
+
+def test_each_cluster_planned_on_its_own(lab, run_tasks, tmp_path):
+    direct = Direct(lab)
+    try:
+        direct.shared_direct("esxi-11.lab.local")
+        direct.shared_direct("esxi-12.lab.local")
+    finally:
+        direct.close()
+    inventory = tmp_path / "two-clusters.yml"
+    guests = {"mixed-vm-02": {"vgpu_profile": "grid_a100-4c"}, "mixed-vm-01": {"vgpu_profile": "grid_t4-4c"}}
+    inventory.write_text(yaml.safe_dump({"gpu_guests": {"hosts": guests}}))
+    run_role(run_tasks, lab, inventory, vgpu_assign_plan=True, vgpu_assign_power_on=True, vgpu_assign_power="power_off",
+             vgpu_assign_clusters=["gpu-cluster", "mixed-cluster"])
+    a100 = lab.vm("mixed-vm-02")
+    assert a100["host"] == "esxi-12.lab.local" and a100["power_state"] == "poweredOn"
+    assert [v["profile"] for v in a100["vgpus"]] == ["grid_a100-4c"] and a100["vgpus"][0]["gpu"]
+    t4 = lab.vm("mixed-vm-01")
+    assert t4["host"] == "esxi-11.lab.local" and t4["power_state"] == "poweredOn" and t4["vgpus"][0]["gpu"]

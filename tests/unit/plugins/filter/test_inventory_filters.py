@@ -12,7 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.vgpu.plugins.filter.inventory import (
     FilterModule,
     apply_plan,
-    plan_requests,
+    plan_scopes,
     vgpu_requests,
 )
 
@@ -44,18 +44,35 @@ def test_profile_must_be_a_name():
         vgpu_requests(["odd"], {"odd": {"vgpu_profile": ["grid_p40-8q"]}})
 
 
-def test_plan_round_trip():
-    vms = [{"name": "a", "profile": "grid_p40-8q"}, {"name": "b", "profile": "grid_p40-8q"},
-           {"name": "c", "profile": "grid_p40-3q"}]
-    assert plan_requests(vms) == [{"vm": "a", "profile": "grid_p40-8q"}, {"vm": "b", "profile": "grid_p40-8q"},
-                                  {"vm": "c", "profile": "grid_p40-3q"}]
-    plan = {"placements": [{"vm": "a", "host": "esxi-02", "current": False},
-                           {"vm": "b", "host": "esxi-01", "current": True}]}
-    assert apply_plan(vms, plan) == [{"name": "a", "profile": "grid_p40-8q", "host": "esxi-02"},
-                                     {"name": "b", "profile": "grid_p40-8q"}, {"name": "c", "profile": "grid_p40-3q"}]
-    assert "host" not in vms[0], "the input list is left as it was"
+GPU_INFO = {
+    "hosts": [{"name": "esxi-01", "cluster": "p40"}, {"name": "esxi-02", "cluster": "p40"},
+              {"name": "esxi-11", "cluster": "a100"}, {"name": "esxi-sa", "cluster": None}],
+    "vms": [{"name": "a", "host": "esxi-01"}, {"name": "b", "host": "esxi-02"}, {"name": "c", "host": "esxi-11"},
+            {"name": "d", "host": "esxi-sa"}],
+}
+VMS = [{"name": "a", "profile": "grid_p40-8q"}, {"name": "b", "profile": "grid_p40-8q"},
+       {"name": "c", "profile": "grid_a100-4c"}, {"name": "d", "profile": "grid_t4-4c"}]
+
+
+def test_plan_scopes_keep_vms_in_their_cluster():
+    scopes = plan_scopes(GPU_INFO, VMS, ["p40", "a100"])
+    assert [(s["cluster"], [h["name"] for h in s["inventory"]], s["requests"]) for s in scopes] == [
+        ("p40", ["esxi-01", "esxi-02"], [{"vm": "a", "profile": "grid_p40-8q"}, {"vm": "b", "profile": "grid_p40-8q"}]),
+        ("a100", ["esxi-11"], [{"vm": "c", "profile": "grid_a100-4c"}]),
+    ]
+    with pytest.raises(AnsibleFilterError, match="cluster.s. nope not in the GPU inventory .known: a100, p40."):
+        plan_scopes(GPU_INFO, VMS, ["nope"])
+
+
+def test_apply_plans():
+    plans = [{"placements": [{"vm": "a", "host": "esxi-02", "current": False},
+                             {"vm": "b", "host": "esxi-02", "current": True}]},
+             {"placements": [{"vm": "c", "host": "esxi-11", "current": False}]}]
+    assert apply_plan(VMS, plans) == [dict(VMS[0], host="esxi-02"), VMS[1], dict(VMS[2], host="esxi-11"), VMS[3]]
+    assert apply_plan(VMS, plans[1]) == [VMS[0], VMS[1], dict(VMS[2], host="esxi-11"), VMS[3]]
+    assert "host" not in VMS[0], "the input list is left as it was"
 
 
 def test_filter_map():
-    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests, "plan_requests": plan_requests,
+    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes,
                                         "apply_plan": apply_plan}
