@@ -1,0 +1,473 @@
+"""The HTTP face of one lab BMC: a WSGI application in front of sushy-tools' emulator.
+
+sushy-tools serves the service root, the systems collection, the computer system with its power actions and the
+system's sub-resources; its fake systems driver is replaced by one that takes power state from the BMC's state.
+This layer adds what sushy lacks and real BMCs have, shaped by the vendor profile: sessions and basic auth, the
+vendor's resource paths and identity, BIOS with pending settings and an attribute registry, Dell jobs, both
+thermal schemas (``bmc_thermal``), fault injection and the unauthenticated ``/lab`` endpoints that tests read
+ground truth from.
+"""
+
+import json
+import logging
+import re
+import time
+from urllib.parse import parse_qs
+
+from werkzeug.wrappers import Request, Response
+
+from bmc_state import RedfishError
+from bmc_thermal import ThermalResources
+
+LOG = logging.getLogger("bmc")
+PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/odata", "/redfish/v1/$metadata")
+SUSHY_TOP = ("/redfish/v1/Systems", "/redfish/v1/UpdateService", "/redfish/v1/CertificateService")
+
+
+def norm(path):
+    return path.rstrip("/") or "/"
+
+
+def deep_merge(base, overlay):
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            deep_merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
+def link(path):
+    return {"@odata.id": path}
+
+
+def json_response(body, status=200, headers=None):
+    response = Response(json.dumps(body, indent=1), status=status, mimetype="application/json")
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    response.headers["OData-Version"] = "4.0"
+    return response
+
+
+def error_response(err):
+    headers = dict(err.headers)
+    if err.status == 401:
+        headers.setdefault("WWW-Authenticate", 'Basic realm="Redfish"')
+    return json_response(err.body(), err.status, headers)
+
+
+class BmcApp:
+    """``drivers`` are the sushy drivers of this BMC; ``on_down()`` is called when a test asks the BMC to refuse
+    connections for a while."""
+
+    def __init__(self, bmc, sushy_app, drivers, on_down=None):
+        self.bmc = bmc
+        self.sushy_app = sushy_app
+        self.drivers = drivers
+        self.on_down = on_down
+        p = bmc.profile
+        self.paths = {
+            "system": "/redfish/v1/Systems/%s" % p["system"]["id"],
+            "chassis": p["chassis"]["path"],
+            "manager": p["manager"]["path"],
+            "sessions": p["sessions"]["path"],
+            "bios": p["bios"]["path"],
+            "settings": p["bios"]["settings_path"],
+        }
+        chassis = norm(p["chassis"]["path"])
+        routes = {
+            "/redfish/v1": self.service_root,
+            "/redfish/v1/SessionService": self.session_service,
+            p["sessions"]["path"]: self.sessions,
+            self.paths["system"]: self.system,
+            p["bios"]["path"]: self.bios,
+            p["bios"]["settings_path"]: self.settings,
+            "/redfish/v1/Registries": self.registries,
+            p["bios"]["registry"]["file_path"]: self.registry_file,
+            "/redfish/v1/Registries/Base.1.8.0": self.base_registry_file,
+            p["bios"]["registry"]["path"]: self.registry,
+            "/redfish/v1/Managers": self.managers,
+            p["manager"]["path"]: self.manager,
+            "/redfish/v1/Chassis": self.chassis_collection,
+            chassis: self.chassis,
+        }
+        members = {p["sessions"]["path"]: self.session}
+        if "jobs" in p:
+            routes[p["jobs"]["path"]] = self.jobs
+            members[p["jobs"]["path"]] = self.job
+        self.thermal = ThermalResources(chassis, p["thermal"])
+        for path, render in self.thermal.resources().items():
+            routes[path] = self.read_only(render)
+        for path, render in self.thermal.collections().items():
+            members[path] = self.read_only_member(render)
+        self.routes = dict((norm(path), handler) for path, handler in routes.items())
+        self.members = dict((norm(path), handler) for path, handler in members.items())
+        self.lab_routes = {
+            ("GET", "/lab/state"): lambda request: json_response(self.bmc.ground_truth()),
+            ("GET", "/lab/stats"): lambda request: json_response(self.bmc.statistics()),
+            ("POST", "/lab/stats/reset"): self.lab_stats_reset,
+            ("GET", "/lab/faults"): lambda request: json_response(self.bmc.ground_truth()["faults"]),
+            ("POST", "/lab/faults"): self.lab_fault,
+            ("DELETE", "/lab/faults"): self.lab_clear_faults,
+            ("POST", "/lab/reset-state"): self.lab_reset_state,
+            ("POST", "/lab/config"): self.lab_config,
+        }
+
+    # -- WSGI entry --------------------------------------------------------------------------------------------
+
+    def __call__(self, environ, start_response):
+        request = Request(environ)
+        path = norm(request.path)
+        if path == "/lab" or path.startswith("/lab/"):
+            response = self.lab(request, path)
+        else:
+            started = time.monotonic()
+            try:
+                response = self.redfish(request, path)
+            except RedfishError as err:
+                response = error_response(err)
+            LOG.info("%s %s %s %s %.3fs", self.bmc.host, request.method, request.full_path.rstrip("?"),
+                     response.status_code, time.monotonic() - started)
+        return response(environ, start_response)
+
+    def redfish(self, request, path):
+        self.bmc.count(request.method, path)
+        fault = self.bmc.take_fault(("http_error", "slow"))
+        if fault and fault["kind"] == "slow":
+            time.sleep(fault["seconds"])
+        elif fault:
+            headers = {"Retry-After": str(fault["retry_after"])} if "retry_after" in fault else {}
+            raise RedfishError(fault["status"], "The service is temporarily unable to answer (lab fault).",
+                               "Base.1.8.ServiceTemporarilyUnavailable", headers=headers)
+        public = path in PUBLIC or (request.method == "POST" and path == norm(self.paths["sessions"]))
+        if not public:
+            self.authenticate(request)
+        handler = self.routes.get(path)
+        if handler:
+            return handler(request)
+        parent, _sep, member = path.rpartition("/")
+        if parent in self.members:
+            return self.members[parent](request, member)
+        if self.is_sushy(path):
+            return self.sushy(request)
+        raise RedfishError(404, "The resource at the URI %s was not found." % path, "Base.1.8.ResourceMissingAtURI")
+
+    def authenticate(self, request):
+        token = request.headers.get("X-Auth-Token")
+        if self.bmc.take_fault(("unauthorized",)):
+            # As if the session had expired or the password had been changed meanwhile.
+            session_id = token and self.bmc.session_for_token(token)
+            if session_id:
+                self.bmc.delete_session(session_id)
+            raise RedfishError(401, "The authentication credentials included with this request are missing or "
+                               "invalid.", "Base.1.8.NoValidSession")
+        if token and self.bmc.session_for_token(token):
+            return
+        auth = request.authorization
+        if auth and auth.type == "basic" and self.bmc.credentials_ok(auth.username or "", auth.password or ""):
+            return
+        raise RedfishError(401, "The authentication credentials included with this request are missing or invalid.",
+                           "Base.1.8.NoValidSession")
+
+    def is_sushy(self, path):
+        system = norm(self.paths["system"])
+        if path in SUSHY_TOP or path.startswith("/redfish/v1/UpdateService/"):
+            return True
+        # sushy's own BIOS resources apply changes at once; this BMC's BIOS lives at the vendor's paths.
+        return path.startswith(system + "/") and not path.startswith(system + "/BIOS")
+
+    def sushy(self, request):
+        environ = dict(request.environ)
+        environ.pop("HTTP_AUTHORIZATION", None)
+        environ["lab.drivers"] = self.drivers
+        return Response.from_app(self.sushy_app, environ, buffered=True)
+
+    def sushy_json(self, request):
+        response = self.sushy(request)
+        if response.status_code != 200 or request.method != "GET":
+            return response, None
+        return response, json.loads(response.get_data(as_text=True))
+
+    def body(self, request):
+        try:
+            return json.loads(request.get_data(as_text=True) or "null")
+        except ValueError:
+            raise RedfishError(400, "The request body is not valid JSON.", "Base.1.8.MalformedJSON")
+
+    def read_only(self, render):
+        def handler(request):
+            self.allow(request, "GET")
+            return json_response(render())
+        return handler
+
+    def read_only_member(self, render):
+        def handler(request, member):
+            self.allow(request, "GET")
+            return json_response(render(member))
+        return handler
+
+    def allow(self, request, *methods):
+        if request.method not in methods:
+            raise RedfishError(405, "The method %s is not allowed on %s." % (request.method, request.path),
+                               "Base.1.8.OperationNotAllowed", headers={"Allow": ", ".join(methods)})
+
+    # -- service root, sessions ----------------------------------------------------------------------------------
+
+    def service_root(self, request):
+        self.allow(request, "GET")
+        response, body = self.sushy_json(request)
+        if body is None:
+            return response
+        deep_merge(body, self.bmc.profile["service_root"])
+        body.update(UUID=self.bmc.profile["system"]["resource"]["UUID"], Id="RootService", Name="Root Service")
+        body["SessionService"] = link("/redfish/v1/SessionService")
+        body["Links"] = {"Sessions": link(self.paths["sessions"])}
+        return json_response(body)
+
+    def session_service(self, request):
+        self.allow(request, "GET")
+        return json_response({
+            "@odata.id": "/redfish/v1/SessionService", "@odata.type": "#SessionService.v1_1_8.SessionService",
+            "Id": "SessionService", "Name": "Session Service", "ServiceEnabled": True, "SessionTimeout": 1800,
+            "Sessions": link(self.paths["sessions"]),
+        })
+
+    def sessions(self, request):
+        self.allow(request, "GET", "POST")
+        base = norm(self.paths["sessions"])
+        if request.method == "POST":
+            body = self.body(request) or {}
+            session_id, token = self.bmc.create_session(body.get("UserName", ""), body.get("Password", ""))
+            location = "%s/%s" % (base, session_id)
+            return json_response(self.session_body(session_id), 201, {"X-Auth-Token": token, "Location": location})
+        ids = self.bmc.session_ids()
+        return json_response({
+            "@odata.id": self.paths["sessions"], "@odata.type": "#SessionCollection.SessionCollection",
+            "Name": "Session Collection", "Members@odata.count": len(ids),
+            "Members": [link("%s/%s" % (base, i)) for i in ids],
+        })
+
+    def session_body(self, session_id):
+        return {"@odata.id": "%s/%s" % (norm(self.paths["sessions"]), session_id),
+                "@odata.type": "#Session.v1_3_0.Session", "Id": session_id, "Name": "User Session",
+                "UserName": self.bmc.username}
+
+    def session(self, request, session_id):
+        self.allow(request, "GET", "DELETE")
+        if request.method == "DELETE":
+            self.bmc.delete_session(session_id)
+            return Response(status=204)
+        if session_id not in self.bmc.session_ids():
+            raise RedfishError(404, "The session %s does not exist." % session_id, "Base.1.8.ResourceMissingAtURI")
+        return json_response(self.session_body(session_id))
+
+    # -- system and BIOS ---------------------------------------------------------------------------------------
+
+    def system(self, request):
+        self.allow(request, "GET", "PATCH")
+        response, body = self.sushy_json(request)
+        if body is None:
+            return response
+        p = self.bmc.profile
+        body.pop("Status", None)
+        deep_merge(body, p["system"]["resource"])
+        body["Id"] = p["system"]["id"]
+        body["Name"] = "System"
+        body["Status"] = {"State": "Enabled", "Health": "OK", "HealthRollup": "OK"}
+        body["Bios"] = link(self.paths["bios"])
+        body["Links"] = {"Chassis": [link(self.paths["chassis"])], "ManagedBy": [link(self.paths["manager"])]}
+        body["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"] = p["system"]["reset_types"]
+        return json_response(body)
+
+    def bios(self, request):
+        self.allow(request, "GET")
+        p = self.bmc.profile["bios"]
+        current = self.bmc.bios_current()
+        settings = {"@odata.type": "#Settings.v1_3_0.Settings", "SettingsObject": link(p["settings_path"]),
+                    "ETag": self.bmc.etag()}
+        if p["apply_times"]:
+            settings["SupportedApplyTimes"] = p["apply_times"]
+        return json_response({
+            "@odata.id": p["path"], "@odata.type": "#Bios.v1_1_0.Bios", "Id": "Bios",
+            "Name": "BIOS Configuration Current Settings", "AttributeRegistry": p["registry"]["id"],
+            "Attributes": current, "@Redfish.Settings": settings,
+        })
+
+    def settings(self, request):
+        self.allow(request, "GET", "PATCH")
+        p = self.bmc.profile["bios"]
+        if request.method == "PATCH":
+            status, headers, messages = self.bmc.patch_settings(self.body(request), request.headers.get("If-Match"))
+            headers["ETag"] = self.bmc.etag()
+            return json_response({"@Message.ExtendedInfo": messages}, status, headers)
+        shown, etag = self.bmc.bios_settings()
+        return json_response({
+            "@odata.id": p["settings_path"], "@odata.type": "#Bios.v1_1_0.Bios", "@odata.etag": etag,
+            "Id": "Settings", "Name": "BIOS Configuration Pending Settings",
+            "AttributeRegistry": p["registry"]["id"], "Attributes": shown,
+        }, headers={"ETag": etag})
+
+    def registries(self, request):
+        self.allow(request, "GET")
+        members = [link("/redfish/v1/Registries/Base.1.8.0"), link(self.bmc.profile["bios"]["registry"]["file_path"])]
+        return json_response({
+            "@odata.id": "/redfish/v1/Registries", "@odata.type": "#MessageRegistryFileCollection."
+            "MessageRegistryFileCollection", "Name": "Registry File Collection",
+            "Members@odata.count": len(members), "Members": members,
+        })
+
+    def base_registry_file(self, request):
+        self.allow(request, "GET")
+        return json_response({
+            "@odata.id": "/redfish/v1/Registries/Base.1.8.0",
+            "@odata.type": "#MessageRegistryFile.v1_1_0.MessageRegistryFile", "Id": "Base.1.8.0",
+            "Name": "Base Message Registry File", "Registry": "Base.1.8", "Languages": ["en"],
+            "Location": [{"Language": "en", "PublicationUri": "https://redfish.dmtf.org/registries/Base.1.8.0.json"}],
+        })
+
+    def registry_file(self, request):
+        self.allow(request, "GET")
+        reg = self.bmc.profile["bios"]["registry"]
+        return json_response({
+            "@odata.id": reg["file_path"], "@odata.type": "#MessageRegistryFile.v1_1_0.MessageRegistryFile",
+            "Id": reg["id"], "Name": "BIOS Attribute Registry File", "Registry": reg["id"], "Languages": ["en"],
+            "Location": [{"Language": "en", "Uri": reg["path"]}],
+        })
+
+    def registry(self, request):
+        self.allow(request, "GET")
+        p = self.bmc.profile
+        reg = p["bios"]["registry"]
+        attributes, dependencies = [], []
+        for entry in p["bios"]["attributes"]:
+            name = entry["name"]
+            kind = self.bmc.registry.type_of(name)
+            item = {"AttributeName": name, "DisplayName": _display_name(name), "Type": kind,
+                    "ReadOnly": bool(entry.get("read_only")), "Hidden": False, "DefaultValue": entry.get("value"),
+                    "MenuPath": "./"}
+            if kind == "Enumeration":
+                item["Value"] = [{"ValueName": v, "ValueDisplayName": v} for v in entry["values"]]
+            if kind == "Integer":
+                item.update(LowerBound=entry.get("lower"), UpperBound=entry.get("upper"), ScalarIncrement=1)
+            if kind == "String":
+                item.update(MinLength=0, MaxLength=entry.get("max_length", 256))
+            attributes.append(item)
+            for other, needed in sorted((entry.get("writable_when") or {}).items()):
+                dependencies.append({"DependencyFor": name, "Type": "Map", "Dependency": {
+                    "MapFrom": [{"MapFromAttribute": other, "MapFromCondition": "NEQ",
+                                 "MapFromProperty": "CurrentValue", "MapFromValue": needed}],
+                    "MapToAttribute": name, "MapToProperty": "ReadOnly", "MapToValue": True}})
+        return json_response({
+            "@odata.id": reg["path"], "@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry",
+            "Id": reg["id"], "Name": "BIOS Attribute Registry", "Language": "en", "RegistryVersion": "1.0.0",
+            "OwningEntity": reg["owning_entity"],
+            "SupportedSystems": [{"ProductName": p["system"]["resource"]["Model"],
+                                  "FirmwareVersion": p["system"]["resource"]["BiosVersion"]}],
+            "RegistryEntries": {"Attributes": attributes, "Dependencies": dependencies, "Menus": []},
+        })
+
+    # -- managers and Dell jobs ----------------------------------------------------------------------------------
+
+    def managers(self, request):
+        self.allow(request, "GET")
+        return json_response({"@odata.id": "/redfish/v1/Managers", "@odata.type": "#ManagerCollection."
+                              "ManagerCollection", "Name": "Manager Collection", "Members@odata.count": 1,
+                              "Members": [link(self.paths["manager"])]})
+
+    def manager(self, request):
+        self.allow(request, "GET")
+        p = self.bmc.profile
+        body = {"@odata.id": self.paths["manager"], "@odata.type": "#Manager.v1_5_0.Manager",
+                "Id": norm(self.paths["manager"]).rsplit("/", 1)[1], "PowerState": "On",
+                "Status": {"State": "Enabled", "Health": "OK"},
+                "Links": {"ManagerForServers": [link(self.paths["system"])],
+                          "ManagerForChassis": [link(self.paths["chassis"])]}}
+        body.update(p["manager"]["resource"])
+        if "jobs" in p:
+            body["Links"]["Oem"] = {"Dell": {"@odata.type": "#DellManager.v1_0_0.DellManager",
+                                             "Jobs": link(p["jobs"]["path"])}}
+        return json_response(body)
+
+    def jobs(self, request):
+        self.allow(request, "GET", "POST")
+        jobs_cfg = self.bmc.profile["jobs"]
+        if request.method == "POST":
+            job = self.bmc.create_job(self.body(request))
+            return json_response({"@Message.ExtendedInfo": [{"MessageId": "Base.1.8.Success",
+                                                             "Message": "Successfully Completed Request"}]},
+                                 200, {"Location": job["@odata.id"]})
+        jobs = self.bmc.job_list()
+        expand = parse_qs(request.query_string.decode()).get("$expand")
+        members = jobs if expand and jobs_cfg.get("expand") else [link(job["@odata.id"]) for job in jobs]
+        return json_response({"@odata.id": jobs_cfg["path"], "@odata.type": "#DellJobCollection.DellJobCollection",
+                              "Name": "JobQueue", "Members@odata.count": len(members), "Members": members})
+
+    def job(self, request, job_id):
+        self.allow(request, "GET", "DELETE")
+        if request.method == "DELETE":
+            self.bmc.delete_job(job_id)
+            return json_response({"@Message.ExtendedInfo": [{"MessageId": "Base.1.8.Success",
+                                                             "Message": "Successfully Completed Request"}]})
+        return json_response(self.bmc.job(job_id))
+
+    # -- chassis and thermal -----------------------------------------------------------------------------------
+
+    def chassis_collection(self, request):
+        self.allow(request, "GET")
+        return json_response({"@odata.id": "/redfish/v1/Chassis", "@odata.type": "#ChassisCollection."
+                              "ChassisCollection", "Name": "Chassis Collection", "Members@odata.count": 1,
+                              "Members": [link(self.paths["chassis"])]})
+
+    def chassis(self, request):
+        self.allow(request, "GET")
+        p = self.bmc.profile
+        base = norm(self.paths["chassis"])
+        body = {"@odata.id": self.paths["chassis"], "@odata.type": "#Chassis.v1_15_0.Chassis",
+                "Id": base.rsplit("/", 1)[1], "PowerState": self.bmc.power_state(),
+                "Status": {"State": "Enabled", "Health": "OK", "HealthRollup": "OK"},
+                "Links": {"ComputerSystems": [link(self.paths["system"])], "ManagedBy": [link(self.paths["manager"])]}}
+        body.update(p["chassis"]["resource"])
+        body.update(self.thermal.links())
+        return json_response(body)
+
+    # -- lab endpoints (no auth, no faults) ------------------------------------------------------------------------
+
+    def lab(self, request, path):
+        handler = self.lab_routes.get((request.method, path))
+        if handler is None:
+            return json_response({"error": "unknown lab endpoint %s %s" % (request.method, path),
+                                  "endpoints": ["%s %s" % key for key in sorted(self.lab_routes)]}, 404)
+        try:
+            return handler(request)
+        except RedfishError as err:
+            return error_response(err)
+
+    def lab_fault(self, request):
+        fault = self.body(request)
+        if not isinstance(fault, dict):
+            raise RedfishError(400, "POST a JSON object such as {\"kind\": \"http_error\", \"status\": 503}.")
+        self.bmc.add_fault(fault)
+        if fault.get("kind") == "down" and self.on_down:
+            self.on_down()
+        return json_response(self.bmc.ground_truth()["faults"])
+
+    def lab_clear_faults(self, request):
+        self.bmc.clear_faults()
+        return Response(status=204)
+
+    def lab_stats_reset(self, request):
+        self.bmc.reset_statistics()
+        return Response(status=204)
+
+    def lab_reset_state(self, request):
+        self.bmc.factory_reset()
+        return json_response(self.bmc.ground_truth())
+
+    def lab_config(self, request):
+        body = self.body(request) or {}
+        self.bmc.configure(reset_seconds=body.get("reset_seconds"))
+        return json_response(self.bmc.ground_truth())
+
+
+def _display_name(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.split("_0")[0].replace("_", " ")).strip()
