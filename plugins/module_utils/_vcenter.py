@@ -200,8 +200,8 @@ class VCenterClient:
             prop_spec = vmodl.query.PropertyCollector.PropertySpec(
                 type=vim.Task, pathSet=["info.state", "info.error", "info.result"], all=False)
             self.call(collector.CreateFilter,
-                       vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
-                       partialUpdates=True)
+                      vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
+                      partialUpdates=True)
             deadline = time.monotonic() + timeout
             version = ""
             while any(outcome is None for outcome in outcomes):
@@ -263,8 +263,8 @@ class VCenterClient:
             obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=obj) for obj in objects]
             prop_spec = vmodl.query.PropertyCollector.PropertySpec(type=type(objects[0]), pathSet=[path], all=False)
             self.call(collector.CreateFilter,
-                       vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
-                       partialUpdates=True)
+                      vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
+                      partialUpdates=True)
             deadline = time.monotonic() + timeout
             version = ""
             while True:

@@ -106,7 +106,7 @@ class Lab:
 
 def labctl(command, state_dir=DEFAULT_STATE_DIR, *args):
     proc = subprocess.run([sys.executable, LABCTL, command, "--state-dir", state_dir] + list(args), cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
     if proc.returncode != 0:
         raise AssertionError("labctl %s failed:\n%s" % (command, proc.stdout))
 
@@ -190,7 +190,7 @@ def run_tasks(lab, tmp_path):
         })
         run_env.update(env or {})
         proc = subprocess.run(argv, cwd=ROOT, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True)
+                              universal_newlines=True, check=False)
         results = _results_from_json(proc.stdout) if callback.endswith("json") else []
         outcome = PlaybookRun(proc.returncode, proc.stdout, proc.stderr, results)
         if proc.returncode != 0 and not expect_failure:

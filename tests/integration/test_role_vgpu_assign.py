@@ -65,7 +65,8 @@ def test_profiles_from_inventory_powered_on_and_placed(lab, run_tasks, guests_in
         truth = lab.vm(name)
         assert [v["profile"] for v in truth["vgpus"]] == [profile]
         assert truth["power_state"] == "poweredOn"
-        assert placed[name]["gpu"] == truth["vgpus"][0]["gpu"] is not None
+        assert truth["vgpus"][0]["gpu"] is not None
+        assert placed[name]["gpu"] == truth["vgpus"][0]["gpu"]
         assert placed[name]["host"] == truth["host"]
     assert lab.vm("gpu-vm-03")["vgpus"] == []
 

@@ -95,7 +95,7 @@ def test_power_policy():
     rows = [(request("grid_p40-8q"), on, plan.plan_vm(on, request("grid_p40-8q"))),
             (request("grid_p40-8q"), suspended, plan.plan_vm(suspended, request("grid_p40-8q"))),
             (request("grid_p40-4q"), on, None)]
-    assert [reason for _, reason in plan.blocked_by_power(rows, "never")] == [
+    assert [reason for label, reason in plan.blocked_by_power(rows, "never")] == [
         "is powered on and power is 'never'", "is suspended; resume and shut it down, or power it off first"]
     assert len(plan.blocked_by_power(rows, "shutdown_guest")) == 1
 
