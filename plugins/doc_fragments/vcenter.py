@@ -44,8 +44,6 @@ options:
       - Falls back to the E(VMWARE_VALIDATE_CERTS) environment variable.
     type: bool
     default: true
-requirements:
-  - pyvmomi >= 8.0.3.0
 notes:
   - All modules that talk to vCenter are in the C(gpuops.vgpu.vcenter) action group, so a play can set the
     connection options once with C(module_defaults).

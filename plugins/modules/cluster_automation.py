@@ -20,6 +20,8 @@ description:
     exactly as it was.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes

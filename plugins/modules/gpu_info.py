@@ -20,6 +20,8 @@ description:
   - The number of vCenter round trips does not depend on the number of hosts or VMs.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes.INFO_MODULE

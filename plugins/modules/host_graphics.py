@@ -24,6 +24,8 @@ description:
   - All hosts are read in one vCenter round trip; hosts that need no change cost nothing more.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes

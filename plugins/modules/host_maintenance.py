@@ -20,6 +20,8 @@ description:
   - A host that still does not enter is reported with the powered-on VMs left on it.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes

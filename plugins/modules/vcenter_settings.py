@@ -21,6 +21,8 @@ description:
   - Only the keys whose value differs are sent, all in one update. Settings not named stay as they are.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes

@@ -25,6 +25,8 @@ description:
     VMs; each VM's entry in RV(vms) says how it ended.
 author:
   - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
   - gpuops.vgpu.attributes
