@@ -169,16 +169,18 @@ def cmd_up(args):
     catalog_json = os.path.join(state_dir, "catalog.json")
     subprocess.run([sys.executable, EXPORT_CATALOG, catalog_json], check=True)
     cert, key = ensure_certificate(state_dir)
+    depot_dir = os.path.join(state_dir, "depot")  # offline bundles, served at /lab/depot/ for vLCM imports
+    os.makedirs(depot_dir, exist_ok=True)
 
     services = {}
     ready = os.path.join(state_dir, "vcenter.ready")
     pid = start("vcenter", [
         VCSIM, "-listen", "127.0.0.1:%s" % port, "-topology", topology_json, "-catalog", catalog_json,
         "-username", vcenter_vars["vcenter_username"], "-password", vcenter_vars["vcenter_password"],
-        "-cert", cert, "-key", key, "-ready-file", ready,
+        "-cert", cert, "-key", key, "-ready-file", ready, "-depot-dir", depot_dir,
     ], state_dir, ready)
     services["vcenter"] = {"pid": pid, "url": "https://127.0.0.1:%s/sdk" % port, "topology": topology_path,
-                           "port": port, "lab": "https://127.0.0.1:%s/lab" % port}
+                           "port": port, "lab": "https://127.0.0.1:%s/lab" % port, "depot_dir": depot_dir}
     write_services(state_dir, services)
 
     if not args.no_bmc and os.path.exists(BMC_LAB) and any(True for _ in bmc_hosts(topology)):
@@ -202,6 +204,8 @@ def print_endpoints(services):
     if vcenter:
         print("vCenter (SOAP):  %s" % vcenter["url"])
         print("Lab endpoints:   %s/state  %s/stats  %s/faults" % (vcenter["lab"], vcenter["lab"], vcenter["lab"]))
+        if vcenter.get("depot_dir"):
+            print("Depot:           %s/depot/<file> serves %s" % (vcenter["lab"], os.path.relpath(vcenter["depot_dir"], ROOT)))
         print("Topology:        %s" % os.path.relpath(vcenter["topology"], ROOT))
     for name, bmc in sorted(services.get("bmc", {}).get("hosts", {}).items()):
         print("BMC %-22s %s (%s)" % (name + ":", bmc["baseuri"], bmc["vendor"]))

@@ -15,6 +15,7 @@ type stateJSON struct {
 	Hosts       []hostJSON             `json:"hosts"`
 	VMs         []vmJSON               `json:"vms"`
 	Settings    map[string]interface{} `json:"settings"`
+	Depots      []depotStateJSON       `json:"depots"` // vLCM offline depots
 }
 
 type datacenterJSON struct {
@@ -34,6 +35,9 @@ type clusterJSON struct {
 	Hosts      []string       `json:"hosts"`
 	DRS        automationJSON `json:"drs"`
 	DPM        automationJSON `json:"dpm"`
+	// The desired vLCM image (effective components, base image included); null when not image-managed.
+	Image        map[string]string `json:"image"`
+	ImageManaged bool              `json:"image_managed"`
 }
 
 type hostJSON struct {
@@ -47,6 +51,7 @@ type hostJSON struct {
 	GraphicsConfig    graphicsConfigJSON `json:"graphics_config"`
 	SupportedProfiles []string           `json:"supported_profiles"`
 	GPUs              []gpuJSON          `json:"gpus"`
+	Components        map[string]string  `json:"components"` // installed, name to version
 }
 
 type graphicsConfigJSON struct {
@@ -109,9 +114,10 @@ func (l *Lab) labHandler() http.Handler {
 		writeJSON(w, http.StatusOK, l.stats.Snapshot())
 	}))
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
+	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
-			"/lab/stats/reset, /lab/faults)", r.URL.Path)
+			"/lab/stats/reset, /lab/faults, /lab/depot/)", r.URL.Path)
 	})
 	return mux
 }
@@ -219,6 +225,7 @@ func (l *Lab) state() stateJSON {
 	for _, o := range labOptions {
 		s.Settings[o.key] = l.settings.value(o.key)
 	}
+	l.vlcm.addState(&s)
 	return s
 }
 

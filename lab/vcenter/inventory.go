@@ -40,6 +40,7 @@ func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) erro
 	}
 	l.wrapSimulatorObjects()
 	simulator.Map.AddHandler(newTaskHooks(l))
+	l.vlcm = newVLCM(l, topo)
 	return nil
 }
 

@@ -26,6 +26,7 @@ type Lab struct {
 	stats    *Stats
 	faults   *FaultStore
 	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
+	vlcm     *vlcmState     // vSphere Lifecycle Manager (REST, vlcm*.go)
 
 	datacenters []types.ManagedObjectReference
 	clusters    []types.ManagedObjectReference

@@ -27,7 +27,7 @@ import (
 )
 
 type options struct {
-	listen, topology, catalog, username, password, cert, key, readyFile string
+	listen, topology, catalog, username, password, cert, key, readyFile, depotDir string
 }
 
 func main() {
@@ -42,6 +42,7 @@ func main() {
 	flag.StringVar(&o.cert, "cert", "", "TLS certificate PEM (with -key; default: a self-signed certificate)")
 	flag.StringVar(&o.key, "key", "", "TLS private key PEM")
 	flag.StringVar(&o.readyFile, "ready-file", "", "write the SDK URL to this file once serving")
+	flag.StringVar(&o.depotDir, "depot-dir", "", "serve the files of this directory at /lab/depot/ (offline bundles)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		log.Print(err)
@@ -90,6 +91,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	l.vlcm.configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	mux.HandleFunc("/sdk/vimServiceVersions.xml", svc.ServiceVersions)
 	mux.HandleFunc("/about", svc.About)
 	mux.Handle("/lab/", l.labHandler())
+	l.registerREST(svc)
 	rest := l.restHandler(l.rest)
 	mux.Handle("/api/", rest)
 	mux.Handle("/rest/", rest)
@@ -202,8 +203,10 @@ func (r *recorder) flush(w http.ResponseWriter) {
 // restHandler counts REST requests by the route pattern that serves them.
 func (l *Lab) restHandler(routes *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, pattern := routes.Handler(r)
-		if pattern == "" {
+		h, pattern := routes.Handler(r)
+		if router, ok := h.(interface{ Route(*http.Request) string }); ok {
+			pattern = router.Route(r)
+		} else if pattern == "" {
 			pattern = r.URL.Path
 		}
 		l.stats.REST(r.Method + " " + pattern)

@@ -13,6 +13,13 @@ import (
 // Topology is the lab datacenter the simulator builds: exactly these objects, nothing else.
 type Topology struct {
 	Datacenters []*DatacenterSpec `json:"datacenters"`
+	VLCM        *VLCMSpec         `json:"vlcm"`
+}
+
+// VLCMSpec tunes the lab's vSphere Lifecycle Manager (top-level key "vlcm").
+type VLCMSpec struct {
+	// RemediationDelayMS is how long installing an image takes per host (default 300), so progress can be seen.
+	RemediationDelayMS *int `json:"remediation_delay_ms"`
 }
 
 type DatacenterSpec struct {
@@ -27,6 +34,8 @@ type ClusterSpec struct {
 	DRS   *AutomationSpec `json:"drs"`
 	DPM   *AutomationSpec `json:"dpm"`
 	Hosts []*HostSpec     `json:"hosts"`
+	// ImageManaged: the cluster is managed with a single vLCM image (default true).
+	ImageManaged *bool `json:"image_managed"`
 }
 
 type AutomationSpec struct {
@@ -39,6 +48,8 @@ type HostSpec struct {
 	GPUs []*GPUSpec `json:"gpus"`
 	// BMC settings belong to the Redfish lab; the vCenter simulator accepts and ignores them.
 	BMC json.RawMessage `json:"bmc,omitempty"`
+	// Components installed at start, name to version (default: the ESXi base image only).
+	Components map[string]string `json:"components"`
 
 	cluster *ClusterSpec
 }
@@ -91,6 +102,13 @@ func LoadTopology(path string, catalog *Catalog) (*Topology, error) {
 	if err := dec.Decode(&t.Datacenters); err != nil {
 		return nil, fmt.Errorf("topology %s: datacenters: %v", path, err)
 	}
+	if raw, ok := top["vlcm"]; ok {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&t.VLCM); err != nil {
+			return nil, fmt.Errorf("topology %s: vlcm: %v", path, err)
+		}
+	}
 	if err := t.Validate(catalog); err != nil {
 		return nil, fmt.Errorf("topology %s: %v", path, err)
 	}
@@ -109,6 +127,10 @@ func (t *Topology) Validate(catalog *Catalog) error {
 			continue
 		}
 		v.datacenter(dc)
+	}
+	if t.VLCM != nil && t.VLCM.RemediationDelayMS != nil && (*t.VLCM.RemediationDelayMS < 0 ||
+		*t.VLCM.RemediationDelayMS > 60000) {
+		v.fail("vlcm: remediation_delay_ms must be between 0 and 60000, got %d", *t.VLCM.RemediationDelayMS)
 	}
 	if len(v.problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(v.problems, "; "))
@@ -195,6 +217,11 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 	v.unique("host", h.Name, where)
 	h.cluster = c
 	hosts[h.Name] = h
+	for name, version := range h.Components {
+		if name == "" || version == "" {
+			v.fail("host %q: components need a name and a version, got %q: %q", h.Name, name, version)
+		}
+	}
 	total := 0
 	for _, g := range h.GPUs {
 		if g == nil {

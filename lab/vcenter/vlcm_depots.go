@@ -1,0 +1,335 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"time"
+)
+
+// Offline depots and depot content (esx/settings/depots/offline, esx/settings/depot-content).
+
+const depotsService = "com.vmware.esx.settings.depots.offline"
+
+func (v *vlcmState) routes(rt *restRouter) {
+	const offline = "/api/esx/settings/depots/offline"
+	rt.add(http.MethodGet, offline, v.listDepots)
+	rt.add(http.MethodPost, offline+"?vmw-task=true", v.createDepot)
+	rt.add(http.MethodGet, offline+"/{depot}", v.getDepot)
+	rt.add(http.MethodDelete, offline+"/{depot}?vmw-task=true", v.deleteDepot)
+	rt.add(http.MethodGet, offline+"/{depot}/content", v.depotContent)
+	rt.add(http.MethodGet, "/api/esx/settings/depot-content/components", v.listComponents)
+	rt.add(http.MethodGet, "/api/esx/settings/depot-content/components/{name}/versions/{version}", v.getComponent)
+	rt.add(http.MethodGet, "/api/esx/settings/depot-content/base-images", v.listBaseImages)
+	v.imageRoutes(rt)
+	v.remediationRoutes(rt)
+}
+
+type depotSummaryJSON struct {
+	Description string `json:"description"`
+	SourceType  string `json:"source_type"`
+	Location    string `json:"location,omitempty"`
+	Owner       string `json:"owner,omitempty"`
+	CreateTime  string `json:"create_time,omitempty"`
+}
+
+func (d *offlineDepot) summary(withTime bool) depotSummaryJSON {
+	j := depotSummaryJSON{Description: d.description, SourceType: "PULL", Location: d.location, Owner: d.owner}
+	if withTime {
+		j.CreateTime = vapiTime(d.created)
+	}
+	return j
+}
+
+func (v *vlcmState) listDepots(c *restCall) {
+	v.lab.mu.Lock()
+	out := map[string]depotSummaryJSON{}
+	for id, d := range v.depots {
+		out[id] = d.summary(false)
+	}
+	v.lab.mu.Unlock()
+	writeJSON(c.w, http.StatusOK, out)
+}
+
+func (v *vlcmState) depot(c *restCall) *offlineDepot {
+	d := v.depots[c.params["depot"]]
+	if d == nil {
+		c.fail(newVapiErr("NOT_FOUND", "There is no offline depot %s.", c.params["depot"]))
+	}
+	return d
+}
+
+func (v *vlcmState) getDepot(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	if d := v.depot(c); d != nil {
+		writeJSON(c.w, http.StatusOK, d.summary(true))
+	}
+}
+
+type depotCreateSpec struct {
+	Description *string `json:"description"`
+	SourceType  string  `json:"source_type"`
+	Location    *string `json:"location"`
+	FileID      *string `json:"file_id"`
+	OwnerData   *string `json:"ownerdata"`
+}
+
+// createDepot imports an offline bundle by URL (PULL). The same location twice is refused at once; the same
+// content from another location fails the task, both with the existing depot in the error's data, as vLCM does.
+func (v *vlcmState) createDepot(c *restCall) {
+	var spec depotCreateSpec
+	if !c.decode(&spec) {
+		return
+	}
+	if spec.SourceType != "PULL" {
+		c.fail(newVapiErr("INVALID_ARGUMENT", "source_type %q: the lab vCenter imports offline bundles by URL "+
+			"only (PULL); PUSH needs the file upload service, which it does not serve.", spec.SourceType))
+		return
+	}
+	if spec.Location == nil || *spec.Location == "" {
+		c.fail(newVapiErr("INVALID_ARGUMENT", "location is required with source_type PULL."))
+		return
+	}
+	location := *spec.Location
+	if u, err := url.Parse(location); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
+		c.fail(newVapiErr("INVALID_ARGUMENT", "location %q is not an http, https or file URL.", location))
+		return
+	}
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	for id, d := range v.depots {
+		if d.location == location {
+			e := newVapiErr("ALREADY_EXISTS", "The offline bundle at %s is already imported as depot %s.", location, id)
+			e.Data = map[string]string{"depot": id}
+			c.fail(e)
+			return
+		}
+	}
+	description := ""
+	if spec.Description != nil {
+		description = *spec.Description
+	}
+	v.lab.startTask(c, depotsService, "create", nil, func(t *restTask) (interface{}, *vapiErr) {
+		v.lab.setProgress(t, 0, 2, "Downloading %s", location)
+		data, err := v.fetch(location)
+		if err != nil {
+			return nil, newVapiErr("ERROR", "Cannot download the offline bundle from %s: %v.", location, err)
+		}
+		bundle, err := parseBundle(data)
+		if err != nil {
+			return nil, newVapiErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
+		}
+		v.lab.setProgress(t, 1, 2, "Importing the metadata of %s", location)
+		v.lab.mu.Lock()
+		defer v.lab.mu.Unlock()
+		if id := v.sameContent(bundle); id != "" {
+			e := newVapiErr("ALREADY_EXISTS", "The content of %s is already imported as depot %s (from %s).",
+				location, id, v.depots[id].location)
+			e.Data = map[string]string{"depot": id}
+			return nil, e
+		}
+		v.nextDepot++
+		d := &offlineDepot{id: fmt.Sprintf("offline-depot-%d", v.nextDepot), description: description,
+			location: location, owner: c.user, created: time.Now(), bundle: bundle}
+		v.depots[d.id] = d
+		v.lab.logf("vLCM: imported %s as %s (%d components)", location, d.id, len(bundle.components()))
+		return map[string]string{"depot": d.id}, nil
+	})
+}
+
+// sameContent returns a depot holding exactly the component versions of bundle, if there is one.
+func (v *vlcmState) sameContent(bundle *offlineBundle) string {
+	want := map[string]bool{}
+	for _, c := range bundle.components() {
+		want[c.Name+"\x00"+c.Version] = true
+	}
+	for _, id := range v.depotIDs() {
+		have := v.depots[id].bundle.components()
+		if len(have) != len(want) {
+			continue
+		}
+		same := true
+		for _, c := range have {
+			same = same && want[c.Name+"\x00"+c.Version]
+		}
+		if same {
+			return id
+		}
+	}
+	return ""
+}
+
+// deleteDepot removes a depot and its content, unless a cluster's desired image needs a component version that
+// only this depot holds.
+func (v *vlcmState) deleteDepot(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	d := v.depot(c)
+	if d == nil {
+		return
+	}
+	available := v.available()
+	for _, ref := range v.lab.clusters {
+		img := v.images[ref]
+		for _, component := range sortedKeys(img.components) {
+			dc := available[component][img.components[component]]
+			if dc != nil && len(dc.depots) == 1 && dc.depots[0] == d.id {
+				c.fail(newVapiErr("RESOURCE_IN_USE", "Depot %s holds component %s %s, which the desired image of "+
+					"cluster %s uses and no other depot holds.", d.id, component, img.components[component], name(ref)))
+				return
+			}
+		}
+	}
+	v.lab.startTask(c, depotsService, "delete", nil, func(t *restTask) (interface{}, *vapiErr) {
+		v.lab.mu.Lock()
+		defer v.lab.mu.Unlock()
+		delete(v.depots, d.id)
+		v.lab.logf("vLCM: deleted depot %s (%s)", d.id, d.location)
+		return nil, nil
+	})
+}
+
+type depotComponentVersionJSON struct {
+	Version        string `json:"version"`
+	DisplayVersion string `json:"display_version"`
+}
+
+type depotComponentSummaryJSON struct {
+	DisplayName string                      `json:"display_name"`
+	Versions    []depotComponentVersionJSON `json:"versions"`
+}
+
+type metadataInfoJSON struct {
+	FileName              string                                `json:"file_name"`
+	BaseImages            []interface{}                         `json:"base_images"`
+	Addons                map[string]interface{}                `json:"addons"`
+	Solutions             map[string]interface{}                `json:"solutions"`
+	HardwareSupport       map[string]interface{}                `json:"hardware_support"`
+	IndependentComponents map[string]*depotComponentSummaryJSON `json:"independent_components"`
+	Updates               map[string]map[string]string          `json:"updates"`
+}
+
+func (v *vlcmState) depotContent(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	d := v.depot(c)
+	if d == nil {
+		return
+	}
+	bundles := map[string][]metadataInfoJSON{}
+	for _, m := range d.bundle.Metadata {
+		info := metadataInfoJSON{FileName: m.File, BaseImages: []interface{}{}, Addons: map[string]interface{}{},
+			Solutions: map[string]interface{}{}, HardwareSupport: map[string]interface{}{},
+			IndependentComponents: map[string]*depotComponentSummaryJSON{}, Updates: map[string]map[string]string{}}
+		for _, comp := range m.Components {
+			s := info.IndependentComponents[comp.Name]
+			if s == nil {
+				s = &depotComponentSummaryJSON{DisplayName: comp.DisplayName}
+				info.IndependentComponents[comp.Name] = s
+			}
+			s.Versions = append(s.Versions, depotComponentVersionJSON{comp.Version, comp.DisplayVersion})
+			if comp.Bulletin != "" {
+				info.Updates[comp.Bulletin] = map[string]string{"summary": comp.Summary}
+			}
+		}
+		bundles[m.Vendor] = append(bundles[m.Vendor], info)
+	}
+	writeJSON(c.w, http.StatusOK, map[string]interface{}{"metadata_bundles": bundles})
+}
+
+type componentVersionSummaryJSON struct {
+	Version        string `json:"version"`
+	DisplayVersion string `json:"display_version"`
+	Summary        string `json:"summary"`
+	Category       string `json:"category"`
+	Urgency        string `json:"urgency"`
+	KB             string `json:"kb"`
+	ReleaseDate    string `json:"release_date"`
+}
+
+type componentSummaryJSON struct {
+	Name        string                        `json:"name"`
+	DisplayName string                        `json:"display_name"`
+	Vendor      string                        `json:"vendor"`
+	Versions    []componentVersionSummaryJSON `json:"versions"`
+}
+
+// listComponents answers depot-content/components with the filters names, vendors, versions, min_version and
+// bundle_types; versions are sorted oldest first.
+func (v *vlcmState) listComponents(c *restCall) {
+	names, vendors := queryFilter(c, "names"), queryFilter(c, "vendors")
+	versions, types := queryFilter(c, "versions"), queryFilter(c, "bundle_types")
+	minVersion := c.r.URL.Query().Get("min_version")
+	v.lab.mu.Lock()
+	available := v.available()
+	v.lab.mu.Unlock()
+	out := []componentSummaryJSON{}
+	for _, name := range sortedNames(available) {
+		var summary *componentSummaryJSON
+		for _, version := range sortedVersions(available[name]) {
+			dc := available[name][version]
+			if !names.allows(name) || !vendors.allows(dc.Vendor) || !versions.allows(version) ||
+				!types.allows(dc.bundleType) || (minVersion != "" && compareVersions(version, minVersion) < 0) {
+				continue
+			}
+			if summary == nil {
+				summary = &componentSummaryJSON{Name: name, DisplayName: dc.DisplayName, Vendor: dc.Vendor}
+			}
+			summary.Versions = append(summary.Versions, componentVersionSummaryJSON{
+				Version: version, DisplayVersion: dc.DisplayVersion, Summary: dc.Summary, Category: dc.Category,
+				Urgency: dc.Urgency, KB: dc.KB, ReleaseDate: releaseDate(dc.ReleaseDate)})
+		}
+		if summary != nil {
+			out = append(out, *summary)
+		}
+	}
+	writeJSON(c.w, http.StatusOK, out)
+}
+
+func (v *vlcmState) getComponent(c *restCall) {
+	v.lab.mu.Lock()
+	dc := v.available()[c.params["name"]][c.params["version"]]
+	v.lab.mu.Unlock()
+	if dc == nil {
+		c.fail(newVapiErr("NOT_FOUND", "No depot holds component %s version %s.", c.params["name"],
+			c.params["version"]))
+		return
+	}
+	writeJSON(c.w, http.StatusOK, map[string]string{
+		"display_name": dc.DisplayName, "vendor": dc.Vendor, "display_version": dc.DisplayVersion,
+		"summary": dc.Summary, "description": dc.Description, "category": dc.Category, "urgency": dc.Urgency,
+		"kb": dc.KB, "contact": dc.Contact, "release_date": releaseDate(dc.ReleaseDate)})
+}
+
+func (v *vlcmState) listBaseImages(c *restCall) {
+	v.lab.mu.Lock()
+	out := []map[string]interface{}{}
+	for _, b := range v.baseImages {
+		out = append(out, map[string]interface{}{"display_name": "ESXi", "version": b.Version,
+			"display_version": b.DisplayVersion, "release_date": b.ReleaseDate, "summary": "ESXi " + b.DisplayVersion,
+			"category": "ENHANCEMENT", "kb": ""})
+	}
+	v.lab.mu.Unlock()
+	writeJSON(c.w, http.StatusOK, out)
+}
+
+func sortedNames(m map[string]map[string]*depotComponent) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// releaseDate writes a bulletin's date (2023-03-28T00:00:00) as a vAPI date-time.
+func releaseDate(s string) string {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return vapiTime(t)
+		}
+	}
+	return vapiTime(time.Unix(0, 0))
+}

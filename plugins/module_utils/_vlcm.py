@@ -1,0 +1,391 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""vSphere Lifecycle Manager: offline depots, a cluster's image, compliance and remediation.
+
+``Vlcm`` wraps the REST calls (``_vcenter_rest``); ``plan_image`` and the ``*_summary`` helpers are pure and
+unit-tested. Images change only through a draft (create, set/delete components, validate, commit); a draft that
+fails is deleted, so the desired image is either as it was or as asked.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
+    ApiError,
+    GpuopsError,
+    InputError,
+    NotFound,
+    TaskFailed,
+)
+
+ESX = "/api/esx/settings"
+BASE_IMAGE_COMPONENT = "ESXi"
+
+
+def compare_versions(a, b):
+    """Order component versions: runs of digits compare as numbers, the rest as text."""
+    ta, tb = re.findall(r"\d+|\D+", a), re.findall(r"\d+|\D+", b)
+    for x, y in zip(ta, tb):
+        if x.isdigit() and y.isdigit():
+            if int(x) != int(y):
+                return -1 if int(x) < int(y) else 1
+        elif x != y:
+            return -1 if x < y else 1
+    return (len(ta) > len(tb)) - (len(ta) < len(tb))
+
+
+def newest(versions):
+    best = None
+    for version in versions:
+        if best is None or compare_versions(version, best) > 0:
+            best = version
+    return best
+
+
+def plan_image(current, wanted, remove, available, missing_ok=False):
+    """What to change in an image's components.
+
+    ``current`` maps name to version (the image's components), ``wanted`` name to a version or None (any version:
+    keep the current one, else the newest the depots hold), ``remove`` lists names, ``available`` maps name to the
+    versions the depots hold. Returns ``{"set": {name: version}, "delete": [names], "after": {name: version},
+    "missing": [problems]}``. A component or version no depot holds raises ``InputError`` listing every one, before
+    anything changes; with ``missing_ok`` (check mode, where an earlier task may not have imported it yet) it is
+    planned as asked and listed in ``missing`` instead.
+    """
+    both = sorted(set(wanted) & set(remove))
+    if both:
+        raise InputError("Components %s are both in components and in remove_components." % ", ".join(both),
+                         hint="Name each component in one of the two.")
+    if BASE_IMAGE_COMPONENT in wanted or BASE_IMAGE_COMPONENT in remove:
+        raise InputError("Component %s is the image's base image, not a component to add or remove."
+                         % BASE_IMAGE_COMPONENT, hint="Leave it out; the base image is kept as it is.")
+    problems, to_set = [], {}
+    for name in sorted(wanted):
+        version = wanted[name]
+        versions = available.get(name) or []
+        if name in current and version in (None, current[name]):
+            continue
+        if not versions:
+            problems.append("component %s is in no depot" % name)
+        elif version is None:
+            version = newest(versions)
+        elif version not in versions:
+            problems.append("component %s has no version %s in the depots (they hold %s)"
+                            % (name, version, ", ".join(sorted(versions, key=_VersionKey))))
+        if current.get(name) != version or version is None:
+            to_set[name] = version
+    if problems and not missing_ok:
+        known = sorted(available)
+        raise InputError("The cluster image cannot be changed: %s." % "; ".join(problems),
+                         hint="Import the offline bundle that carries it first (gpuops.vgpu.vlcm_depot). "
+                              "Components in the depots: %s." % (", ".join(known) or "none"))
+    to_delete = sorted(name for name in set(remove) if name in current)
+    after = dict((name, version) for name, version in current.items() if name not in to_delete)
+    after.update(to_set)
+    return {"set": to_set, "delete": to_delete, "after": after, "missing": problems}
+
+
+class _VersionKey:
+    def __init__(self, version):
+        self.version = version
+
+    def __lt__(self, other):
+        return compare_versions(self.version, other.version) < 0
+
+
+def host_names(*results):
+    """Host id to name from the ``host_info`` of vLCM results."""
+    names = {}
+    for result in results:
+        for host, info in ((result or {}).get("host_info") or {}).items():
+            names[host] = info.get("name") or host
+    return names
+
+
+def compliance_summary(compliance):
+    """A cluster compliance result (``ClusterCompliance``) as the modules return it, hosts by name."""
+    if not compliance:
+        return None
+    names = host_names(compliance)
+    hosts = []
+    for host, result in sorted((compliance.get("hosts") or {}).items(), key=lambda item: names.get(item[0], item[0])):
+        components = {}
+        for name, c in sorted((result.get("components") or {}).items()):
+            components[name] = {"status": c.get("status"),
+                                "current": (c.get("current") or {}).get("version"),
+                                "target": (c.get("target") or {}).get("version")}
+        hosts.append({"name": names.get(host, host), "id": host, "status": result.get("status"),
+                      "impact": result.get("impact"), "components": components})
+    for host in compliance.get("unavailable_hosts") or []:
+        hosts.append({"name": names.get(host, host), "id": host, "status": "UNAVAILABLE", "impact": None,
+                      "components": {}})
+    return {"status": compliance.get("status"), "impact": compliance.get("impact"),
+            "scan_time": compliance.get("scan_time"), "commit": compliance.get("commit"), "hosts": hosts}
+
+
+def apply_summary(result):
+    """Per-host outcome of an apply (``ApplyResult``): name, id, status (OK, ERROR, SKIPPED...) and message."""
+    if not result:
+        return []
+    names = host_names(result)
+    hosts = []
+    for host, status in (result.get("host_status") or {}).items():
+        notes = status.get("notifications") or {}
+        messages = [n.get("message", {}).get("default_message")
+                    for kind in ("errors", "warnings", "info") for n in notes.get(kind) or []]
+        message = "; ".join(m for m in messages if m)
+        if not message:
+            message = ((status.get("progress") or {}).get("message") or {}).get("default_message") or ""
+        hosts.append({"name": names.get(host, host), "id": host, "status": status.get("status"), "message": message})
+    return sorted(hosts, key=lambda h: h["name"])
+
+
+def check_issues(result):
+    """Issues of a check result (``CheckResult``) as "<host or cluster>: <issue>" lines, split into ``errors``
+    (checks with status ERROR, or TIMEOUT) and ``warnings``."""
+    names = host_names(result)
+    found = {"errors": [], "warnings": []}
+    for entity in (result or {}).get("entity_results") or []:
+        where = names.get(entity.get("host"), entity.get("host")) if entity.get("type") == "HOST" else "cluster"
+        for status in entity.get("check_statuses") or []:
+            kind = "warnings" if status.get("status") in ("OK", "WARNING") else "errors"
+            for issue in status.get("issues") or []:
+                found[kind].append("%s: %s" % (where, issue.get("default_message")))
+    if (result or {}).get("status") in ("ERROR", "TIMEOUT") and not found["errors"]:
+        found["errors"].append("vLCM reports status %s without naming an issue" % result["status"])
+    return found
+
+
+class Vlcm:
+    """vLCM operations over one REST client."""
+
+    def __init__(self, client, timeout=3600, on_progress=None):
+        self.client = client
+        self.timeout = timeout
+        self.on_progress = on_progress
+
+    def _task(self, method, path, body=None, what=None):
+        return self.client.run_task(method, path, body=body, timeout=self.timeout, on_progress=self.on_progress,
+                                    what=what)
+
+    # ---- inventory --------------------------------------------------------------------------------------------
+
+    def cluster(self, name, datacenter=None):
+        """The cluster named ``name`` as ``{"id", "name"}``; NotFound lists the clusters there are."""
+        params = {}
+        if datacenter:
+            found = self.client.get("/api/vcenter/datacenter", params={"names": [datacenter]}) or []
+            if not found:
+                known = sorted(dc["name"] for dc in self.client.get("/api/vcenter/datacenter") or [])
+                raise NotFound("Datacenter '%s' was not found in vCenter %s." % (datacenter, self.client.endpoint),
+                               hint="Known datacenters: %s." % (", ".join(known) or "none"))
+            params["datacenters"] = [found[0]["datacenter"]]
+        clusters = self.client.get("/api/vcenter/cluster", params=params) or []
+        matches = [c for c in clusters if c.get("name") == name]
+        if len(matches) == 1:
+            return {"id": matches[0]["cluster"], "name": name}
+        if matches:
+            raise NotFound("Cluster name '%s' is ambiguous: %d clusters carry it." % (name, len(matches)),
+                           hint="Set the datacenter option to choose one.")
+        raise NotFound("Cluster '%s' was not found%s." % (name, " in datacenter '%s'" % datacenter if datacenter else ""),
+                       hint="Known clusters: %s." % (", ".join(sorted(c["name"] for c in clusters)) or "none"))
+
+    def hosts(self, cluster):
+        """The hosts of a cluster as ``{"id", "name", "connection_state"}``, by name."""
+        found = self.client.get("/api/vcenter/host", params={"clusters": [cluster["id"]]}) or []
+        return sorted(({"id": h["host"], "name": h["name"], "connection_state": h.get("connection_state")}
+                       for h in found), key=lambda h: h["name"])
+
+    def host_ids(self, cluster, names):
+        """Host ids of ``names`` in the cluster, in the given order; NotFound names those outside it."""
+        by_name = dict((h["name"], h["id"]) for h in self.hosts(cluster))
+        missing = [name for name in names if name not in by_name]
+        if missing:
+            raise NotFound("Hosts not in cluster '%s': %s." % (cluster["name"], ", ".join(missing)),
+                           hint="Hosts of the cluster: %s." % (", ".join(sorted(by_name)) or "none"))
+        return [by_name[name] for name in dict.fromkeys(names)]
+
+    # ---- depots -----------------------------------------------------------------------------------------------
+
+    def depots(self):
+        """Offline depots by id (``source_type``, ``location``, ``description``, ``owner``)."""
+        return self.client.get(ESX + "/depots/offline") or {}
+
+    def depot(self, depot_id):
+        return self.client.get(ESX + "/depots/offline/%s" % depot_id)
+
+    def depot_at(self, location):
+        """The id of the depot imported from ``location``, or None."""
+        for depot_id, depot in sorted(self.depots().items()):
+            if depot.get("location") == location:
+                return depot_id
+        return None
+
+    def depot_components(self, depot_id):
+        """Components of one depot: ``name``, ``version``, ``display_name``, ``display_version``, ``vendor``."""
+        content = self.client.get(ESX + "/depots/offline/%s/content" % depot_id) or {}
+        components = []
+        for vendor, bundles in sorted((content.get("metadata_bundles") or {}).items()):
+            for bundle in bundles:
+                for name, summary in sorted((bundle.get("independent_components") or {}).items()):
+                    for version in summary.get("versions") or []:
+                        components.append({"name": name, "version": version["version"],
+                                           "display_name": summary.get("display_name"),
+                                           "display_version": version.get("display_version"), "vendor": vendor})
+        return components
+
+    def import_depot(self, location, description=None):
+        """Import the offline bundle at ``location`` (PULL). Returns ``(depot id, True)``, or the id of the depot
+        that already holds the same content and False."""
+        body = {"source_type": "PULL", "location": location}
+        if description:
+            body["description"] = description
+        try:
+            result = self._task("POST", ESX + "/depots/offline?vmw-task=true", body,
+                                what="Importing the offline bundle %s" % location)
+        except (TaskFailed, ApiError) as err:
+            existing = (err.details.get("data") or {}).get("depot") if isinstance(err.details.get("data"), dict) else None
+            if err.details.get("error_type") == "ALREADY_EXISTS" and existing:
+                return existing, False
+            raise
+        return (result or {}).get("depot"), True
+
+    def delete_depot(self, depot_id):
+        self._task("DELETE", ESX + "/depots/offline/%s?vmw-task=true" % depot_id,
+                   what="Deleting offline depot %s" % depot_id)
+
+    def available(self, names=None):
+        """Versions the depots hold: name to list of versions (optionally only ``names``)."""
+        params = {"names": sorted(names)} if names else None
+        found = self.client.get(ESX + "/depot-content/components", params=params) or []
+        return dict((c["name"], [v["version"] for v in c.get("versions") or []]) for c in found)
+
+    def depot_content(self):
+        """Every component version the depots hold, with vendor, display names, summary and release date."""
+        out = []
+        for c in self.client.get(ESX + "/depot-content/components") or []:
+            for v in c.get("versions") or []:
+                out.append({"name": c["name"], "display_name": c.get("display_name"), "vendor": c.get("vendor"),
+                            "version": v["version"], "display_version": v.get("display_version"),
+                            "summary": v.get("summary"), "release_date": v.get("release_date"),
+                            "category": v.get("category"), "urgency": v.get("urgency")})
+        return out
+
+    # ---- image ------------------------------------------------------------------------------------------------
+
+    def _cluster_path(self, cluster, suffix=""):
+        return ESX + "/clusters/%s%s" % (cluster["id"], suffix)
+
+    def image_managed(self, cluster):
+        return bool((self.client.get(self._cluster_path(cluster, "/enablement/software")) or {}).get("enabled"))
+
+    def require_image(self, cluster):
+        if not self.image_managed(cluster):
+            raise InputError("Cluster '%s' is not managed with a single vLCM image (it uses baselines), so it has "
+                             "no image to change or remediate against." % cluster["name"],
+                             hint="Convert it to image management in the vSphere Client (Updates > Image) first.")
+
+    def image(self, cluster):
+        """The desired image: ``base_image`` (version) and ``components`` (name to version)."""
+        software = self.client.get(self._cluster_path(cluster, "/software")) or {}
+        components = dict((name, info.get("version")) for name, info in (software.get("components") or {}).items())
+        return {"base_image": (software.get("base_image") or {}).get("version"), "components": components}
+
+    def change_image(self, cluster, to_set, to_delete, message):
+        """Set and delete components through a draft; returns the commit id. A failing draft is deleted."""
+        drafts = self._cluster_path(cluster, "/software/drafts")
+        try:
+            draft = self.client.request("POST", drafts)
+        except ApiError as err:
+            if err.details.get("error_type") == "ALREADY_EXISTS":
+                raise ApiError("Cluster '%s' has an uncommitted image draft of this user (%s)."
+                               % (cluster["name"], vapi_draft(err)),
+                               hint="Finish or discard it in the vSphere Client (Updates > Image > Edit), then "
+                                    "run again.", error_type="ALREADY_EXISTS")
+            raise
+        try:
+            body = {}
+            if to_set:
+                body["components_to_set"] = to_set
+            if to_delete:
+                body["components_to_delete"] = list(to_delete)
+            self.client.request("PATCH", "%s/%s/software/components" % (drafts, draft), body=body)
+            validation = self._task("POST", "%s/%s?action=validate&vmw-task=true" % (drafts, draft),
+                                    what="Validating the image draft of cluster %s" % cluster["name"]) or {}
+            errors = [n.get("message", {}).get("default_message")
+                      for n in (validation.get("notifications") or {}).get("errors") or []]
+            if errors:
+                raise InputError("vLCM refused the new image of cluster '%s': %s" % (cluster["name"], " ".join(errors)),
+                                 hint="Nothing was changed.")
+            return self._task("POST", "%s/%s?action=commit&vmw-task=true" % (drafts, draft), {"message": message},
+                              what="Committing the image of cluster %s" % cluster["name"])
+        except GpuopsError:
+            self._discard(drafts, draft)
+            raise
+
+    def _discard(self, drafts, draft):
+        try:
+            self.client.request("DELETE", "%s/%s" % (drafts, draft))
+        except NotFound:
+            pass  # committed or gone already
+
+    # ---- compliance and remediation ---------------------------------------------------------------------------
+
+    def scan(self, cluster):
+        return self._task("POST", self._cluster_path(cluster, "/software?action=scan&vmw-task=true"),
+                          what="Compliance scan of cluster %s" % cluster["name"])
+
+    def compliance(self, cluster):
+        """The last compliance result, or None when the cluster was never scanned."""
+        try:
+            return self.client.get(self._cluster_path(cluster, "/software/compliance"))
+        except NotFound:
+            return None
+
+    def check(self, cluster, host_ids):
+        body = {"hosts": host_ids} if host_ids else {}
+        return self._task("POST", self._cluster_path(cluster, "/software?action=check&vmw-task=true"), body,
+                          what="Remediation pre-check of cluster %s" % cluster["name"])
+
+    def apply(self, cluster, host_ids, accept_eula):
+        body = {"accept_eula": bool(accept_eula)}
+        if host_ids:
+            body["hosts"] = host_ids
+        return self._task("POST", self._cluster_path(cluster, "/software?action=apply&vmw-task=true"), body,
+                          what="Remediation of cluster %s" % cluster["name"])
+
+
+def vapi_draft(err):
+    data = err.details.get("data")
+    return "draft %s" % data.get("draft") if isinstance(data, dict) and data.get("draft") else "a draft"
+
+
+class ProgressLog:
+    """Progress of vCenter tasks while a module waits: each change (a host done, a new step) and a heartbeat every
+    ``heartbeat`` seconds go to ``log`` (the module's log) and into ``lines``, which the module returns."""
+
+    def __init__(self, log, heartbeat=30):
+        self.log = log
+        self.heartbeat = heartbeat
+        self.lines = []
+        self._last = None
+        self._logged_at = None
+
+    def __call__(self, info, elapsed):
+        progress = info.get("progress") or {}
+        message = (progress.get("message") or {}).get("default_message") or ""
+        state = (info.get("operation"), info.get("status"), progress.get("completed"), message)
+        if state == self._last and self._logged_at is not None and elapsed - self._logged_at < self.heartbeat:
+            return
+        self._last, self._logged_at = state, elapsed
+        line = "[%5.1fs] %s %s" % (elapsed, info.get("operation") or "task", (info.get("status") or "").lower())
+        if progress.get("total"):
+            line += " %s/%s" % (progress.get("completed", 0), progress["total"])
+        if message:
+            line += ": %s" % message
+        self.lines.append(line)
+        self.log(line)

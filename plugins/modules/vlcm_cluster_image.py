@@ -1,0 +1,189 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: vlcm_cluster_image
+short_description: Add, update and remove components of a cluster's vSphere Lifecycle Manager image
+version_added: 0.1.0
+description:
+  - Sets components of the desired image of a cluster managed by vSphere Lifecycle Manager (vLCM), for example the
+    NVIDIA vGPU host driver and GPU management daemon, and removes others. Components not named keep their
+    versions; the base image is left as it is.
+  - Compares the request with the current image and changes only the difference, through a vLCM draft that is
+    validated and then committed. A draft that fails validation is discarded, so the image stays as it was.
+  - Fails before anything changes when a component or version is in no depot (import it first with
+    M(gpuops.vgpu.vlcm_depot)), or when the cluster is not managed with a single image.
+  - In check mode a component or version in no depot gives a warning instead, since an earlier task of the play
+    may import it; a component without version that no depot holds yet shows as null in the diff.
+  - Changing the image changes no host; M(gpuops.vgpu.vlcm_remediate) brings the hosts to it.
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+attributes:
+  check_mode:
+    support: full
+    details: Reads the image and the depots and returns the diff; no draft is created. Components not in a depot
+      yet are warned about rather than failed, as an earlier task of the play may import them.
+  diff_mode:
+    support: full
+    details: The image's components before and after.
+options:
+  cluster:
+    description:
+      - Name of the cluster.
+    type: str
+    required: true
+  datacenter:
+    description:
+      - Datacenter of the cluster; tells apart clusters of the same name.
+    type: str
+  components:
+    description:
+      - Components the image must hold, name to version.
+      - A null version means any version the depots hold. A component already in the image keeps its version,
+        a new one gets the newest the depots hold.
+      - Quote versions in YAML (V("1.10") stays C(1.10); unquoted it would become the number C(1.1)).
+    type: dict
+    default: {}
+  remove_components:
+    description:
+      - Names of components the image must not hold. Names not in the image are ignored.
+    type: list
+    elements: str
+    default: []
+  commit_message:
+    description:
+      - Message recorded with the image commit.
+    type: str
+    default: Changed by gpuops.vgpu.vlcm_cluster_image
+  timeout:
+    description:
+      - Seconds to wait for vLCM to validate and commit the image.
+    type: int
+    default: 600
+requirements:
+  - requests
+notes:
+  - Uses the vSphere Automation REST API (C(/api/esx/settings/clusters/{cluster}/software)).
+"""
+
+EXAMPLES = r"""
+- name: NVIDIA vGPU host driver and GPU management daemon in the cluster image
+  gpuops.vgpu.vlcm_cluster_image:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+    components:
+      NVD-VGPU-800: 525.105.14-1OEM.800.1.0.20613240
+      nvd-gpu-mgmt-daemon: 525.105.14-0.0.0000
+
+- name: Keep whatever driver version is in the image, and drop an old component
+  gpuops.vgpu.vlcm_cluster_image:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+    components:
+      NVD-VGPU-800:
+    remove_components:
+      - NVD-VGPU-702
+"""
+
+RETURN = r"""
+cluster:
+  description: The cluster, with its vCenter id.
+  returned: always
+  type: dict
+  sample: {"id": "domain-c7", "name": "gpu-cluster"}
+image:
+  description: The image after the change (in check mode, as it would be).
+  returned: always
+  type: dict
+  contains:
+    base_image:
+      description: ESXi base image version.
+      type: str
+      sample: 8.0.2-0.0.22380479
+    components:
+      description: Components besides the base image, name to version.
+      type: dict
+      sample: {"NVD-VGPU-800": "525.105.14-1OEM.800.1.0.20613240"}
+changes:
+  description: Components set (name to version) and deleted (names).
+  returned: always
+  type: dict
+  sample: {"set": {"NVD-VGPU-800": "525.105.14-1OEM.800.1.0.20613240"}, "delete": []}
+commit:
+  description: vLCM's id of the image commit made.
+  returned: when the image changed (not in check mode)
+  type: str
+diff:
+  description: The components before and after.
+  returned: always
+  type: dict
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import ProgressLog, Vlcm, plan_image
+
+
+def logic(module):
+    p = module.params
+    wanted = dict((str(name), None if version is None else str(version)) for name, version in p["components"].items())
+    progress = ProgressLog(module.log)
+    with client_from_module(module) as client:
+        api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
+        cluster = api.cluster(p["cluster"], p["datacenter"])
+        api.require_image(cluster)
+        image = api.image(cluster)
+        available = api.available() if wanted else {}
+        plan = plan_image(image["components"], wanted, p["remove_components"], available,
+                          missing_ok=module.check_mode)
+        for problem in plan["missing"]:
+            module.warn("Check mode: %s yet. The real run fails unless an earlier task imports it." % problem)
+        result = {
+            "changed": bool(plan["set"] or plan["delete"]),
+            "cluster": cluster,
+            "changes": {"set": plan["set"], "delete": plan["delete"]},
+            "image": {"base_image": image["base_image"], "components": plan["after"]},
+            "diff": {"before": {"components": image["components"]}, "after": {"components": plan["after"]}},
+        }
+        if result["changed"] and not module.check_mode:
+            result["commit"] = api.change_image(cluster, plan["set"], plan["delete"], p["commit_message"])
+            result["image"] = api.image(cluster)
+    if progress.lines:
+        result["progress"] = progress.lines
+    return result
+
+
+def main():
+    argument_spec = vcenter_argument_spec()
+    argument_spec.update(
+        cluster=dict(type="str", required=True),
+        datacenter=dict(type="str"),
+        components=dict(type="dict", default={}),
+        remove_components=dict(type="list", elements="str", default=[]),
+        commit_message=dict(type="str", default="Changed by gpuops.vgpu.vlcm_cluster_image"),
+        timeout=dict(type="int", default=600),
+    )
+    run_module(argument_spec, logic)
+
+
+if __name__ == "__main__":
+    main()

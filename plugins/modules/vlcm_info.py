@@ -1,0 +1,171 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: vlcm_info
+short_description: vSphere Lifecycle Manager depots, their components, a cluster's image and its compliance
+version_added: 0.1.0
+description:
+  - Returns the offline depots of vSphere Lifecycle Manager (vLCM) with the components each carries, every
+    component version the depots hold, and for a cluster whether it is managed with a single image, its desired
+    image and its last compliance scan.
+  - Reads only; it starts no scan (M(gpuops.vgpu.vlcm_remediate) in check mode scans).
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes.INFO_MODULE
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+options:
+  cluster:
+    description:
+      - Cluster whose image and compliance to return.
+    type: str
+  datacenter:
+    description:
+      - Datacenter of the cluster; tells apart clusters of the same name.
+    type: str
+  gather:
+    description:
+      - What to read. V(depots) costs one call per depot; the others one call each.
+      - V(image) and V(compliance) need O(cluster).
+      - Default is everything that applies, V(depots) and V(components), and with O(cluster) also V(image) and
+        V(compliance).
+    type: list
+    elements: str
+    choices: [depots, components, image, compliance]
+requirements:
+  - requests
+"""
+
+EXAMPLES = r"""
+- name: Image and compliance of the vGPU cluster
+  gpuops.vgpu.vlcm_info:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+  register: vlcm
+
+- name: Driver version on every host
+  ansible.builtin.debug:
+    msg: "{{ item.name }}: {{ item.components['NVD-VGPU-800'].current | default('not installed') }}"
+  loop: "{{ vlcm.compliance.hosts }}"
+  loop_control:
+    label: "{{ item.name }}"
+
+- name: Which offline depots are imported
+  gpuops.vgpu.vlcm_info:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    gather: [depots]
+"""
+
+RETURN = r"""
+depots:
+  description: Offline depots, sorted by location.
+  returned: when O(gather) has V(depots)
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: vLCM's id of the depot.
+      type: str
+    location:
+      description: URL it was imported from.
+      type: str
+    description:
+      description: Its description.
+      type: str
+    owner:
+      description: User who imported it.
+      type: str
+    components:
+      description: Components it carries (C(name), C(version), C(display_name), C(display_version), C(vendor)).
+      type: list
+      elements: dict
+components:
+  description: Every component version the depots hold (C(name), C(version), C(display_name),
+    C(display_version), C(vendor), C(summary), C(release_date), C(category), C(urgency)), base image included.
+  returned: when O(gather) has V(components)
+  type: list
+  elements: dict
+cluster:
+  description: The cluster, with its id and whether it is managed with a single image (C(image_managed)).
+  returned: when O(cluster) is given
+  type: dict
+  sample: {"id": "domain-c7", "name": "gpu-cluster", "image_managed": true}
+image:
+  description: The desired image (C(base_image) version, C(components) name to version); null for a cluster that
+    is not image-managed.
+  returned: when O(cluster) is given and O(gather) has V(image)
+  type: dict
+compliance:
+  description:
+    - The last compliance scan (C(status), C(impact), C(scan_time), C(commit), and C(hosts) with per host
+      C(name), C(id), C(status), C(impact) and C(components) name to C(status), C(current) and C(target)).
+    - Null when the cluster was never scanned or is not image-managed.
+  returned: when O(cluster) is given and O(gather) has V(compliance)
+  type: dict
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import Vlcm, compliance_summary
+
+CHOICES = ["depots", "components", "image", "compliance"]
+
+
+def logic(module):
+    p = module.params
+    gather = set(p["gather"] or (CHOICES if p["cluster"] else ["depots", "components"]))
+    if gather & {"image", "compliance"} and not p["cluster"]:
+        raise InputError("gather %s needs the cluster option." % ", ".join(sorted(gather & {"image", "compliance"})),
+                         hint="Set cluster, or gather only depots and components.")
+    result = {"changed": False}
+    with client_from_module(module) as client:
+        api = Vlcm(client)
+        if "depots" in gather:
+            depots = []
+            for depot_id, depot in api.depots().items():
+                depots.append(dict(id=depot_id, location=depot.get("location"), description=depot.get("description"),
+                                   owner=depot.get("owner"), components=api.depot_components(depot_id)))
+            result["depots"] = sorted(depots, key=lambda d: (d["location"] or "", d["id"]))
+        if "components" in gather:
+            result["components"] = api.depot_content()
+        if p["cluster"]:
+            cluster = api.cluster(p["cluster"], p["datacenter"])
+            managed = api.image_managed(cluster)
+            result["cluster"] = dict(cluster, image_managed=managed)
+            if "image" in gather:
+                result["image"] = api.image(cluster) if managed else None
+            if "compliance" in gather:
+                result["compliance"] = compliance_summary(api.compliance(cluster)) if managed else None
+    return result
+
+
+def main():
+    argument_spec = vcenter_argument_spec()
+    argument_spec.update(
+        cluster=dict(type="str"),
+        datacenter=dict(type="str"),
+        gather=dict(type="list", elements="str", choices=CHOICES),
+    )
+    run_module(argument_spec, logic)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: vlcm_remediate
+short_description: Bring the hosts of a cluster to its vSphere Lifecycle Manager image
+version_added: 0.1.0
+description:
+  - Scans the hosts of a cluster against its desired vLCM image and remediates those that differ. vLCM takes them
+    into maintenance mode one at a time (so DRS must be able to move their powered-on VMs), installs the image and
+    returns them to service. Hosts that already comply are left alone, so a second run changes nothing.
+  - With O(precheck=true) (the default), vLCM's pre-checks run first; a host that cannot be remediated, such as
+    one whose powered-on vGPU VMs cannot move because vGPU vMotion is off, fails the module before any host changes.
+  - Waits for the remediation, logging its progress as it goes, and reports the outcome per host and the
+    compliance before and after. When a host fails, the module fails naming the host and the reason; hosts done
+    before it stay remediated, the rest stay as they were.
+  - Remediation needs the VMware End User License Agreement accepted; the module accepts it only with
+    O(accept_eula=true).
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.attributes
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+attributes:
+  check_mode:
+    support: full
+    details: Runs a compliance scan only (a vLCM task that changes no host) and reports which hosts would be
+      remediated.
+  diff_mode:
+    support: full
+    details: Compliance status of each host before and after.
+options:
+  cluster:
+    description:
+      - Name of the cluster.
+    type: str
+    required: true
+  datacenter:
+    description:
+      - Datacenter of the cluster; tells apart clusters of the same name.
+    type: str
+  esxi_hostnames:
+    description:
+      - Remediate only these hosts of the cluster, by their names in vCenter. Default is every host.
+    type: list
+    elements: str
+    default: []
+    aliases: [hosts]
+  accept_eula:
+    description:
+      - Accept the VMware End User License Agreement (U(https://www.vmware.com/download/eula.html)) for the
+        remediation. Without it the module fails before remediating.
+    type: bool
+    default: false
+  precheck:
+    description:
+      - Run vLCM's remediation pre-checks first and stop, with nothing changed, if they find a problem.
+    type: bool
+    default: true
+  timeout:
+    description:
+      - Seconds to wait for the scan, the pre-checks and the remediation (each).
+    type: int
+    default: 3600
+requirements:
+  - requests
+notes:
+  - Uses the vSphere Automation REST API (C(/api/esx/settings/clusters/{cluster}/software)).
+  - Progress is written to the module's log (syslog or journal on the host that runs the module) as the tasks
+    advance, one line per step and at least every 30 seconds, and returned in RV(progress).
+"""
+
+EXAMPLES = r"""
+- name: Remediate every host of the cluster to its image
+  gpuops.vgpu.vlcm_remediate:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+    accept_eula: true
+  register: remediation
+
+- name: Hosts and their outcome
+  ansible.builtin.debug:
+    msg: "{{ remediation.hosts | map(attribute='name') | zip(remediation.hosts | map(attribute='status')) }}"
+
+- name: Which hosts differ from the image (a scan, nothing is installed)
+  gpuops.vgpu.vlcm_remediate:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    cluster: gpu-cluster
+  check_mode: true
+"""
+
+RETURN = r"""
+cluster:
+  description: The cluster, with its vCenter id.
+  returned: always
+  type: dict
+  sample: {"id": "domain-c7", "name": "gpu-cluster"}
+pending:
+  description: Names of the hosts that did not comply before (those remediated, or to be in check mode).
+  returned: always
+  type: list
+  elements: str
+hosts:
+  description: Outcome per host of the remediation.
+  returned: when a remediation ran
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Host name in vCenter.
+      type: str
+    id:
+      description: Host id.
+      type: str
+    status:
+      description: C(OK), C(ERROR), C(SKIPPED) (not attempted after a host failed) or C(TIMED_OUT).
+      type: str
+    message:
+      description: What vLCM says about the host, with the reason of a failure.
+      type: str
+compliance_before:
+  description: Compliance from the scan at the start.
+  returned: always
+  type: dict
+  contains:
+    status:
+      description: C(COMPLIANT), C(NON_COMPLIANT), C(INCOMPATIBLE) or C(UNAVAILABLE).
+      type: str
+    hosts:
+      description: Per host C(name), C(id), C(status), C(impact) and C(components) (name to C(status),
+        C(current) and C(target) version).
+      type: list
+      elements: dict
+compliance_after:
+  description: Compliance after the remediation, same form as RV(compliance_before).
+  returned: when not in check mode
+  type: dict
+progress:
+  description: Progress of the vCenter tasks, one line per step (also in the module's log).
+  returned: always
+  type: list
+  elements: str
+  sample: ["[  2.1s] apply running 1/3: Host esxi-02.lab.local (2 of 3): entering maintenance mode"]
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import (
+    ProgressLog,
+    Vlcm,
+    apply_summary,
+    check_issues,
+    compliance_summary,
+)
+
+
+def _statuses(summary):
+    return dict((host["name"], host["status"]) for host in (summary or {}).get("hosts") or [])
+
+
+def logic(module):
+    p = module.params
+    progress = ProgressLog(module.log)
+    with client_from_module(module) as client:
+        api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
+        cluster = api.cluster(p["cluster"], p["datacenter"])
+        api.require_image(cluster)
+        host_ids = api.host_ids(cluster, p["esxi_hostnames"]) if p["esxi_hostnames"] else []
+        scanned = api.scan(cluster)
+        before = compliance_summary(scanned)
+        pending = [h["name"] for h in before["hosts"]
+                   if h["status"] == "NON_COMPLIANT" and (not host_ids or h["id"] in host_ids)]
+        result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
+                  "progress": progress.lines}
+        if not pending or module.check_mode:
+            if not module.check_mode:
+                result["compliance_after"] = before
+            result["diff"] = {"before": _statuses(before), "after": dict(_statuses(before), **dict(
+                (name, "COMPLIANT") for name in pending))}
+            return result
+        if not p["accept_eula"]:
+            raise InputError("Remediating hosts %s of cluster '%s' needs the VMware End User License Agreement "
+                             "accepted." % (", ".join(pending), cluster["name"]),
+                             hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
+                                  "Nothing was changed.", pending=pending, compliance_before=before)
+        if p["precheck"]:
+            issues = check_issues(api.check(cluster, host_ids))
+            for warning in issues["warnings"]:
+                module.warn("Remediation pre-check: %s" % warning)
+            if issues["errors"]:
+                raise ApiError("The remediation pre-check of cluster '%s' failed: %s"
+                               % (cluster["name"], " ".join(issues["errors"])),
+                               hint="Nothing was changed. Fix what it names and run again.", issues=issues["errors"],
+                               pending=pending, compliance_before=before, progress=progress.lines)
+        failure = None
+        try:
+            applied = api.apply(cluster, host_ids, accept_eula=True)
+        except TaskFailed as err:
+            failure, applied = err, err.details.get("data") if isinstance(err.details.get("data"), dict) else None
+        after = compliance_summary(api.compliance(cluster) or api.scan(cluster))
+        hosts = apply_summary(applied)
+        result.update(hosts=hosts, compliance_after=after,
+                      diff={"before": _statuses(before), "after": _statuses(after)})
+        if failure is not None:
+            failed = [h for h in hosts if h["status"] not in ("OK", "SKIPPED")]
+            reasons = " ".join("%s: %s" % (h["name"], h["message"]) for h in failed) or failure.message
+            changed = any(h["status"] == "OK" and h["name"] in pending for h in hosts)
+            raise TaskFailed("Remediation of cluster '%s' failed on %s. %s" % (
+                cluster["name"], ", ".join(h["name"] for h in failed) or "the cluster", reasons),
+                hint="Hosts before it were remediated, the others left as they were.", changed=changed,
+                hosts=hosts, pending=pending, compliance_before=before, compliance_after=after,
+                progress=progress.lines)
+    return result
+
+
+def main():
+    argument_spec = vcenter_argument_spec()
+    argument_spec.update(
+        cluster=dict(type="str", required=True),
+        datacenter=dict(type="str"),
+        esxi_hostnames=dict(type="list", elements="str", default=[], aliases=["hosts"]),
+        accept_eula=dict(type="bool", default=False),
+        precheck=dict(type="bool", default=True),
+        timeout=dict(type="int", default=3600),
+    )
+    run_module(argument_spec, logic)
+
+
+if __name__ == "__main__":
+    main()

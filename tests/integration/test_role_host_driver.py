@@ -1,0 +1,132 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host_driver role against the lab: bundles read, imported, put in the image and installed, checked on hosts."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from conftest import labctl
+from vlcm_lab import (
+    BASE_IMAGE,
+    DAEMON,
+    DAEMON_VERSION,
+    DRIVER,
+    DRIVER_VERSION,
+    GPU_HOSTS,
+    Depot,
+    cluster_state,
+    host_components,
+    start_vlcm_lab,
+)
+
+IMAGE = {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    started = start_vlcm_lab(tmp_path_factory.mktemp("host-driver"), delay_ms=100)
+    try:
+        yield started
+    finally:
+        labctl("down", started.state_dir)
+
+
+@pytest.fixture(scope="module")
+def bundles(lab):
+    depot = Depot(lab)
+    return {"paths": [depot.driver(), depot.daemon()], "prefix": depot.url_prefix, "depot": depot}
+
+
+def role(lab, run_tasks, check=False, expect_failure=False, **role_vars):
+    """The role with nothing but the inventory's vcenter_* variables for the connection."""
+    task = {"name": "host_driver role", "ansible.builtin.include_role": {"name": "gpuops.vgpu.host_driver"},
+            "vars": role_vars}
+    return run_tasks([task], check=check, expect_failure=expect_failure,
+                     module_defaults={"group/gpuops.vgpu.vcenter": {}}, extra_vars={"vcenter_port": lab.port})
+
+
+def by_task(run):
+    """Results by task name (without the role prefix); a loop's result keeps its items in ``results``."""
+    return dict((r["_task"].split(" : ", 1)[-1], r) for r in run.results)
+
+
+def items(run, task):
+    return by_task(run)[task].get("results", [])
+
+
+def test_check_mode_lists_the_components_and_changes_nothing(lab, run_tasks, bundles):
+    before = lab.state()
+    run = role(lab, run_tasks, check=True, host_driver_bundles=bundles["paths"],
+               host_driver_bundle_url_prefix=bundles["prefix"], host_driver_accept_eula=True)
+    shown = [r["msg"] for r in items(run, "Show the components each bundle carries")]
+    assert shown == ["%s: %s %s" % (bundles["paths"][0].rsplit("/", 1)[1], DRIVER, DRIVER_VERSION),
+                     "%s: %s %s" % (bundles["paths"][1].rsplit("/", 1)[1], DAEMON, DAEMON_VERSION)]
+    tasks = by_task(run)
+    assert tasks["Put the components into the cluster image"]["changed"] is True
+    assert tasks["Remediate the hosts to the image"]["pending"] == [], "the scan compares with today's image"
+    would = tasks["Name the hosts a real run would remediate"]
+    assert would["msg"] == ", ".join(GPU_HOSTS) and would["changed"] is True
+    assert lab.state() == before
+
+
+def test_remediation_without_the_eula_stops_before_any_change(lab, run_tasks, bundles):
+    before = lab.state()
+    run = role(lab, run_tasks, expect_failure=True, host_driver_bundles=bundles["paths"],
+               host_driver_bundle_url_prefix=bundles["prefix"])
+    assert "set host_driver_accept_eula to true" in run.failed[0]["msg"]
+    assert lab.state() == before
+
+
+def test_a_corrupt_bundle_stops_the_role_before_any_import(lab, run_tasks, bundles):
+    corrupt = bundles["depot"].corrupt()
+    run = role(lab, run_tasks, expect_failure=True, host_driver_bundles=[bundles["paths"][0], corrupt],
+               host_driver_bundle_url_prefix=bundles["prefix"], host_driver_accept_eula=True)
+    read = run.failed[0]
+    assert read["_task"].endswith("Read the offline bundles before importing any")
+    assert [item.get("failed", False) for item in read["results"]] == [False, True]
+    assert "%s is not a valid ESXi offline bundle" % corrupt in read["results"][1]["msg"]
+    assert lab.state()["depots"] == []
+
+
+def test_missing_bundles_are_refused_by_the_argument_spec(lab, run_tasks):
+    run = role(lab, run_tasks, expect_failure=True, host_driver_accept_eula=True)
+    assert "host_driver_bundles" in run.failed[0]["msg"]
+
+
+def test_bundles_by_url_and_no_remediation(lab, run_tasks, bundles):
+    urls = ["file://" + path for path in bundles["paths"]]
+    run = role(lab, run_tasks, host_driver_bundles=urls, host_driver_remediate=False)
+    assert cluster_state(lab)["image"] == IMAGE
+    assert sorted(d["location"] for d in lab.state()["depots"]) == sorted(urls)
+    assert all(components == {"ESXi": BASE_IMAGE} for components in host_components(lab).values())
+    assert by_task(run)["Remediate the hosts to the image"].get("skipped") is True
+
+
+def test_full_run_installs_the_driver_on_every_host(lab, run_tasks, bundles):
+    run = role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+               host_driver_accept_eula=True)
+    tasks = by_task(run)
+    assert tasks["Put the components into the cluster image"]["changed"] is False, "the image already holds them"
+    assert tasks["Remediate the hosts to the image"]["changed"] is True
+    assert host_components(lab) == dict((name, IMAGE) for name in GPU_HOSTS)
+    assert not any(h["maintenance_mode"] for h in lab.state()["hosts"])
+    checks = items(run, "Check that every host complies and runs each component at its version")
+    runs = "%s %s, %s %s" % (DRIVER, DRIVER_VERSION, DAEMON, DAEMON_VERSION)
+    assert [r["msg"] for r in checks] == ["Host %s runs %s." % (name, runs) for name in GPU_HOSTS]
+    imports = items(run, "Import the offline bundles into vLCM")
+    assert [r["changed"] for r in imports] == [False, False], "vLCM already holds their content (from file URLs)"
+    assert sorted(d["location"] for d in lab.state()["depots"]) == sorted("file://" + p for p in bundles["paths"])
+
+
+def test_a_second_run_changes_nothing(lab, run_tasks, bundles):
+    before = lab.state()
+    run = role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+               host_driver_accept_eula=True)
+    assert [r["_task"] for r in run.results if r.get("changed")] == []
+    assert not any(item.get("changed") for r in run.results for item in r.get("results", []))
+    assert lab.state()["hosts"] == before["hosts"]
+    assert lab.state()["depots"] == before["depots"]
