@@ -26,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VCSIM = os.path.join(ROOT, "lab", ".build", "vcsim-gpu")
 BMC_LAB = os.path.join(ROOT, "lab", "bmc", "bmc_lab.py")
 EXPORT_CATALOG = os.path.join(ROOT, "lab", "tools", "export_catalog.py")
+MAKE_BUNDLE = os.path.join(ROOT, "lab", "tools", "make_bundle.py")
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
 INVENTORY_VARS = os.path.join(ROOT, "inventories", "lab", "group_vars")
 START_TIMEOUT = 60
@@ -171,6 +172,8 @@ def cmd_up(args):
     cert, key = ensure_certificate(state_dir)
     depot_dir = os.path.join(state_dir, "depot")  # offline bundles, served at /lab/depot/ for vLCM imports
     os.makedirs(depot_dir, exist_ok=True)
+    for preset in ("nvidia-host-driver", "nvidia-gpu-mgmt-daemon"):
+        subprocess.run([sys.executable, MAKE_BUNDLE, preset, depot_dir], check=True, stdout=subprocess.DEVNULL)
 
     services = {}
     ready = os.path.join(state_dir, "vcenter.ready")

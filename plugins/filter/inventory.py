@@ -10,10 +10,11 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 
-def vgpu_requests(guests, hostvars):
+def vgpu_requests(guests, hostvars, extra=None):
     """``groups['gpu_guests'] | gpuops.vgpu.vgpu_requests(hostvars)``: one ``{name, profile}`` per guest.
 
     The VM name is ``vgpu_vm_name`` when set, else the inventory name; guests without ``vgpu_profile`` are left out.
+    ``extra`` entries (``{name, profile}``, for VMs outside the inventory) follow the guests'.
     """
     requests = []
     seen = {}
@@ -31,6 +32,12 @@ def vgpu_requests(guests, hostvars):
                                      "guest names its own VM." % (seen[name], guest, name))
         seen[name] = guest
         requests.append({"name": name, "profile": profile})
+    for entry in extra or []:
+        if entry["name"] in seen:
+            raise AnsibleFilterError("vgpu_requests: the VM %s is both in the inventory (%s) and in the extra requests."
+                                     % (entry["name"], seen[entry["name"]]))
+        seen[entry["name"]] = "extra requests"
+        requests.append({"name": entry["name"], "profile": entry["profile"]})
     return requests
 
 

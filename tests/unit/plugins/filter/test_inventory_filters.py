@@ -33,6 +33,14 @@ def test_requests_in_inventory_order():
     assert vgpu_requests([], HOSTVARS) == []
 
 
+def test_extra_requests_follow_the_guests():
+    extra = [{"name": "batch-9", "profile": "grid_p40-2q"}]
+    assert vgpu_requests(["light-1"], HOSTVARS, extra) == [{"name": "light-1", "profile": "grid_p40-3q"},
+                                                          {"name": "batch-9", "profile": "grid_p40-2q"}]
+    with pytest.raises(AnsibleFilterError, match="train-2 is both in the inventory .train-2.example.com."):
+        vgpu_requests(["train-2.example.com"], HOSTVARS, [{"name": "train-2", "profile": "grid_p40-2q"}])
+
+
 def test_two_guests_for_one_vm():
     hostvars = dict(HOSTVARS, dup={"vgpu_profile": "grid_p40-4q", "vgpu_vm_name": "train-1"})
     with pytest.raises(AnsibleFilterError, match="train-1 and dup both name the VM train-1"):
