@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make)
+APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make chromium fonts-dejavu-core)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -141,3 +141,10 @@ def test_each_cluster_planned_on_its_own(lab, run_tasks, tmp_path):
     assert [v["profile"] for v in a100["vgpus"]] == ["grid_a100-4c"] and a100["vgpus"][0]["gpu"]
     t4 = lab.vm("mixed-vm-01")
     assert t4["host"] == "esxi-11.lab.local" and t4["power_state"] == "poweredOn" and t4["vgpus"][0]["gpu"]
+
+
+def test_bad_role_input_fails_without_showing_the_password(lab, run_tasks, guests_inventory):
+    run = run_tasks(role(vgpu_assign_power="maybe", vgpu_assign_vcenter_port=lab.port), inventories=[guests_inventory],
+                    expect_failure=True, verbosity=3, callback="ansible.builtin.default")
+    assert "vgpu_assign_power" in run.stdout and "maybe" in run.stdout
+    assert lab.connection["password"] not in run.stdout + run.stderr
