@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters that bridge the doctor role and its logic in ``module_utils/_doctor_facts.py`` and ``_doctor.py``.
+
+Each filter is documented in the YAML file of its name next to this one (``ansible-doc -t filter <name>``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils import _doctor, _doctor_facts
+
+FINDING_KEYS = ("layer", "object", "check", "status", "message")
+
+
+def _mapping(value, name, what):
+    if not isinstance(value, dict):
+        raise AnsibleFilterError("%s: expects %s (a dict), got %s." % (name, what, type(value).__name__))
+    return value
+
+
+def _findings(value, name):
+    if not isinstance(value, list) or not all(isinstance(f, dict) and all(k in f for k in FINDING_KEYS)
+                                              for f in value):
+        raise AnsibleFilterError("%s: expects the findings list of gpuops.vgpu.doctor_checks (dicts with %s)."
+                                 % (name, ", ".join(FINDING_KEYS)))
+    bad = sorted(set(f["status"] for f in value) - set(_doctor.STATUSES))
+    if bad:
+        raise AnsibleFilterError("%s: unknown status %s; a finding is one of %s." % (
+            name, ", ".join(bad), ", ".join(_doctor.STATUSES)))
+    return value
+
+
+def _options(options, name):
+    unknown = sorted(set(options) - set(_doctor.DEFAULTS))
+    if unknown:
+        raise AnsibleFilterError("%s: unknown option(s) %s; known: %s." % (
+            name, ", ".join(unknown), ", ".join(sorted(_doctor.DEFAULTS))))
+    return options
+
+
+def doctor_facts(raw, **options):
+    """``raw | gpuops.vgpu.doctor_facts``: compact facts from the doctor role's registered results."""
+    raw = _mapping(raw, "doctor_facts", "the registered results")
+    return _doctor_facts.collect(raw, _options(options, "doctor_facts"))
+
+
+def doctor_checks(facts, **options):
+    """``facts | gpuops.vgpu.doctor_checks(...)``: the findings list."""
+    facts = _mapping(facts, "doctor_checks", "the output of gpuops.vgpu.doctor_facts")
+    if "hosts" not in facts:
+        raise AnsibleFilterError("doctor_checks: expects the output of gpuops.vgpu.doctor_facts (it has no hosts).")
+    try:
+        return _doctor.run_checks(facts, _options(options, "doctor_checks"))
+    except ValueError as err:
+        raise AnsibleFilterError("doctor_checks: %s" % err)
+
+
+def doctor_summary(findings):
+    """``findings | gpuops.vgpu.doctor_summary``: counts per status, total and the worst status."""
+    return _doctor.summarize(_findings(findings, "doctor_summary"))
+
+
+def doctor_table(findings):
+    """``findings | gpuops.vgpu.doctor_table``: fixed-width lines grouped by layer, with remediations."""
+    return _doctor.table(_findings(findings, "doctor_table"))
+
+
+class FilterModule(object):
+    """The doctor's filters."""
+
+    def filters(self):
+        return {
+            "doctor_facts": doctor_facts,
+            "doctor_checks": doctor_checks,
+            "doctor_summary": doctor_summary,
+            "doctor_table": doctor_table,
+        }

@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The doctor's facts: what its role registered (module results, pre-gathered variables), made compact.
+
+The result is the ``facts`` of the doctor's JSON report; ``_doctor.run_checks`` runs on it and the fleet report
+draws it. A failed or unreachable read becomes an error next to the data it should have given.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import fnmatch
+import json
+
+COMPONENTS = {
+    "driver_components": ["NVD-VGPU-*", "NVD-AIE-*"],
+    "daemon_components": ["nvd-gpu-mgmt-daemon"],
+}
+
+
+def _outcome(result, key):
+    """``(data, error)`` of a registered result that should carry ``key``.
+
+    The role reads with ``failed_when: false``, which clears ``failed``: a result without its data key failed, and
+    its ``msg`` says why. Skipped tasks give neither data nor error.
+    """
+    if not isinstance(result, dict):
+        return None, None
+    if result.get("unreachable"):
+        return None, "unreachable: %s" % (result.get("msg") or "no answer")
+    if result.get("skipped"):
+        return None, None
+    if result.get("failed") or key not in result:
+        return None, result.get("msg") or "no %s in the result" % key
+    return result, None
+
+
+def _smi(value):
+    """nvidia-smi facts from a registered ``nvidia_smi_info`` result, from ``ansible_facts`` or as they are."""
+    if isinstance(value, dict) and "ansible_facts" in value and "nvidia_smi" not in value:
+        value = value["ansible_facts"]
+    if isinstance(value, dict) and "gpus" in value and "nvidia_smi" not in value:
+        return value, None
+    data, error = _outcome(value, "nvidia_smi")
+    return (data["nvidia_smi"] if data else None), error
+
+
+def bus_id(pci_id):
+    """``0000:3b:00.0`` (vSphere) and ``00000000:3B:00.0`` (nvidia-smi) -> ``3b:00.0``."""
+    return ":".join((pci_id or "").lower().split(":")[-2:])
+
+
+def driver_of(version):
+    """The driver version in a component version: ``525.105.14-1OEM.800.1.0.20613240`` -> ``525.105.14``."""
+    return str(version).split("-", 1)[0] if version else None
+
+
+def match(name, patterns):
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def collect(raw, options=None):
+    """Compact facts from the registered results in ``raw`` (see the ``doctor_facts`` filter for its keys)."""
+    opts = dict(COMPONENTS, **(options or {}))
+    inventory, vcenter_error = _outcome(raw.get("gpu_info"), "hosts")
+    inventory = inventory or {}
+    selected = list(raw.get("clusters") or [])
+    hosts = [h for h in inventory.get("hosts") or [] if not selected or h.get("cluster") in selected]
+    cluster_names = selected or sorted(set(h["cluster"] for h in hosts if h.get("cluster")))
+    clusters = [_cluster_facts(name, raw) for name in cluster_names]
+    scanned = dict((c["name"], c.get("hosts_components") or {}) for c in clusters)
+    settings, settings_error = _outcome(raw.get("settings"), "settings")
+    return {
+        "vcenter": raw.get("vcenter"),
+        "vcenter_error": vcenter_error,
+        "hotmigrate": {"value": ((settings or {}).get("settings") or {}).get("before", {}).get(
+            "vgpu.hotmigrate.enabled"), "error": settings_error},
+        "clusters": clusters,
+        "hosts": [_host_facts(h, raw, scanned.get(h.get("cluster"), {}).get(h["name"]), opts) for h in hosts],
+        "vms": [_vm_facts(vm) for vm in inventory.get("vms") or []],
+        "vms_error": None if vcenter_error else raw.get("vms_error"),
+        "guests": [_guest_facts(g) for g in raw.get("guests") or []],
+        "guests_group": raw.get("guests_group"),
+        "bmc_gathered": raw.get("bmc_gathered", True) is not False,
+    }
+
+
+def _cluster_facts(name, raw):
+    automation, automation_error = _outcome((raw.get("automation") or {}).get(name), "previous")
+    vlcm, vlcm_error = _outcome((raw.get("vlcm") or {}).get(name), "cluster")
+    record = (raw.get("cluster_vgpu_records") or {}).get(name) or {}
+    facts = dict((key, ((automation or {}).get("previous") or {}).get(key))
+                 for key in ("drs_enabled", "drs_behavior", "dpm_enabled", "dpm_behavior"))
+    vlcm = vlcm or {}
+    compliance = vlcm.get("compliance") or None
+    facts.update(
+        name=name,
+        automation_error=automation_error,
+        vlcm_gathered=bool(vlcm) or vlcm_error is not None,
+        vlcm_error=vlcm_error,
+        image_managed=(vlcm.get("cluster") or {}).get("image_managed"),
+        image=(vlcm.get("image") or {}).get("components") if vlcm.get("image") else None,
+        compliance={"status": compliance.get("status"), "scan_time": compliance.get("scan_time")}
+        if compliance else None,
+        hosts_components=dict((h["name"], dict((c, v.get("current")) for c, v in (h.get("components") or {}).items()
+                                               if v.get("current")))
+                              for h in (compliance or {}).get("hosts") or []),
+        prepared_not_restored=record.get("state") == "prepared",
+    )
+    return facts
+
+
+def _host_facts(host, raw, compliance, opts):
+    name = host["name"]
+    smi, smi_error = _smi((raw.get("host_nvidia_smi") or {}).get(name))
+    by_bus = dict((bus_id(g.get("pci_bus_id")), g) for g in (smi or {}).get("gpus") or [])
+    vcenter_ids = dict((bus_id(g.get("pci_id")), g.get("pci_id")) for g in host.get("gpus") or [])
+    gpus = []
+    for gpu in host.get("gpus") or []:
+        seen = by_bus.get(bus_id(gpu.get("pci_id")), {})
+        entry = dict((k, gpu.get(k)) for k in (
+            "pci_id", "device_name", "model", "memory_mib", "graphics_type", "configured_graphics_type",
+            "xorg_restart_pending", "vgpu_mode", "profile", "profiles", "vms", "used", "max", "free"))
+        entry.update(temperature_celsius=seen.get("temperature_gpu_c"), ecc_current=seen.get("ecc_mode_current"),
+                     ecc_pending=seen.get("ecc_mode_pending"))
+        gpus.append(entry)
+    return {
+        "name": name,
+        "cluster": host.get("cluster"),
+        "connection_state": host.get("connection_state"),
+        "maintenance_mode": host.get("maintenance_mode"),
+        "gpus": gpus,
+        "profiles": [dict((k, p.get(k)) for k in ("name", "max_per_gpu", "capacity", "free", "cuda"))
+                     for p in host.get("supported_profiles") or []],
+        "driver": _driver_facts(name, smi, raw, compliance, opts),
+        "nvidia_smi": None if smi is None and smi_error is None else {
+            "error": smi_error or (None if (smi or {}).get("present", True) else "%s: %s" % (
+                smi.get("kind"), smi.get("msg"))),
+            "kind": (smi or {}).get("kind"),
+            "driver_version": (smi or {}).get("driver_version"),
+            "gpus": [dict([("pci_id", vcenter_ids.get(bus_id(g.get("pci_bus_id")), g.get("pci_bus_id")))] + [
+                (k, g.get(k)) for k in ("name", "temperature_gpu_c", "ecc_mode_current", "ecc_mode_pending")])
+                for g in (smi or {}).get("gpus") or []],
+        },
+        "bmc": _bmc_facts((raw.get("bmc") or {}).get(name)),
+    }
+
+
+def _driver_facts(name, smi, raw, compliance, opts):
+    """What vGPU Manager the host runs: nvidia-smi first, then given components, then the last vLCM scan."""
+    if smi and smi.get("present", True) and smi.get("driver_version"):
+        return {"version": smi["driver_version"], "daemon": None, "source": "nvidia-smi", "components": None}
+    given = (raw.get("host_drivers") or {}).get(name)
+    if isinstance(given, str):
+        return {"version": driver_of(given), "daemon": None, "source": "doctor_host_drivers", "components": None}
+    components, source = (given, "doctor_host_drivers") if isinstance(given, dict) else (compliance, "vLCM scan")
+    if not components:
+        return None
+    driver = sorted(v for c, v in components.items() if match(c, opts["driver_components"]))
+    daemon = sorted(v for c, v in components.items() if match(c, opts["daemon_components"]))
+    return {"version": driver_of(driver[-1]) if driver else None,
+            "daemon": driver_of(daemon[-1]) if daemon else None, "source": source,
+            "components": dict((c, v) for c, v in components.items()
+                               if match(c, opts["driver_components"] + opts["daemon_components"]))}
+
+
+def _bmc_facts(entry):
+    if not entry:
+        return None
+    info, error = _outcome(entry.get("info"), "vendor")
+    bios, bios_error = _outcome(entry.get("bios"), "intents")
+    info = info or {}
+    return {
+        "address": entry.get("address"),
+        "error": error,
+        "vendor": (info.get("vendor") or {}).get("family"),
+        "model": info.get("model"),
+        "bios_version": info.get("bios_version"),
+        "inlet_celsius": info.get("inlet_celsius"),
+        "temperatures": [dict((k, t.get(k)) for k in ("name", "context", "reading_celsius"))
+                         for t in info.get("temperatures") or []],
+        "attributes": (info.get("bios") or {}).get("attributes") or {},
+        "pending": (info.get("bios") or {}).get("pending") or {},
+        "intents": (bios or {}).get("intents"),
+        "bios_error": bios_error,
+    }
+
+
+def _vm_facts(vm):
+    return {"name": vm.get("name"), "host": vm.get("host"), "power_state": vm.get("power_state"),
+            "profiles": [v.get("profile") for v in vm.get("vgpus") or []],
+            "memory_fully_reserved": vm.get("memory_fully_reserved")}
+
+
+def _cuda_toolkit(value):
+    """The installed CUDA version from a slurp of ``version.json``, a parsed ``version.json`` or a string."""
+    if isinstance(value, dict) and ("content" in value or value.get("failed") or value.get("unreachable")):
+        data, _error = _outcome(value, "content")
+        try:
+            value = json.loads(base64.b64decode(data["content"]).decode("utf-8")) if data else None
+        except (ValueError, TypeError):
+            return None
+    if isinstance(value, dict):
+        return (value.get("cuda") or {}).get("version")
+    return str(value) if value else None
+
+
+def _guest_facts(guest):
+    smi, error = _smi(guest.get("nvidia_smi"))
+    smi = smi or {}
+    return {
+        "name": guest["name"],
+        "vm": guest.get("vm") or guest["name"],
+        "profile": guest.get("profile"),
+        "gathered": bool(smi) or error is not None,
+        "error": error,
+        "present": smi.get("present", bool(smi)) if smi else None,
+        "kind": smi.get("kind"),
+        "msg": smi.get("msg"),
+        "driver_version": smi.get("driver_version"),
+        "cuda_version": smi.get("cuda_version"),
+        "cuda_toolkit": _cuda_toolkit(guest.get("cuda")),
+        "gpus": [dict((k, g.get(k)) for k in ("name", "license_product", "license_status", "licensed",
+                                              "license_expiry")) for g in smi.get("gpus") or []],
+    }
