@@ -75,7 +75,9 @@ stage_units() {
 }
 
 stage_integration() {
-  pytest -p no:cacheprovider -q tests/integration --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
+  # Two workers, each with a lab of its own (see tests/integration/conftest.py); a test file stays on one worker.
+  pytest -p no:cacheprovider -q -n "${INTEGRATION_WORKERS:-2}" --dist loadfile tests/integration \
+    --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
 }
 
 stage_molecule() {

@@ -27,8 +27,10 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LABCTL = os.path.join(ROOT, "lab", "labctl.py")
 INVENTORY = os.path.join(ROOT, "inventories", "lab")
-# LAB_PORT_OFFSET runs the tests' lab on shifted ports with its own state, beside a lab already in use.
-PORT_OFFSET = int(os.environ.get("LAB_PORT_OFFSET") or 0)
+# LAB_PORT_OFFSET runs the tests' lab on shifted ports with its own state, beside a lab already in use. Each
+# pytest-xdist worker shifts by another 1000, so workers run labs side by side.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+PORT_OFFSET = int(os.environ.get("LAB_PORT_OFFSET") or 0) + 1000 * int(_WORKER[2:] or 0)
 DEFAULT_STATE_DIR = os.path.join(ROOT, ".tmp", "lab" if not PORT_OFFSET else "lab-%d" % PORT_OFFSET)
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
 
