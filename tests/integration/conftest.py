@@ -51,7 +51,7 @@ class Lab:
             self.services = json.load(handle)
         with open(os.path.join(INVENTORY, "group_vars", "all.yml")) as handle:
             self.vcenter_vars = yaml.safe_load(handle)
-        with open(os.path.join(INVENTORY, "group_vars", "esxi_hosts.yml")) as handle:
+        with open(os.path.join(INVENTORY, "group_vars", "servers.yml")) as handle:
             bmc_vars = yaml.safe_load(handle)
         self.inventory = INVENTORY
         self.port = self.services["vcenter"]["port"]
