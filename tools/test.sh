@@ -125,7 +125,7 @@ for stage in "${stages[@]}"; do
   printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
   case $stage in
     lint|sanity|lab) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
-    *) if [ "$rc" -ne 0 ] && [ ! -s "$REPORTS/$stage.xml" ]; then failed=$((failed + 1)); fi ;;
+    *) if [ "$rc" -ne 0 ] && ! ls "$REPORTS/$stage"*.xml >/dev/null 2>&1; then failed=$((failed + 1)); fi ;;
   esac
 done
 echo "total: $passed passed, $failed failed, $skipped skipped"

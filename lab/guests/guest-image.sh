@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the Debian 12 guest image the molecule scenarios run in, and writes the podman settings this machine
+# needs. No image can be pulled here, so the root filesystem comes from debootstrap.
+#
+# The image is tagged by a hash of its build inputs (this script and the files it copies in), so a failed build
+# cannot hide behind an image left over from an earlier one. The tag named by GUEST_IMAGE_ALIAS (what the
+# scenarios' molecule.yml use) is moved to the image of the current inputs on every run.
+#
+# Usage: lab/guests/guest-image.sh            build when needed, print the image name
+# Environment: GUEST_MIRROR (Debian mirror), GPUOPS_CONTAINERS_CONF (where to write containers.conf)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+MIRROR=${GUEST_MIRROR:-http://deb.debian.org/debian}
+NAME=localhost/gpuops-guest-bookworm
+ALIAS=${GUEST_IMAGE_ALIAS:-$NAME:current}
+CONF=${GPUOPS_CONTAINERS_CONF:-$ROOT/.tmp/molecule/containers.conf}
+# What the roles expect of a minimal guest. No NVIDIA software: the scenarios install stand-ins in prepare.
+PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-packaging,sudo,procps,pciutils,xz-utils,ca-certificates
+
+log() { echo "guest-image: $*" >&2; }
+
+# Rootful podman 4.3 on this kernel (hybrid cgroups, no CAP_SYS_RESOURCE): runc instead of crun, and ulimits a
+# container may raise to without that capability.
+write_containers_conf() {
+  local nofile nproc pid_max
+  nofile=$(ulimit -Hn)
+  nproc=$(ulimit -Hu)
+  pid_max=$(cat /proc/sys/kernel/pid_max)
+  [ "$nofile" = unlimited ] && nofile=1048576
+  [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ] && nproc=$pid_max
+  mkdir -p "$(dirname "$CONF")"
+  cat >"$CONF.new" <<TOML
+[containers]
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+
+[engine]
+runtime = "runc"
+TOML
+  mv "$CONF.new" "$CONF"
+}
+
+write_containers_conf
+export CONTAINERS_CONF=$CONF
+
+# One build at a time: scenarios started together wait for the first build instead of repeating it.
+exec 9>"$(dirname "$CONF")/guest-image.lock"
+flock 9
+
+hash=$( (cat "$0"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
+image=$NAME:$hash
+
+if ! podman image exists "$image"; then
+  work=$(mktemp -d "${TMPDIR:-/tmp}/gpuops-guest.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  log "building $image (debootstrap bookworm from $MIRROR)"
+  start=$SECONDS
+  debootstrap --variant=minbase --include="$PACKAGES" bookworm "$work/rootfs" "$MIRROR" >"$work/debootstrap.log" 2>&1 \
+    || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
+  # The guest resolves package dependencies from the mirror (apt install ./driver.deb), like a real VM.
+  echo "deb $MIRROR bookworm main" >"$work/rootfs/etc/apt/sources.list"
+  # Units that only make sense on a real machine stay off in the container.
+  for unit in getty@tty1.service systemd-remount-fs.service console-getty.service; do
+    ln -sf /dev/null "$work/rootfs/etc/systemd/system/$unit"
+  done
+  rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
+  tar -C "$work/rootfs" -c . | podman import --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' - "$image" >"$work/import.log" 2>&1 \
+    || { cat "$work/import.log" >&2; exit 1; }
+  log "built $image in $((SECONDS - start)) s"
+fi
+podman tag "$image" "$ALIAS"
+# Images of earlier inputs are of no use any more.
+for old in $(podman images --format '{{.Repository}}:{{.Tag}}' "$NAME"); do
+  case $old in "$image" | "$ALIAS") ;; "$NAME":*) podman rmi "$old" >/dev/null 2>&1 || true ;; esac
+done
+echo "$image"

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Build the stand-ins for NVIDIA's guest artifacts that the molecule scenarios install.
+
+    build.py --out DIR [--fixtures DIR]
+
+Writes into DIR, under the real artifacts' file names:
+
+- nvidia-linux-grid-510_510.47.03_amd64.deb: nvidia-smi printing recorded output of a GRID A100-4C guest
+  (licensed and unlicensed, from the shared nvidia-smi fixtures), the nvidia-gridd daemon and unit, the
+  gridd.conf template. It depends on libglvnd0, so only a package manager that resolves dependencies installs it.
+- NVIDIA-Linux-x86_64-510.47.03-grid.run: the same files from the driver's runfile, with nvidia-uninstall.
+- nvidia-cuda-toolkit_<ver>_amd64.deb: an empty package named like Debian's CUDA toolkit (the one the CUDA role
+  must refuse to run next to).
+- cuda_<ver>_<driver>_linux.run for CUDA 11.6.2, 11.8.0 and 12.1.1.
+- cudnn-linux-x86_64-<ver>_cuda<major>-archive.tar.xz for cuDNN 8.9.7.29 (CUDA 11) and 9.1.0.70 (CUDA 12), and
+  the nvidia-cudnn-cu11 wheel; torch-1.13.1+cu116 wheel.
+- client configuration tokens: a current one, a stale one and one for a license server that never answers.
+- tools/: the lspci, ffmpeg and update-initramfs stand-ins and the VM's PCI configuration-space dumps.
+
+Only the Python standard library and dpkg-deb are needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tarfile
+import tempfile
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE_LICENSED = "q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"
+FIXTURE_UNLICENSED = "q_vgpu_guest_grid_a100-4c_unlicensed_unrestricted_driver510_TRUNCATED.txt"
+
+DRIVER_VERSION = "510.47.03"
+# (runfile version, bundled driver, nvcc version, copyright year, nvcc build date, build id)
+CUDA_RELEASES = (
+    ("11.6.2", "510.47.03", "11.6.124", "2022", "Thu_Mar__3_15:34:45_PST_2022", "31057947"),
+    ("11.8.0", "520.61.05", "11.8.89", "2022", "Wed_Sep_21_10:33:58_PDT_2022", "31833905"),
+    ("12.1.1", "530.30.02", "12.1.105", "2023", "Mon_Apr__3_17:16:06_PDT_2023", "32688072"),
+)
+CUDNN_ARCHIVES = (("8.9.7.29", "11"), ("9.1.0.70", "12"))
+CUDNN_WHEEL = ("8.9.6.50", "11")
+TOKENS = {
+    "client_configuration_token_05-26-2022-00-08-28.tok": "dls.gpuops.lab",
+    "client_configuration_token_01-03-2022-09-15-00.tok": "dls-old.gpuops.lab",
+    "client_configuration_token_unreachable.tok": "dls.unreachable.invalid",
+}
+
+
+def find_fixtures():
+    """The shared nvidia-smi fixtures: a `shared/fixtures/nvidia-smi` next to the checkout or one of its parents."""
+    path = HERE
+    while True:
+        candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi")
+        if os.path.isfile(os.path.join(candidate, FIXTURE_LICENSED)):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            raise SystemExit("build.py: no shared/fixtures/nvidia-smi found above %s; pass --fixtures" % HERE)
+        path = parent
+
+
+def fill(text, values):
+    for key, value in values.items():
+        text = text.replace("@%s@" % key, value)
+    return text
+
+
+def read(*parts):
+    with open(os.path.join(HERE, *parts)) as handle:
+        return handle.read()
+
+
+def put(root, relpath, content, mode=0o644):
+    path = os.path.join(root, relpath.lstrip("/"))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(content.encode() if isinstance(content, str) else content)
+    os.chmod(path, mode)
+    return path
+
+
+def dpkg_deb(tree, out):
+    for dirpath, dirnames, filenames in os.walk(tree):
+        os.chmod(dirpath, 0o755)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", tree, out], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def control(package, version, description, depends=None):
+    lines = ["Package: %s" % package, "Version: %s" % version, "Architecture: amd64",
+             "Maintainer: gpuops lab <lab@gpuops.invalid>", "Section: non-free/libs", "Priority: optional"]
+    if depends:
+        lines.append("Depends: %s" % depends)
+    return "\n".join(lines + ["Description: %s" % description]) + "\n"
+
+
+def build_driver(out, fixtures, work):
+    tree = os.path.join(work, "grid-deb")
+    branch = DRIVER_VERSION.split(".")[0]
+    put(tree, "DEBIAN/control", control(
+        "nvidia-linux-grid-%s" % branch, DRIVER_VERSION,
+        "NVIDIA GRID guest driver %s (gpuops lab stand-in)\n"
+        " Stand-in for the vGPU 14 Linux guest driver: nvidia-smi prints recorded output of a GRID A100-4C\n"
+        " guest; nvidia-gridd licenses against lab tokens. No kernel module." % DRIVER_VERSION,
+        depends="libglvnd0, python3"))
+    put(tree, "DEBIAN/conffiles", "/etc/nvidia/gridd.conf.template\n")
+    put(tree, "DEBIAN/postinst", "#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then\n"
+                                 "  systemctl daemon-reload\n  systemctl enable --now nvidia-gridd.service\nfi\n", 0o755)
+    put(tree, "DEBIAN/prerm", "#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then\n"
+                              "  systemctl disable --now nvidia-gridd.service || true\nfi\n", 0o755)
+    put(tree, "usr/bin/nvidia-smi", read("driver", "nvidia-smi"), 0o755)
+    put(tree, "usr/bin/nvidia-gridd", read("driver", "nvidia-gridd"), 0o755)
+    put(tree, "lib/systemd/system/nvidia-gridd.service", read("driver", "nvidia-gridd.service"))
+    put(tree, "etc/nvidia/gridd.conf.template", read("driver", "gridd.conf.template"))
+    for name, fixture in (("q-licensed.txt", FIXTURE_LICENSED), ("q-unlicensed.txt", FIXTURE_UNLICENSED)):
+        with open(os.path.join(fixtures, fixture), "rb") as handle:
+            put(tree, "usr/share/nvidia/lab/" + name, handle.read())
+    dpkg_deb(tree, os.path.join(out, "nvidia-linux-grid-%s_%s_amd64.deb" % (branch, DRIVER_VERSION)))
+
+
+def build_driver_runfile(out, fixtures, work):
+    tree = os.path.join(work, "grid-run", "files")
+    put(tree, "usr/bin/nvidia-smi", read("driver", "nvidia-smi"), 0o755)
+    put(tree, "usr/bin/nvidia-gridd", read("driver", "nvidia-gridd"), 0o755)
+    put(tree, "lib/systemd/system/nvidia-gridd.service", read("driver", "nvidia-gridd.service"))
+    put(tree, "etc/nvidia/gridd.conf.template", read("driver", "gridd.conf.template"))
+    put(tree, "usr/bin/nvidia-uninstall",
+        "#!/bin/sh\n# Removes what the lab stand-in of the GRID runfile installed.\n"
+        "systemctl disable --now nvidia-gridd.service 2>/dev/null\n"
+        "rm -f /usr/bin/nvidia-smi /usr/bin/nvidia-gridd /lib/systemd/system/nvidia-gridd.service "
+        "/etc/nvidia/gridd.conf.template /usr/bin/nvidia-uninstall\nrm -rf /usr/share/nvidia/lab\n", 0o755)
+    for name, fixture in (("q-licensed.txt", FIXTURE_LICENSED), ("q-unlicensed.txt", FIXTURE_UNLICENSED)):
+        with open(os.path.join(fixtures, fixture), "rb") as handle:
+            put(tree, "usr/share/nvidia/lab/" + name, handle.read())
+    script = fill(read("driver", "runfile.sh"), {"DRIVER_VERSION": DRIVER_VERSION})
+    payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
+    put(out, "NVIDIA-Linux-x86_64-%s-grid.run" % DRIVER_VERSION, script + payload, 0o755)
+
+
+def build_distro_toolkit(out, work):
+    tree = os.path.join(work, "distro-toolkit-deb")
+    version = "11.8.89~11.8.0-5~deb12u1"
+    put(tree, "DEBIAN/control", control(
+        "nvidia-cuda-toolkit", version,
+        "NVIDIA CUDA development toolkit (gpuops lab stand-in)\n"
+        " Named like the distribution package that pulls a non-GRID driver; it installs nothing."))
+    put(tree, "usr/share/doc/nvidia-cuda-toolkit/README.lab", "Stand-in package for tests.\n")
+    dpkg_deb(tree, os.path.join(out, "nvidia-cuda-toolkit_%s_amd64.deb" % version))
+
+
+def tar_gz(tree):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(tree, arcname=".")
+    return buffer.getvalue()
+
+
+def build_runfile(out, work, release):
+    version, driver, nvcc_version, year, built_on, build_id = release
+    series = ".".join(version.split(".")[:2])
+    values = {"CUDA_VERSION": version, "CUDA_SERIES": series, "DRIVER_VERSION": driver,
+              "NVCC_VERSION": nvcc_version, "YEAR": year, "BUILT_ON": built_on, "BUILD_ID": build_id}
+    tree = os.path.join(work, "cuda-%s" % version, "toolkit")
+    put(tree, "bin/nvcc", fill(read("cuda", "nvcc"), values), 0o755)
+    put(tree, "bin/cuda-uninstaller", "#!/bin/sh\necho 'cuda-uninstaller (gpuops lab stand-in)'\n", 0o755)
+    runtime = "libcudart.so.%s" % nvcc_version
+    put(tree, "lib64/" + runtime, "lab stand-in for the CUDA %s runtime\n" % version)
+    os.symlink(runtime, os.path.join(tree, "lib64", "libcudart.so.%s" % version.split(".")[0]))
+    os.symlink(runtime, os.path.join(tree, "lib64", "libcudart.so"))
+    major, minor = version.split(".")[:2]
+    put(tree, "include/cuda_runtime_api.h",
+        "#define CUDART_VERSION %d\n" % (int(major) * 1000 + int(minor) * 10))
+    put(tree, "share/man/man7/libcudart.7", ".TH libcudart 7\n")
+    put(tree, "version.json", json.dumps({
+        "cuda": {"name": "CUDA SDK", "version": version},
+        "cuda_cudart": {"name": "CUDA Runtime (cudart)", "version": nvcc_version},
+        "cuda_nvcc": {"name": "CUDA NVCC", "version": nvcc_version},
+    }, indent=3) + "\n")
+    script = fill(read("cuda", "runfile.sh"), values)
+    payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
+    put(out, "cuda_%s_%s_linux.run" % (version, driver), script + payload, 0o755)
+
+
+def cudnn_header(version):
+    major, minor, patch = version.split(".")[:3]
+    return ("/* cudnn_version.h: cuDNN %s (gpuops lab stand-in) */\n#ifndef CUDNN_VERSION_H_\n"
+            "#define CUDNN_VERSION_H_\n\n#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n\n"
+            "#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n\n#endif\n"
+            % (version, major, minor, patch))
+
+
+def build_cudnn_archive(out, work, version, cuda_major):
+    name = "cudnn-linux-x86_64-%s_cuda%s-archive" % (version, cuda_major)
+    tree = os.path.join(work, name)
+    major = version.split(".")[0]
+    put(tree, "include/cudnn_version.h", cudnn_header(version))
+    put(tree, "include/cudnn.h", "#include \"cudnn_version.h\"\n")
+    library = "libcudnn.so.%s" % ".".join(version.split(".")[:3])
+    put(tree, "lib/" + library, "lab stand-in for cuDNN %s\n" % version)
+    os.symlink(library, os.path.join(tree, "lib", "libcudnn.so.%s" % major))
+    os.symlink("libcudnn.so.%s" % major, os.path.join(tree, "lib", "libcudnn.so"))
+    put(tree, "LICENSE", "Stand-in archive for tests.\n")
+    with tarfile.open(os.path.join(out, name + ".tar.xz"), "w:xz") as archive:
+        archive.add(tree, arcname=name)
+
+
+def wheel(out, distribution, version, files, tag="py3-none-manylinux1_x86_64"):
+    """A minimal valid wheel (PEP 427) holding `files` ({path: text})."""
+    stem = "%s-%s" % (distribution.replace("-", "_"), version)
+    info = stem + ".dist-info"
+    entries = dict(files)
+    entries[info + "/METADATA"] = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: gpuops lab stand-in\n" % (
+        distribution, version)
+    entries[info + "/WHEEL"] = "Wheel-Version: 1.0\nGenerator: gpuops-lab\nRoot-Is-Purelib: false\nTag: %s\n" % tag
+    record = []
+    for path, text in sorted(entries.items()):
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append("%s,sha256=%s,%d" % (path, digest, len(text.encode())))
+    record.append(info + "/RECORD,,")
+    entries[info + "/RECORD"] = "\n".join(record) + "\n"
+    path = os.path.join(out, "%s-%s.whl" % (stem, tag))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in sorted(entries.items()):
+            archive.writestr(name, text)
+    return path
+
+
+def token(server):
+    def part(data):
+        return base64.urlsafe_b64encode(json.dumps(data, sort_keys=True).encode()).rstrip(b"=").decode()
+    signature = base64.urlsafe_b64encode(hashlib.sha256(server.encode()).digest()).rstrip(b"=").decode()
+    return "%s.%s.%s\n" % (part({"alg": "RS256", "typ": "JWT"}),
+                           part({"lab_license_server": server, "iss": "NLS"}), signature)
+
+
+def pci_dump(devices):
+    """`lspci -x` text for (address, vendor, device, class, subclass, revision, subsystem vendor, subsystem)."""
+    blocks = []
+    for address, vendor, device, klass, subclass, revision, sub_vendor, sub_device in devices:
+        space = bytearray(64)
+        struct.pack_into("<HHHHBBBB", space, 0, vendor, device, 0x0007, 0x0010, revision, 0, subclass, klass)
+        struct.pack_into("<HH", space, 0x2C, sub_vendor, sub_device)
+        lines = ["%s device" % address]
+        lines += ["%02x: %s" % (offset, " ".join("%02x" % byte for byte in space[offset:offset + 16]))
+                  for offset in range(0, 64, 16)]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def build_tools(out):
+    tools = os.path.join(out, "tools")
+    os.makedirs(tools, exist_ok=True)
+    for name in ("lspci", "ffmpeg", "update-initramfs"):
+        shutil.copy(os.path.join(HERE, "tools", name), os.path.join(tools, name))
+        os.chmod(os.path.join(tools, name), 0o755)
+    vm = [("00:00.0", 0x8086, 0x7190, 0x06, 0x00, 0x01, 0x15AD, 0x1976),   # 440BX host bridge of a VMware VM
+          ("00:0f.0", 0x15AD, 0x0405, 0x03, 0x00, 0x00, 0x15AD, 0x0405)]   # VMware SVGA II
+    gpu = [("02:01.0", 0x10DE, 0x20F1, 0x03, 0x02, 0xA1, 0x10DE, 0x145F)]  # A100 PCIe 40GB behind the vGPU
+    put(tools, "vm-pci.dump", pci_dump(vm + gpu))
+    put(tools, "vm-pci-no-gpu.dump", pci_dump(vm))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--fixtures")
+    args = parser.parse_args()
+    fixtures = args.fixtures or find_fixtures()
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="gpuops-standins.")
+    try:
+        build_driver(args.out, fixtures, work)
+        build_driver_runfile(args.out, fixtures, work)
+        build_distro_toolkit(args.out, work)
+        for release in CUDA_RELEASES:
+            build_runfile(args.out, work, release)
+        for version, cuda_major in CUDNN_ARCHIVES:
+            build_cudnn_archive(args.out, work, version, cuda_major)
+        version, cuda_major = CUDNN_WHEEL
+        wheel(args.out, "nvidia-cudnn-cu%s" % cuda_major, version,
+              {"nvidia/cudnn/__init__.py": "", "nvidia/cudnn/include/cudnn_version.h": cudnn_header(version)})
+        wheel(args.out, "torch", "1.13.1+cu116", {"torch/__init__.py": read("torch", "__init__.py")},
+              tag="py3-none-any")
+        for name, server in TOKENS.items():
+            put(args.out, name, token(server))
+        build_tools(args.out)
+    finally:
+        shutil.rmtree(work)
+    for name in sorted(os.listdir(args.out)):
+        print(name)
+
+
+if __name__ == "__main__":
+    main()
