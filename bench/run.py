@@ -221,16 +221,23 @@ def main():
         for count in args.sizes:
             print("vGPU assignment, N=%d (%d runs each)" % (count, args.reps), flush=True)
             results["assignment"][str(count)] = measure_assignment(topology, count, args.reps, workdir)
+            save(results)
         print("GPU inventory of %d hosts" % args.hosts, flush=True)
         results["inventory"] = measure_inventory(topology, hosts, args.reps, workdir)
+        save(results)
     finally:
         labctl("down")
     if not args.skip_planner:
         results["planner"] = measure_planner(args.reps)
+    save(results, complete=True)
+    print_table(results)
+
+
+def save(results, complete=False):
+    """Write what was measured so far; a run cut short still leaves its figures (marked incomplete)."""
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "latest.json"), "w") as handle:
-        json.dump(results, handle, indent=1)
-    print_table(results)
+        json.dump(dict(results, complete=complete), handle, indent=1)
 
 
 if __name__ == "__main__":
