@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """BIOS logic without I/O: attribute registries, intent profiles per vendor, pending-aware diff, apply planning.
 
-Everything here works on plain dicts read from a BMC, so it is tested without one. ``_redfish`` reads and writes;
+Everything here works on plain dicts read from a BMC, so it is tested without one. ``_redfish_bios`` reads and writes;
 ``bios_settings`` joins the two.
 """
 

@@ -6,6 +6,9 @@
 Sessions (``X-Auth-Token``, deleted at the end) with a basic-auth fallback, resources reached by following
 ``@odata.id`` links from the service root, bounded retries with backoff on 503/429 and connection failures
 (honouring ``Retry-After``), timeouts, and vendor detection. Raises the typed errors of ``_errors``.
+
+What is read and written through it lives beside it: the BIOS, Dell jobs and power in ``_redfish_bios``, thermal
+readings in ``_redfish_info``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,7 +31,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ConnectionFailure,
     InputError,
     NotFound,
-    TimeoutExpired,
 )
 
 SERVICE_ROOT = "/redfish/v1/"
@@ -500,174 +502,3 @@ def _retry_after_seconds(value):
     if when is None:
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-class BiosAccess:
-    """The BIOS, Dell jobs and power of the one system behind a RedfishClient, reached by following links."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def read(self):
-        """Current attributes, what the settings object shows, its ETag, advertised apply times, registry name."""
-        client = self.client
-        bios = client.follow(client.system(), "Bios")
-        settings = bios.get("@Redfish.Settings") or {}
-        settings_uri = link_of(settings, "SettingsObject")
-        shown, etag = {}, settings.get("ETag")
-        if settings_uri:
-            answer = client.request("GET", settings_uri)
-            body = answer.body if isinstance(answer.body, dict) else {}
-            shown = body.get("Attributes") or {}
-            etag = answer.header("ETag") or body.get("@odata.etag") or etag
-        return {
-            "uri": odata_id(bios),
-            "current": bios.get("Attributes") or {},
-            "settings_uri": settings_uri,
-            "shown": shown,
-            "etag": etag,
-            "apply_times": settings.get("SupportedApplyTimes") or [],
-            "registry": bios.get("AttributeRegistry"),
-        }
-
-    def registry(self, name):
-        """The attribute registry the Bios resource names, found through the Registries collection."""
-        client = self.client
-        collection_uri = link_of(client.root, "Registries")
-        if not name or not collection_uri:
-            return None
-        collection = client.get(collection_uri, optional=True) or {}
-        links = [odata_id(member) for member in collection.get("Members") or [] if odata_id(member)]
-        # Members are usually named after their registry: look at that one first.
-        links.sort(key=lambda uri: 0 if uri.rstrip("/").rsplit("/", 1)[-1] == name else 1)
-        for uri in links:
-            registry_file = client.get(uri, optional=True) or {}
-            if name not in (registry_file.get("Registry"), registry_file.get("Id")):
-                continue
-            locations = sorted(registry_file.get("Location") or [],
-                               key=lambda loc: 0 if loc.get("Language") in ("en", None) else 1)
-            for location in locations:
-                if location.get("Uri"):
-                    return client.get(location["Uri"], optional=True)
-            return None
-        return None
-
-    def jobs_uri(self):
-        """Dell's job queue, linked from the manager; None on BMCs without one."""
-        manager = self.client.manager()
-        return link_of(manager, "Links", "Oem", "Dell", "Jobs") or link_of(manager, "Oem", "Dell", "Jobs")
-
-    def jobs(self, jobs_uri):
-        return self.client.members(jobs_uri, expand=True) if jobs_uri else []
-
-    def patch(self, settings_uri, attributes, apply_time=None, etag=None):
-        """Store pending values. Returns the job URI when the BMC created one for the requested apply time."""
-        body = {"Attributes": attributes}
-        if apply_time:
-            body["@Redfish.SettingsApplyTime"] = {"ApplyTime": apply_time}
-        answer = self.client.request("PATCH", settings_uri, body, headers={"If-Match": etag} if etag else None)
-        location = answer.header("Location")
-        return location if location and "/Jobs/" in location else None
-
-    def create_job(self, jobs_uri, settings_uri):
-        answer = self.client.request("POST", jobs_uri, {"TargetSettingsURI": settings_uri})
-        return answer.header("Location") or odata_id(answer.body or {})
-
-    def delete_job(self, job):
-        self.client.request("DELETE", job, accept=(404,))
-
-    def power_state(self):
-        return self.client.refresh_system().get("PowerState")
-
-    def reset(self, reset_type):
-        action = (self.client.system().get("Actions") or {}).get("#ComputerSystem.Reset") or {}
-        if not action.get("target"):
-            raise ApiError("The system of the BMC at %s has no ComputerSystem.Reset action." % self.client.baseuri)
-        self.client.request("POST", action["target"], {"ResetType": reset_type})
-
-    def reset_types(self):
-        """The reset types the system advertises; None when it does not say."""
-        action = (self.client.system().get("Actions") or {}).get("#ComputerSystem.Reset") or {}
-        allowed = action.get("ResetType@Redfish.AllowableValues")
-        if allowed is None and action.get("@Redfish.ActionInfo"):
-            info = self.client.get(action["@Redfish.ActionInfo"], optional=True) or {}
-            for parameter in info.get("Parameters") or []:
-                if parameter.get("Name") == "ResetType":
-                    allowed = parameter.get("AllowableValues")
-        return allowed
-
-
-def wait_for(check, timeout, what, sleep=None, clock=None, first=1.0, factor=1.5, cap=15.0):
-    """Poll ``check()`` with growing pauses until it returns something true; TimeoutExpired after ``timeout`` s."""
-    sleep = sleep or time.sleep
-    clock = clock or time.monotonic
-    deadline = clock() + timeout
-    delay = first
-    while True:
-        result = check()
-        if result:
-            return result
-        if clock() + delay > deadline:
-            raise TimeoutExpired("%s did not happen within %s s." % (what, timeout),
-                                 hint="Raise the timeout if this server takes longer; check the server's console.")
-        sleep(delay)
-        delay = min(cap, delay * factor)
-
-
-def read_thermal(client):
-    """Temperatures and fans of the system's chassis, from ThermalSubsystem when served, else from Thermal."""
-    system = client.system()
-    chassis_uri = link_of(system, "Links", "Chassis", 0)
-    if not chassis_uri:
-        members = (client.get(link_of(client.root, "Chassis")) or {}).get("Members") if link_of(
-            client.root, "Chassis") else None
-        chassis_uri = odata_id(members[0]) if members else None
-    if not chassis_uri:
-        return {"schema": None, "temperatures": [], "fans": []}
-    chassis = client.get(chassis_uri)
-    if link_of(chassis, "ThermalSubsystem"):
-        subsystem = client.follow(chassis, "ThermalSubsystem")
-        metrics = client.follow(subsystem, "ThermalMetrics") if link_of(subsystem, "ThermalMetrics") else {}
-        fans = client.members(link_of(subsystem, "Fans"), expand=True) if link_of(subsystem, "Fans") else []
-        return {"schema": "ThermalSubsystem", "temperatures": thermal_metrics_temperatures(metrics),
-                "fans": [subsystem_fan(fan) for fan in fans]}
-    if link_of(chassis, "Thermal"):
-        thermal = client.follow(chassis, "Thermal")
-        return {"schema": "Thermal",
-                "temperatures": [thermal_temperature(t) for t in thermal.get("Temperatures") or []],
-                "fans": [thermal_fan(f) for f in thermal.get("Fans") or []]}
-    return {"schema": None, "temperatures": [], "fans": []}
-
-
-def _health(item):
-    return (item.get("Status") or {}).get("Health")
-
-
-def thermal_temperature(item):
-    return {"name": item.get("Name"), "reading_celsius": item.get("ReadingCelsius"),
-            "context": item.get("PhysicalContext"), "health": _health(item),
-            "upper_warning": item.get("UpperThresholdNonCritical"),
-            "upper_critical": item.get("UpperThresholdCritical")}
-
-
-def thermal_fan(item):
-    units = item.get("ReadingUnits")
-    return {"name": item.get("Name") or item.get("FanName"), "health": _health(item),
-            "speed_rpm": item.get("Reading") if units == "RPM" else None,
-            "speed_percent": item.get("Reading") if units == "Percent" else None}
-
-
-def thermal_metrics_temperatures(metrics):
-    contexts = dict((odata_id(value) or value.get("DataSourceUri"), key)
-                    for key, value in (metrics.get("TemperatureSummaryCelsius") or {}).items()
-                    if isinstance(value, dict))
-    return [{"name": item.get("DeviceName") or item.get("DataSourceUri", "").rsplit("/", 1)[-1],
-             "reading_celsius": item.get("Reading"), "context": contexts.get(item.get("DataSourceUri")),
-             "health": None, "upper_warning": None, "upper_critical": None}
-            for item in metrics.get("TemperatureReadingsCelsius") or []]
-
-
-def subsystem_fan(item):
-    speed = item.get("SpeedPercent") or {}
-    return {"name": item.get("Name"), "health": _health(item), "speed_rpm": speed.get("SpeedRPM"),
-            "speed_percent": speed.get("Reading")}

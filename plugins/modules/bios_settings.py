@@ -198,12 +198,11 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._bios import (
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish import (
-    BiosAccess,
     RedfishClient,
     odata_id,
     redfish_argument_spec,
-    wait_for,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_bios import BiosAccess, wait_for
 
 FAILED_JOB_STATES = ("Failed", "CompletedWithErrors")
 

@@ -133,12 +133,12 @@ inlet_celsius:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._bios import pending_values
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish import (
-    BiosAccess,
     RedfishClient,
     link_of,
-    read_thermal,
     redfish_argument_spec,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_bios import BiosAccess
+from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_info import read_thermal
 
 
 def run(module):

@@ -8,7 +8,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-import json
 import socket
 import ssl
 from http.client import RemoteDisconnected
@@ -21,60 +20,13 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ConnectionFailure,
     InputError,
     NotFound,
-    TimeoutExpired,
 )
-
-BASE = "https://bmc.example:8443"
-PASSWORD = "S3cret-pass"
-ROOT = {"@odata.id": "/redfish/v1/", "Systems": {"@odata.id": "/rf/Systems/"},
-        "Managers": {"@odata.id": "/rf/Managers"}, "Registries": {"@odata.id": "/rf/Registries"},
-        "SessionService": {"@odata.id": "/rf/SessionService"},
-        "Links": {"Sessions": {"@odata.id": "/rf/SessionService/Sessions/"}}}
-
-
-class FakeBmc:
-    """A scripted Redfish service. ``routes[(method, path)]`` is an answer or a list of answers used in turn; an
-    answer is (status, headers, body), or an exception kind for TransportError. Every request is recorded."""
-
-    def __init__(self, routes=None, root=None):
-        self.routes = {("GET", "/redfish/v1/"): (200, {}, root or ROOT)}
-        self.routes[("POST", "/rf/SessionService/Sessions/")] = (
-            201, {"X-Auth-Token": "tok-1", "Location": "/rf/SessionService/Sessions/7"}, {"Id": "7"})
-        self.routes[("DELETE", "/rf/SessionService/Sessions/7")] = (204, {}, None)
-        self.routes.update(routes or {})
-        self.log = []
-        self.sleeps = []
-        self.now = 0.0
-
-    def transport(self, method, url, body, headers, timeout, validate_certs):
-        assert url.startswith(BASE)
-        path = url[len(BASE):]
-        self.log.append((method, path, json.loads(body) if body else None, dict(headers)))
-        answer = self.routes.get((method, path), (404, {}, {"error": {"message": "no %s" % path}}))
-        if isinstance(answer, list):
-            answer = answer.pop(0) if len(answer) > 1 else answer[0]
-        if isinstance(answer, str):
-            raise rf.TransportError(answer, {"refused": "connection refused", "timeout": "timed out",
-                                             "tls": "certificate verify failed: self-signed certificate",
-                                             "reset": "the connection was closed"}[answer])
-        status, answer_headers, answer_body = answer
-        return status, answer_headers, json.dumps(answer_body).encode() if answer_body is not None else b""
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def clock(self):
-        return self.now
-
-    def client(self, **kwargs):
-        options = dict(validate_certs=True, auth="session", timeout=10, retries=3)
-        options.update(kwargs)
-        return rf.RedfishClient(BASE, "root", PASSWORD, transport=self.transport, sleep=self.sleep,
-                                clock=self.clock, **options)
-
-    def requests(self, method=None):
-        return [(m, p) for m, p, _b, _h in self.log if method is None or m == method]
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.redfish_fake import (
+    BASE,
+    PASSWORD,
+    ROOT,
+    FakeBmc,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -327,104 +279,6 @@ def test_members_are_read_one_by_one_without_expand():
 def test_vendor_detection(system, manager, family, generation):
     vendor = rf.detect_vendor(system, manager)
     assert (vendor["family"], vendor["generation"]) == (family, generation)
-
-
-# -- BIOS access -------------------------------------------------------------------------------------------------------
-
-BIOS_ROUTES = {
-    ("GET", "/rf/Systems/"): (200, {}, {"Members": [{"@odata.id": "/rf/Systems/1"}]}),
-    ("GET", "/rf/Systems/1"): (200, {}, {"Bios": {"@odata.id": "/rf/systems/1/bios/"}}),
-    ("GET", "/rf/systems/1/bios/"): (200, {}, {
-        "@odata.id": "/rf/systems/1/bios/", "AttributeRegistry": "BiosReg.v1", "Attributes": {"A": "Disabled"},
-        "@Redfish.Settings": {"SettingsObject": {"@odata.id": "/rf/systems/1/bios/sd/"},
-                              "SupportedApplyTimes": ["OnReset"]}}),
-    ("GET", "/rf/systems/1/bios/sd/"): (200, {"ETag": 'W/"4"'}, {"Attributes": {"A": "Enabled"}}),
-    ("GET", "/rf/Registries"): (200, {}, {"Members": [{"@odata.id": "/rf/Registries/Base"},
-                                                      {"@odata.id": "/rf/Registries/BiosReg.v1"}]}),
-    ("GET", "/rf/Registries/BiosReg.v1"): (200, {}, {"Registry": "BiosReg.v1", "Location": [
-        {"Language": "ja", "Uri": "/rf/store/ja/bios"}, {"Language": "en", "Uri": "/rf/store/en/bios"}]}),
-    ("GET", "/rf/store/en/bios"): (200, {}, {"RegistryEntries": {"Attributes": []}}),
-    ("PATCH", "/rf/systems/1/bios/sd/"): (202, {"Location": "/rf/Managers/1/Jobs/JID_9"}, {}),
-}
-
-
-def test_bios_read_follows_links_to_current_pending_etag_and_registry():
-    bmc = FakeBmc(BIOS_ROUTES)
-    access = rf.BiosAccess(bmc.client(auth="basic"))
-    state = access.read()
-    assert state == {"uri": "/rf/systems/1/bios/", "current": {"A": "Disabled"},
-                     "settings_uri": "/rf/systems/1/bios/sd/", "shown": {"A": "Enabled"}, "etag": 'W/"4"',
-                     "apply_times": ["OnReset"], "registry": "BiosReg.v1"}
-    assert access.registry("BiosReg.v1") == {"RegistryEntries": {"Attributes": []}}
-    assert ("GET", "/rf/Registries/Base") not in bmc.requests()
-
-
-def test_bios_patch_sends_if_match_and_apply_time_only_when_given():
-    bmc = FakeBmc(BIOS_ROUTES)
-    access = rf.BiosAccess(bmc.client(auth="basic"))
-    assert access.patch("/rf/systems/1/bios/sd/", {"A": "Enabled"}, "OnReset", 'W/"4"') == "/rf/Managers/1/Jobs/JID_9"
-    _m, _p, body, headers = bmc.log[-1]
-    assert body == {"Attributes": {"A": "Enabled"}, "@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"}}
-    assert headers["If-Match"] == 'W/"4"'
-    access.patch("/rf/systems/1/bios/sd/", {"A": "Enabled"})
-    _m, _p, body, headers = bmc.log[-1]
-    assert body == {"Attributes": {"A": "Enabled"}}
-    assert "If-Match" not in headers
-
-
-def test_wait_for_gives_up_at_the_timeout():
-    bmc = FakeBmc()
-    with pytest.raises(TimeoutExpired, match="The restart did not happen within 10 s"):
-        rf.wait_for(lambda: False, 10, "The restart", sleep=bmc.sleep, clock=bmc.clock)
-    assert bmc.sleeps == [1.0, 1.5, 2.25, 3.375]
-    assert rf.wait_for(lambda: "done", 10, "x", sleep=bmc.sleep, clock=bmc.clock) == "done"
-
-
-# -- thermal -----------------------------------------------------------------------------------------------------------
-
-def thermal_bmc(chassis):
-    routes = {
-        ("GET", "/rf/Systems/"): (200, {}, {"Members": [{"@odata.id": "/rf/Systems/1"}]}),
-        ("GET", "/rf/Systems/1"): (200, {}, {"Links": {"Chassis": [{"@odata.id": "/rf/Chassis/1"}]}}),
-        ("GET", "/rf/Chassis/1"): (200, {}, chassis),
-        ("GET", "/rf/Chassis/1/Thermal"): (200, {}, {
-            "Temperatures": [{"Name": "Inlet", "ReadingCelsius": 23, "PhysicalContext": "Intake",
-                              "UpperThresholdCritical": 47, "Status": {"Health": "OK"}}],
-            "Fans": [{"Name": "Fan1", "Reading": 6840, "ReadingUnits": "RPM"},
-                     {"Name": "Fan2", "Reading": 24, "ReadingUnits": "Percent"}]}),
-        ("GET", "/rf/Chassis/1/TS"): (200, {}, {"Fans": {"@odata.id": "/rf/Chassis/1/TS/Fans"},
-                                                "ThermalMetrics": {"@odata.id": "/rf/Chassis/1/TS/TM"}}),
-        ("GET", "/rf/Chassis/1/TS/TM"): (200, {}, {
-            "TemperatureReadingsCelsius": [{"DataSourceUri": "/rf/Chassis/1/Sensors/Inlet", "DeviceName": "Inlet",
-                                            "Reading": 24},
-                                           {"DataSourceUri": "/rf/Chassis/1/Sensors/CPU1", "DeviceName": "CPU1",
-                                            "Reading": 44}],
-            "TemperatureSummaryCelsius": {"Intake": {"DataSourceUri": "/rf/Chassis/1/Sensors/Inlet",
-                                                     "Reading": 24}}}),
-        ("GET", "/rf/Chassis/1/TS/Fans"): (200, {}, {"Members": [{"@odata.id": "/rf/Chassis/1/TS/Fans/F1"}]}),
-        ("GET", "/rf/Chassis/1/TS/Fans/F1"): (200, {}, {"Name": "FAN1",
-                                                        "SpeedPercent": {"Reading": 35, "SpeedRPM": 4200}}),
-    }
-    return FakeBmc(routes)
-
-
-def test_thermal_subsystem_is_preferred_when_both_schemas_are_served():
-    bmc = thermal_bmc({"Thermal": {"@odata.id": "/rf/Chassis/1/Thermal"},
-                       "ThermalSubsystem": {"@odata.id": "/rf/Chassis/1/TS"}})
-    thermal = rf.read_thermal(bmc.client(auth="basic"))
-    assert thermal["schema"] == "ThermalSubsystem"
-    assert [(t["name"], t["reading_celsius"], t["context"]) for t in thermal["temperatures"]] == [
-        ("Inlet", 24, "Intake"), ("CPU1", 44, None)]
-    assert thermal["fans"] == [{"name": "FAN1", "health": None, "speed_rpm": 4200, "speed_percent": 35}]
-    assert ("GET", "/rf/Chassis/1/Thermal") not in bmc.requests()
-
-
-def test_older_thermal_schema_with_rpm_and_percent_fans():
-    thermal = rf.read_thermal(thermal_bmc({"Thermal": {"@odata.id": "/rf/Chassis/1/Thermal"}}).client(auth="basic"))
-    assert thermal["schema"] == "Thermal"
-    assert thermal["temperatures"] == [{"name": "Inlet", "reading_celsius": 23, "context": "Intake", "health": "OK",
-                                        "upper_warning": None, "upper_critical": 47}]
-    assert [(f["speed_rpm"], f["speed_percent"]) for f in thermal["fans"]] == [(6840, None), (None, 24)]
 
 
 @pytest.mark.parametrize("error, kind", [
