@@ -12,6 +12,8 @@ GOENV := GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=$(CURDIR)/.tm
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.tmp/collections
 export ANSIBLE_ROLES_PATH := $(CURDIR)/roles
+# podman settings for this machine's kernel, written by lab/guests/guest-image.sh (lab guests and molecule).
+export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests units integration molecule \
         build bench clean
@@ -39,7 +41,7 @@ $(VCSIM): $(VCSIM_SOURCES)
 	cd lab/vcenter && $(GOENV) go build -o ../.build/vcsim-gpu .
 
 lab-up: lab-build
-	$(PY) lab/labctl.py up --topology $(LAB_TOPOLOGY)
+	$(PY) lab/labctl.py up --guests --topology $(LAB_TOPOLOGY)
 
 lab-down:
 	@if [ -x $(PY) ]; then $(PY) lab/labctl.py down; fi

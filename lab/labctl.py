@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start, stop and inspect the lab: the vCenter simulator with GPUs and the Redfish BMCs.
 
-    labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc]
+    labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc] [--guests]
     labctl.py down [--state-dir DIR]
     labctl.py status [--state-dir DIR]
 
@@ -27,6 +27,11 @@ VCSIM = os.path.join(ROOT, "lab", ".build", "vcsim-gpu")
 BMC_LAB = os.path.join(ROOT, "lab", "bmc", "bmc_lab.py")
 EXPORT_CATALOG = os.path.join(ROOT, "lab", "tools", "export_catalog.py")
 MAKE_BUNDLE = os.path.join(ROOT, "lab", "tools", "make_bundle.py")
+GUEST_IMAGE = os.path.join(ROOT, "lab", "guests", "guest-image.sh")
+GUEST_STANDINS = os.path.join(ROOT, "lab", "guests", "standins", "build.py")
+# Where lab/guests/guest-image.sh writes the podman settings this machine needs; `make lab` exports it too.
+CONTAINERS_CONF = os.path.join(ROOT, ".tmp", "molecule", "containers.conf")
+GUEST_LABEL = "owner=gpuops-lab"
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
 INVENTORY_VARS = os.path.join(ROOT, "inventories", "lab", "group_vars")
 START_TIMEOUT = 60
@@ -69,6 +74,44 @@ def ensure_certificate(state_dir):
              "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return cert, key
+
+
+def podman(*args, **kwargs):
+    env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
+    return subprocess.run(["podman"] + list(args), env=env, check=kwargs.get("check", True), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def start_guests(guests, state_dir):
+    """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
+    NVIDIA artifacts on their share (/srv/lab-artifacts) and a vGPU on their PCI bus (lspci)."""
+    env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
+    image = subprocess.run([GUEST_IMAGE], env=env, check=True, stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout.strip().splitlines()[-1]
+    standins = os.path.join(state_dir, "standins")
+    subprocess.run([sys.executable, GUEST_STANDINS, "--out", standins], check=True, stdout=subprocess.DEVNULL)
+    for guest in guests:
+        podman("run", "--detach", "--replace", "--name", guest["name"], "--hostname", guest["name"],
+               "--systemd=always", "--label", GUEST_LABEL, image, "/sbin/init")
+    for guest in guests:
+        state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+        if state not in ("running", "degraded"):
+            sys.exit("The lab guest %s did not boot (systemd: %s)." % (guest["name"], state))
+        podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % guest["name"])
+        podman("exec", guest["name"], "sh", "-ec",
+               "cd /srv/lab-artifacts/tools; install -D -m 0644 vm-pci.dump /usr/share/gpuops-lab/vm-pci.dump; "
+               "install -m 0755 lspci /usr/local/sbin/lspci; install -m 0755 ffmpeg /usr/local/bin/ffmpeg; "
+               "mkdir -p /var/lib/gpuops-lab")
+    return [guest["name"] for guest in guests]
+
+
+def stop_guests():
+    if subprocess.run(["sh", "-c", "command -v podman"], stdout=subprocess.DEVNULL).returncode != 0:
+        return
+    names = podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}", check=False).stdout.split()
+    if names:
+        podman("rm", "-f", *names, check=False)
+        print("Removed the lab guests %s." % ", ".join(names))
 
 
 def pid_alive(pid):
@@ -148,7 +191,7 @@ def cmd_up(args):
     os.makedirs(state_dir, exist_ok=True)
     topology_path = os.path.abspath(args.topology)
     services = read_services(state_dir)
-    running = dict((name, svc) for name, svc in services.items() if pid_alive(svc["pid"]))
+    running = dict((name, svc) for name, svc in services.items() if "pid" in svc and pid_alive(svc["pid"]))
     if running:
         if services.get("vcenter", {}).get("topology") != topology_path:
             sys.exit("The lab in %s runs another topology (%s); run `make lab-down` first."
@@ -199,6 +242,9 @@ def cmd_up(args):
         write_services(state_dir, services)
 
     wait_answering(services["vcenter"]["lab"] + "/state")
+    if args.guests and topology.get("guests"):
+        services["guests"] = {"names": start_guests(topology["guests"], state_dir), "containers_conf": CONTAINERS_CONF}
+        write_services(state_dir, services)
     print_endpoints(services)
 
 
@@ -212,13 +258,17 @@ def print_endpoints(services):
         print("Topology:        %s" % os.path.relpath(vcenter["topology"], ROOT))
     for name, bmc in sorted(services.get("bmc", {}).get("hosts", {}).items()):
         print("BMC %-22s %s (%s)" % (name + ":", bmc["baseuri"], bmc["vendor"]))
+    for name in services.get("guests", {}).get("names", []):
+        print("Guest container: %s (podman; CONTAINERS_CONF=%s)" % (name, os.path.relpath(CONTAINERS_CONF, ROOT)))
 
 
 def cmd_down(args):
     state_dir = os.path.abspath(args.state_dir)
     services = read_services(state_dir)
+    if services.get("guests"):
+        stop_guests()
     for name, svc in services.items():
-        if pid_alive(svc["pid"]):
+        if "pid" in svc and pid_alive(svc["pid"]):
             stop_pid(svc["pid"])
             print("Stopped the lab's %s (pid %s)." % (name, svc["pid"]))
     path = os.path.join(state_dir, "services.json")
@@ -228,7 +278,7 @@ def cmd_down(args):
 
 def cmd_status(args):
     services = read_services(os.path.abspath(args.state_dir))
-    running = dict((name, svc) for name, svc in services.items() if pid_alive(svc["pid"]))
+    running = dict((name, svc) for name, svc in services.items() if "pid" not in svc or pid_alive(svc["pid"]))
     if not running:
         print("The lab is not running.")
         sys.exit(3)
@@ -245,6 +295,8 @@ def main():
             cmd.add_argument("--topology", default=os.environ.get("LAB_TOPOLOGY") or DEFAULT_TOPOLOGY)
             cmd.add_argument("--vcenter-port", type=int)
             cmd.add_argument("--no-bmc", action="store_true")
+            cmd.add_argument("--guests", action="store_true",
+                             help="also start the topology's guest containers (podman; what `make lab` uses)")
             cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),
                              help="shift every port, so a second lab can run beside the first")
     args = parser.parse_args()
