@@ -29,7 +29,7 @@ def build(tmp_path):
 
 
 def test_tarball_holds_the_collection_and_nothing_of_the_lab(tmp_path):
-    tarball, _ = build(tmp_path)
+    tarball = build(tmp_path)[0]
     with tarfile.open(str(tarball)) as archive:
         names = archive.getnames()
     tops = set(name.split("/")[0] for name in names)
@@ -41,7 +41,7 @@ def test_tarball_holds_the_collection_and_nothing_of_the_lab(tmp_path):
 
 
 def test_tarball_installs_and_its_modules_load(tmp_path):
-    tarball, _ = build(tmp_path)
+    tarball = build(tmp_path)[0]
     collections = tmp_path / "installed"
     subprocess.run([os.path.join(BIN, "ansible-galaxy"), "collection", "install", "--force", "-p", str(collections),
                     str(tarball)], check=True, stdout=subprocess.PIPE)

@@ -35,8 +35,8 @@ def test_requests_in_inventory_order():
 
 def test_extra_requests_follow_the_guests():
     extra = [{"name": "batch-9", "profile": "grid_p40-2q"}]
-    assert vgpu_requests(["light-1"], HOSTVARS, extra) == [{"name": "light-1", "profile": "grid_p40-3q"},
-                                                          {"name": "batch-9", "profile": "grid_p40-2q"}]
+    wanted = [{"name": "light-1", "profile": "grid_p40-3q"}, {"name": "batch-9", "profile": "grid_p40-2q"}]
+    assert vgpu_requests(["light-1"], HOSTVARS, extra) == wanted
     with pytest.raises(AnsibleFilterError, match="train-2 is both in the inventory .train-2.example.com."):
         vgpu_requests(["train-2.example.com"], HOSTVARS, [{"name": "train-2", "profile": "grid_p40-2q"}])
 
