@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import FIXTURES, read
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     NvidiaSmiError,
     detect_error,
@@ -18,28 +19,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     parse_list,
     parse_query,
 )
-
-
-def _fixtures_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for start in (here, os.path.realpath(here)):
-        path = start
-        while os.path.dirname(path) != path:
-            candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi")
-            if os.path.isdir(candidate):
-                return candidate
-            path = os.path.dirname(path)
-    return None
-
-
-FIXTURES = _fixtures_dir()
-
-
-def read(name):
-    if FIXTURES is None:
-        pytest.skip("no shared/fixtures/nvidia-smi next to the collection checkout")
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
 
 
 ZERO_UUID = "GPU-00000000-0000-0000-0000-000000000000"

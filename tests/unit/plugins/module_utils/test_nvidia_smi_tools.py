@@ -7,10 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 
 import pytest
 
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     NvidiaSmiError,
     parse_csv,
@@ -21,28 +21,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     parse_topology,
     parse_vgpu_query,
 )
-
-
-def _fixtures_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for start in (here, os.path.realpath(here)):
-        path = start
-        while os.path.dirname(path) != path:
-            candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi")
-            if os.path.isdir(candidate):
-                return candidate
-            path = os.path.dirname(path)
-    return None
-
-
-FIXTURES = _fixtures_dir()
-
-
-def read(name):
-    if FIXTURES is None:
-        pytest.skip("no shared/fixtures/nvidia-smi next to the collection checkout")
-    with open(os.path.join(FIXTURES, name)) as handle:
-        return handle.read()
 
 
 DRIVER_DOWN = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "

@@ -17,6 +17,7 @@ import pytest
 
 from ansible.module_utils import basic
 from ansible_collections.gpuops.vgpu.plugins.modules import nvidia_smi_info
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import fixture_path
 
 try:
     from ansible.module_utils.testing import patch_module_args
@@ -29,20 +30,6 @@ except ImportError:  # ansible-core before 2.19
         with mock.patch.object(basic, "_ANSIBLE_ARGS", payload):
             yield
 
-
-def _fixtures_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for start in (here, os.path.realpath(here)):
-        path = start
-        while os.path.dirname(path) != path:
-            candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi")
-            if os.path.isdir(candidate):
-                return candidate
-            path = os.path.dirname(path)
-    return None
-
-
-FIXTURES = _fixtures_dir()
 
 DRIVER_DOWN = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
                "latest NVIDIA driver is installed and running.\n\n")
@@ -74,9 +61,7 @@ sys.exit(answer.get("rc", 0))
 
 
 def fixture(name):
-    if FIXTURES is None:
-        pytest.skip("no shared/fixtures/nvidia-smi next to the collection checkout")
-    return {"fixture": os.path.join(FIXTURES, name)}
+    return {"fixture": fixture_path(name)}
 
 
 def fixture_text(name):
