@@ -26,7 +26,9 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LABCTL = os.path.join(ROOT, "lab", "labctl.py")
-INVENTORY = os.path.join(ROOT, "inventories", "lab")
+# The lab's infrastructure only: inventories/lab/job.yml (the guests and the site run's choices) stays out.
+INVENTORY_DIR = os.path.join(ROOT, "inventories", "lab")
+INVENTORY = os.path.join(INVENTORY_DIR, "hosts.yml")
 # LAB_PORT_OFFSET runs the tests' lab on shifted ports with its own state, beside a lab already in use. Each
 # pytest-xdist worker shifts by another 1000, so workers run labs side by side.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
@@ -49,9 +51,9 @@ class Lab:
         self.state_dir = state_dir
         with open(os.path.join(state_dir, "services.json")) as handle:
             self.services = json.load(handle)
-        with open(os.path.join(INVENTORY, "group_vars", "all.yml")) as handle:
+        with open(os.path.join(INVENTORY_DIR, "group_vars", "all.yml")) as handle:
             self.vcenter_vars = yaml.safe_load(handle)
-        with open(os.path.join(INVENTORY, "group_vars", "servers.yml")) as handle:
+        with open(os.path.join(INVENTORY_DIR, "group_vars", "servers.yml")) as handle:
             bmc_vars = yaml.safe_load(handle)
         self.inventory = INVENTORY
         self.port = self.services["vcenter"]["port"]
