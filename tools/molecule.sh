@@ -74,6 +74,10 @@ PY
 install_missing || exit 1
 lab/guests/guest-image.sh >/dev/null || exit 1
 export GPUOPS_MOLECULE_REPORTS=$REPORTS
+# molecule installs the collection into ~/.ansible/collections before each scenario; a home of its own keeps that
+# copy (and molecule's cache) under .tmp, so it can never shadow the checkout for ansible-lint or ansible-playbook.
+export HOME="$PWD/.tmp/molecule/home"
+mkdir -p "$HOME"
 
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
