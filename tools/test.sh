@@ -69,8 +69,9 @@ stage_units() {
   rm -rf "$ANSIBLE_TEST_TREE/tests/output/junit"
   (cd "$ANSIBLE_TEST_TREE" && ansible-test units --local --python 3.11 --color no 2>&1 | tail -n 60)
   local rc=$? xml
-  xml=$(ls "$ANSIBLE_TEST_TREE"/tests/output/junit/*.xml 2>/dev/null | head -n 1)
-  [ -n "$xml" ] && cp "$xml" "$REPORTS/units.xml"
+  for xml in "$ANSIBLE_TEST_TREE"/tests/output/junit/*.xml; do
+    [ -e "$xml" ] && cp "$xml" "$REPORTS/units-$(basename "$xml")"
+  done
   return $rc
 }
 

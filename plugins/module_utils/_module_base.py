@@ -20,7 +20,6 @@ def run_module(argument_spec, logic, **module_kwargs):
     ``logic`` returns the result dict (``changed`` and the module's return values). Any ``GpuopsError`` becomes a
     failure whose message ends with what the user can do; its details are returned alongside.
     """
-    module_kwargs.setdefault("supports_check_mode", True)
     module = AnsibleModule(argument_spec=argument_spec, **module_kwargs)
     try:
         result = logic(module)

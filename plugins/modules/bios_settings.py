@@ -361,7 +361,7 @@ def main():
         reset_type=dict(type="str", choices=["graceful", "force"], default="graceful"),
         reboot_timeout=dict(type="int", default=1800),
     )
-    run_module(argument_spec, run, mutually_exclusive=[("attributes", "profile")],
+    run_module(argument_spec, run, supports_check_mode=True, mutually_exclusive=[("attributes", "profile")],
                required_one_of=[("attributes", "profile")])
 
 

@@ -173,7 +173,7 @@ def run(module):
 
 
 def main():
-    run_module(redfish_argument_spec(), run)
+    run_module(redfish_argument_spec(), run, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -183,7 +183,7 @@ def work(module):
 
 
 def main():
-    run_module(argument_spec(), work, mutually_exclusive=[["restore", field] for field in FIELDS])
+    run_module(argument_spec(), work, supports_check_mode=True, mutually_exclusive=[["restore", field] for field in FIELDS])
 
 
 if __name__ == "__main__":

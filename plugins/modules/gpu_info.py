@@ -267,7 +267,7 @@ def gather(module):
 
 
 def main():
-    run_module(argument_spec(), gather)
+    run_module(argument_spec(), gather, supports_check_mode=True)
 
 
 if __name__ == "__main__":

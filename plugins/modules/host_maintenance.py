@@ -158,7 +158,7 @@ def work(module):
 
 
 def main():
-    run_module(argument_spec(), work, required_one_of=[["cluster", "esxi_hostnames"]])
+    run_module(argument_spec(), work, supports_check_mode=True, required_one_of=[["cluster", "esxi_hostnames"]])
 
 
 if __name__ == "__main__":

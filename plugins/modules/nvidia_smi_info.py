@@ -267,7 +267,7 @@ def main():
         fail_on_missing=dict(type="bool", default=True),
         set_facts=dict(type="bool", default=False),
     )
-    run_module(argument_spec, logic)
+    run_module(argument_spec, logic, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def work(module):
 
 
 def main():
-    run_module(argument_spec(), work)
+    run_module(argument_spec(), work, supports_check_mode=True)
 
 
 if __name__ == "__main__":

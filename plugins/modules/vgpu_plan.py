@@ -386,7 +386,7 @@ def make_plan(module):
 
 
 def main():
-    run_module(argument_spec(), make_plan)
+    run_module(argument_spec(), make_plan, supports_check_mode=True)
 
 
 if __name__ == "__main__":

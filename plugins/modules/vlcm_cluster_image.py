@@ -182,7 +182,7 @@ def main():
         commit_message=dict(type="str", default="Changed by gpuops.vgpu.vlcm_cluster_image"),
         timeout=dict(type="int", default=600),
     )
-    run_module(argument_spec, logic)
+    run_module(argument_spec, logic, supports_check_mode=True)
 
 
 if __name__ == "__main__":

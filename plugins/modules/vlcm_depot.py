@@ -232,7 +232,7 @@ def main():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         timeout=dict(type="int", default=1800),
     )
-    run_module(argument_spec, logic)
+    run_module(argument_spec, logic, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -164,7 +164,7 @@ def main():
         datacenter=dict(type="str"),
         gather=dict(type="list", elements="str", choices=CHOICES),
     )
-    run_module(argument_spec, logic)
+    run_module(argument_spec, logic, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -240,7 +240,7 @@ def main():
         precheck=dict(type="bool", default=True),
         timeout=dict(type="int", default=3600),
     )
-    run_module(argument_spec, logic)
+    run_module(argument_spec, logic, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -247,7 +247,7 @@ def assign(module):
 
 
 def main():
-    run_module(argument_spec(), assign)
+    run_module(argument_spec(), assign, supports_check_mode=True)
 
 
 if __name__ == "__main__":
