@@ -31,6 +31,14 @@ def run_module(argument_spec, logic, **module_kwargs):
     module.exit_json(**result)
 
 
+def diff_if_asked(module, result):
+    """``result`` with its ``diff`` kept only when Ansible runs with ``--diff``."""
+    diff = result.pop("diff", None)
+    if module._diff and diff is not None:
+        result["diff"] = diff
+    return result
+
+
 def _jsonable(details):
     return dict((key, value) for key, value in details.items() if value is not None)
 

@@ -146,7 +146,7 @@ current:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._cluster_automation import FIELDS, reconcile
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
 
 DRS_BEHAVIORS = ["fullyAutomated", "partiallyAutomated", "manual"]
@@ -175,11 +175,7 @@ def argument_spec():
 
 def work(module):
     with client_from_module(module) as client:
-        result = reconcile(client, module.params, module.check_mode)
-    diff = result.pop("diff")
-    if module._diff:
-        result["diff"] = diff
-    return result
+        return diff_if_asked(module, reconcile(client, module.params, module.check_mode))
 
 
 def main():

@@ -196,7 +196,7 @@ hosts:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._host_graphics import configure
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
 
 GRAPHICS_TYPES = ["shared", "sharedDirect"]
@@ -225,10 +225,7 @@ def argument_spec():
 def work(module):
     with client_from_module(module) as client:
         changed, hosts, diff = configure(client, module.params, module.check_mode, module.warn)
-    result = dict(changed=changed, hosts=hosts)
-    if module._diff:
-        result["diff"] = diff
-    return result
+    return diff_if_asked(module, dict(changed=changed, hosts=hosts, diff=diff))
 
 
 def main():

@@ -130,7 +130,7 @@ blocking_vms:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._host_maintenance import converge
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
 
 
@@ -150,11 +150,7 @@ def argument_spec():
 
 def work(module):
     with client_from_module(module) as client:
-        result = converge(client, module.params, module.check_mode)
-    diff = result.pop("diff")
-    if module._diff:
-        result["diff"] = diff
-    return result
+        return diff_if_asked(module, converge(client, module.params, module.check_mode))
 
 
 def main():

@@ -102,7 +102,7 @@ changed_keys:
   sample: [vgpu.hotmigrate.enabled]
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_settings import apply_settings
 
@@ -118,11 +118,7 @@ def argument_spec():
 
 def work(module):
     with client_from_module(module) as client:
-        result = apply_settings(client, module.params["settings"], module.params["allow_new"], module.check_mode)
-    diff = result.pop("diff")
-    if module._diff:
-        result["diff"] = diff
-    return result
+        return diff_if_asked(module, apply_settings(client, module.params["settings"], module.params["allow_new"], module.check_mode))
 
 
 def main():
