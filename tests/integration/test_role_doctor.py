@@ -170,16 +170,10 @@ def _install_driver(lab, run_tasks, hosts):
 
 def _fixture(name):
     """nvidia-smi facts parsed from a recorded output, as nvidia_smi_info would return them."""
-    path = ROOT
-    while os.path.dirname(path) != path:
-        candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi", name)
-        if os.path.isfile(candidate):
-            with open(candidate) as handle:
-                facts = parse_query(handle.read())
-            facts["present"] = True
-            return facts
-        path = os.path.dirname(path)
-    pytest.skip("no shared/fixtures/nvidia-smi next to the checkout")
+    with open(os.path.join(ROOT, "tests", "fixtures", "nvidia-smi", name)) as handle:
+        facts = parse_query(handle.read())
+    facts["present"] = True
+    return facts
 
 
 def test_after_the_job_the_findings_follow_the_lab(lab, run_tasks, tmp_path, bmcs):

@@ -103,16 +103,11 @@ def png_size(path):
 
 
 def guest_facts():
-    path = ROOT
-    while os.path.dirname(path) != path:
-        candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi", GUEST_FIXTURE)
-        if os.path.isfile(candidate):
-            with open(candidate) as handle:
-                facts = parse_query(handle.read())
-            facts["present"] = True
-            return facts
-        path = os.path.dirname(path)
-    pytest.skip("no shared/fixtures/nvidia-smi next to the checkout")
+    """nvidia-smi facts parsed from a recorded output, as nvidia_smi_info would return them."""
+    with open(os.path.join(ROOT, "tests", "fixtures", "nvidia-smi", GUEST_FIXTURE)) as handle:
+        facts = parse_query(handle.read())
+    facts["present"] = True
+    return facts
 
 
 @pytest.fixture(scope="module")

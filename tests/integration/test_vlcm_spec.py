@@ -33,7 +33,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsE
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import VCenterRestClient  # noqa: E402
 from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import Vlcm  # noqa: E402
 
-SPEC = os.environ.get("VSPHERE_ESX_SPEC") or os.path.join(ROOT, "..", "shared", "specs", "vsphere-8.0.2-esx.json")
+SPEC = os.path.join(ROOT, "tests", "fixtures", "specs", "vsphere-8.0.2-esx.json")
 
 # What the task of an operation returns as its result (the spec types a task operation's answer as the task id).
 TASK_RESULTS = {
@@ -197,7 +197,8 @@ def check_exchanges(spec, exchanges):
 @pytest.fixture(scope="module")
 def spec():
     if not os.path.exists(SPEC):
-        pytest.fail("VMware's OpenAPI description of /api/esx is not at %s; set VSPHERE_ESX_SPEC to its path." % SPEC)
+        pytest.fail("VMware's OpenAPI description of /api/esx is missing at %s; restore tests/fixtures/specs from git."
+                    % SPEC)
     with open(SPEC) as handle:
         return Spec(json.load(handle))
 

@@ -9,8 +9,8 @@
 Writes into DIR, under the real artifacts' file names:
 
 - nvidia-linux-grid-510_510.47.03_amd64.deb: nvidia-smi printing recorded output of a GRID A100-4C guest
-  (licensed and unlicensed, from the shared nvidia-smi fixtures), the nvidia-gridd daemon and unit, the
-  gridd.conf template. It depends on libglvnd0, so only a package manager that resolves dependencies installs it.
+  (licensed and unlicensed, from tests/fixtures/nvidia-smi), the nvidia-gridd daemon and unit, the gridd.conf
+  template. It depends on libglvnd0, so only a package manager that resolves dependencies installs it.
 - NVIDIA-Linux-x86_64-510.47.03-grid.run: the same files from the driver's runfile, with nvidia-uninstall.
 - nvidia-cuda-toolkit_<ver>_amd64.deb: an empty package named like Debian's CUDA toolkit (the one the CUDA role
   must refuse to run next to).
@@ -59,16 +59,12 @@ TOKENS = {
 
 
 def find_fixtures():
-    """The shared nvidia-smi fixtures: a `shared/fixtures/nvidia-smi` next to the checkout or one of its parents."""
-    path = HERE
-    while True:
-        candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi")
-        if os.path.isfile(os.path.join(candidate, FIXTURE_LICENSED)):
-            return candidate
-        parent = os.path.dirname(path)
-        if parent == path:
-            raise SystemExit("build.py: no shared/fixtures/nvidia-smi found above %s; pass --fixtures" % HERE)
-        path = parent
+    """The recorded nvidia-smi outputs kept in the repository (tests/fixtures/nvidia-smi)."""
+    path = os.path.normpath(os.path.join(HERE, "..", "..", "..", "tests", "fixtures", "nvidia-smi"))
+    if not os.path.isfile(os.path.join(path, FIXTURE_LICENSED)):
+        raise SystemExit("build.py: %s is missing; restore tests/fixtures/nvidia-smi from git or pass --fixtures"
+                         % os.path.join(path, FIXTURE_LICENSED))
+    return path
 
 
 def fill(text, values):

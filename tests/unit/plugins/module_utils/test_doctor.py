@@ -14,6 +14,7 @@ import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils import _doctor, _doctor_facts
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINTS, parse_query
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.doctor_data import (
     DAEMON,
     DRIVER,
@@ -365,15 +366,7 @@ def test_no_guests_is_one_skip_that_names_the_group():
 
 
 def _fixture(name):
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = here
-    while os.path.dirname(path) != path:
-        candidate = os.path.join(path, "shared", "fixtures", "nvidia-smi", name)
-        if os.path.isfile(candidate):
-            with open(candidate) as handle:
-                return handle.read()
-        path = os.path.dirname(path)
-    pytest.skip("no shared/fixtures/nvidia-smi next to the collection checkout")
+    return read(name)
 
 
 def test_a_recorded_licensed_guest_read_through_the_parser():
