@@ -63,7 +63,8 @@ def import_planner():
     os.makedirs(os.path.join(root, "ansible_collections", "gpuops"))
     os.symlink(REPO, os.path.join(root, "ansible_collections", "gpuops", "vgpu"))
     sys.path.insert(0, root)
-    from ansible_collections.gpuops.vgpu.plugins.module_utils import _catalog, _planner
+    from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+    from ansible_collections.gpuops.vgpu.plugins.module_utils.planner import _planner
     return _catalog, _planner
 
 

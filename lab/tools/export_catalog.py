@@ -5,7 +5,7 @@
 
     export_catalog.py <out.json>        (- writes to stdout)
 
-Loads plugins/module_utils/_catalog.py by its file path, so it runs from a checkout without the collection being
+Loads plugins/module_utils/nvidia/_catalog.py by its file path, so it runs from a checkout without the collection being
 installed. The output has one entry per GPU model:
 
     {"gpus": {"P40": {"device_name": "Tesla P40", "pci_device_id": "0x1b38", "framebuffer_mib": 24576,
@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CATALOG = os.path.join(ROOT, "plugins", "module_utils", "_catalog.py")
+CATALOG = os.path.join(ROOT, "plugins", "module_utils", "nvidia", "_catalog.py")
 
 GPU_KEYS = ("device_name", "pci_device_id", "framebuffer_mib", "architecture", "mig_capable", "mixed_size_capable",
             "gpus_per_board", "last_vgpu_release")

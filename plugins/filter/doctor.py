@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that bridge the doctor role and its logic in ``module_utils/_doctor_facts.py`` and ``_doctor.py``.
+"""Filters that bridge the doctor role and its logic in ``plugin_utils/_doctor_facts.py`` and ``_doctor.py``.
 
 Each filter is documented in the YAML file of its name next to this one (``ansible-doc -t filter <name>``).
 """
@@ -12,7 +12,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils import _doctor, _doctor_facts
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor_facts
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
 

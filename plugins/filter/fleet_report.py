@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils import _fleet_report
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_report
 
 DATA_KEYS = ("title", "summary", "clusters", "guests", "findings")
 

@@ -14,7 +14,7 @@ from functools import wraps
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 
 

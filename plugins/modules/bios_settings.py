@@ -183,7 +183,7 @@ intents:
     pcie_aer: {status: not_exposed, attributes: {}, changed: false, note: not exposed by this BIOS}
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._bios import (
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import (
     Registry,
     choose_apply_time,
     diff_view,
@@ -197,12 +197,12 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._bios import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish import (
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import (
     RedfishClient,
     odata_id,
     redfish_argument_spec,
 )
-from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_bios import BiosAccess, wait_for
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess, wait_for
 
 FAILED_JOB_STATES = ("Failed", "CompletedWithErrors")
 

@@ -130,15 +130,15 @@ inlet_celsius:
   sample: 23
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._bios import pending_values
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import pending_values
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish import (
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import (
     RedfishClient,
     link_of,
     redfish_argument_spec,
 )
-from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_bios import BiosAccess
-from ansible_collections.gpuops.vgpu.plugins.module_utils._redfish_info import read_thermal
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._thermal import read_thermal
 
 
 def run(module):

@@ -145,9 +145,9 @@ current:
   type: dict
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._cluster_automation import FIELDS, reconcile
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_automation import FIELDS, reconcile
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 DRS_BEHAVIORS = ["fullyAutomated", "partiallyAutomated", "manual"]
 DPM_BEHAVIORS = ["manual", "automated"]

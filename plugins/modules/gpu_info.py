@@ -242,9 +242,9 @@ vms:
       elements: dict
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._gpu_inventory import read_inventory
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import read_inventory
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 
 def argument_spec():

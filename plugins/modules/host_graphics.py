@@ -195,9 +195,9 @@ hosts:
       sample: the graphics configuration changed
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._host_graphics import configure
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_graphics import configure
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 GRAPHICS_TYPES = ["shared", "sharedDirect"]
 

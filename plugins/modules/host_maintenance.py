@@ -129,9 +129,9 @@ blocking_vms:
   sample: {"esxi-02.lab.local": ["gpu-vm-04"]}
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._host_maintenance import converge
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_maintenance import converge
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 
 def argument_spec():

@@ -103,8 +103,8 @@ changed_keys:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_settings import apply_settings
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._settings import apply_settings
 
 
 def argument_spec():

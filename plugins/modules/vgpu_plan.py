@@ -354,7 +354,7 @@ stats:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._planner import MODES, POLICIES, plan
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._planner import MODES, POLICIES, plan
 
 
 def argument_spec():

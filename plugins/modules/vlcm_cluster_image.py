@@ -138,9 +138,9 @@ diff:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import ProgressLog, Vlcm, plan_image
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import ProgressLog, Vlcm, plan_image
 
 
 def logic(module):

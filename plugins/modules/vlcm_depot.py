@@ -168,10 +168,10 @@ bundle:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._offline_bundle import read_bundle
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import ProgressLog, Vlcm
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._offline_bundle import read_bundle
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import ProgressLog, Vlcm
 
 
 def _pairs(components):

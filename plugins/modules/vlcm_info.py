@@ -122,9 +122,9 @@ compliance:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import Vlcm, compliance_summary
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import Vlcm, compliance_summary
 
 CHOICES = ["depots", "components", "image", "compliance"]
 

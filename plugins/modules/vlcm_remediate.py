@@ -160,9 +160,9 @@ progress:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import client_from_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import (
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import (
     ProgressLog,
     Vlcm,
     apply_summary,

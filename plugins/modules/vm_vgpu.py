@@ -207,8 +207,8 @@ vms:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter import client_from_module, vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vm_vgpu import VgpuAssignment
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment
 
 
 def argument_spec():

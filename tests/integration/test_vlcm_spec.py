@@ -30,8 +30,8 @@ from vsphere_direct import Direct
 # The collection's own client, from the collection tree Ansible uses (make collection-link).
 sys.path.insert(0, os.path.join(ROOT, ".tmp", "collections"))
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError  # noqa: E402
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vcenter_rest import VCenterRestClient  # noqa: E402
-from ansible_collections.gpuops.vgpu.plugins.module_utils._vlcm import Vlcm  # noqa: E402
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient  # noqa: E402
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import Vlcm  # noqa: E402
 
 SPEC = os.path.join(ROOT, "tests", "fixtures", "specs", "vsphere-8.0.2-esx.json")
 

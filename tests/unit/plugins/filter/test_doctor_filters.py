@@ -12,8 +12,9 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.filter import doctor, fleet_report
-from ansible_collections.gpuops.vgpu.plugins.module_utils import _doctor, _doctor_facts
-from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.doctor_data import NOW, healthy
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor_facts
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.plugin_utils.doctor_data import NOW, healthy
 
 
 def test_filter_names():

@@ -12,7 +12,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.filter import vgpu
-from ansible_collections.gpuops.vgpu.plugins.module_utils import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 
 

@@ -1,0 +1,340 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Host graphics: default graphics type, assignment policy, per-GPU graphics type and vGPU mode, Xorg restart.
+
+Every selected host is read in one PropertyCollector call. The UpdateGraphicsConfig spec is the host's current
+configuration with only the asked fields changed, so nothing the user did not mention is reset. A new graphics
+type becomes active only when Xorg restarts, so the restart is part of the change.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
+
+try:
+    from pyVmomi import vim
+except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
+    vim = None
+
+HOST_PROPERTIES = [
+    "runtime.connectionState", "config.graphicsConfig", "config.graphicsInfo", "hardware.pciDevice",
+    "configManager.graphicsManager", "configManager.serviceSystem",
+]
+AFTER_PROPERTIES = ["config.graphicsConfig", "config.graphicsInfo"]
+
+_PCI_ID = re.compile(r"^(?:(?P<domain>[0-9a-f]{1,8}):)?(?P<bus>[0-9a-f]{1,2}):(?P<slot>[0-9a-f]{1,2})\.(?P<fn>[0-7])$")
+
+
+def normalize_pci_id(value):
+    """``0000:3b:00.0`` for ``3b:00.0``, ``0000:3B:00.0`` or nvidia-smi's ``00000000:3B:00.0``."""
+    match = _PCI_ID.match(str(value).strip().lower())
+    if not match:
+        raise InputError("'%s' is not a PCI id." % value, hint="Write it as vSphere shows it, e.g. 0000:3b:00.0.")
+    return "%04x:%02x:%02x.%s" % (int(match.group("domain") or "0", 16), int(match.group("bus"), 16),
+                                  int(match.group("slot"), 16), match.group("fn"))
+
+
+def describe_config(config):
+    """A HostGraphicsConfig as plain data."""
+    if config is None:
+        return {"default_graphics_type": None, "assignment_policy": None, "devices": []}
+    return {
+        "default_graphics_type": config.hostDefaultGraphicsType,
+        "assignment_policy": config.sharedPassthruAssignmentPolicy,
+        "devices": [{"pci_id": entry.deviceId, "graphics_type": entry.graphicsType,
+                     "vgpu_mode": getattr(entry, "vgpuMode", None) or None}
+                    for entry in config.deviceType or []],
+    }
+
+
+def configured_type(state, pci_id):
+    """The graphics type ``state`` configures for one GPU: its own entry, else the host default."""
+    for entry in state["devices"]:
+        if entry["pci_id"] == pci_id:
+            return entry["graphics_type"]
+    return state["default_graphics_type"]
+
+
+def wanted_config(current, gpu_ids, request):
+    """``current`` with only what ``request`` asks changed.
+
+    ``request`` holds ``default_graphics_type``, ``assignment_policy``, ``gpu_graphics_type`` (for every id in
+    ``gpu_ids``) and ``devices`` (entries with a ``pci_id`` already in the host's spelling); None means unchanged.
+    """
+    wanted = {
+        "default_graphics_type": request.get("default_graphics_type") or current["default_graphics_type"],
+        "assignment_policy": request.get("assignment_policy") or current["assignment_policy"],
+        "devices": [dict(entry) for entry in current["devices"]],
+    }
+    changes = {}
+    if request.get("gpu_graphics_type"):
+        for pci_id in gpu_ids:
+            changes[pci_id] = {"graphics_type": request["gpu_graphics_type"]}
+    for device in request.get("devices") or []:
+        change = changes.setdefault(device["pci_id"], {})
+        for field in ("graphics_type", "vgpu_mode"):
+            if device.get(field):
+                change[field] = device[field]
+    entries = dict((entry["pci_id"], entry) for entry in wanted["devices"])
+    for pci_id, change in changes.items():
+        entry = entries.get(pci_id)
+        if entry is None:
+            # A new entry keeps the GPU's effective type unless a type was asked for.
+            entry = {"pci_id": pci_id, "graphics_type": configured_type(current, pci_id), "vgpu_mode": None}
+            wanted["devices"].append(entry)
+            entries[pci_id] = entry
+        entry.update(change)
+    return wanted
+
+
+def config_spec(state):
+    """The HostGraphicsConfig to send for ``state``: all of it, so no field falls back to a default."""
+    entries = []
+    for entry in state["devices"]:
+        device = vim.host.GraphicsConfig.DeviceType(deviceId=entry["pci_id"], graphicsType=entry["graphics_type"])
+        if entry.get("vgpu_mode"):
+            device.vgpuMode = entry["vgpu_mode"]
+        entries.append(device)
+    return vim.host.GraphicsConfig(hostDefaultGraphicsType=state["default_graphics_type"],
+                                   sharedPassthruAssignmentPolicy=state["assignment_policy"], deviceType=entries)
+
+
+def nvidia_gpus(item):
+    """The HostGraphicsInfo entries of a host's NVIDIA GPUs (other graphics devices, e.g. on-board VGA, are left)."""
+    vendors = dict((dev.id, dev.vendorId & 0xFFFF) for dev in item.get("hardware.pciDevice") or [])
+    gpus = []
+    for info in item.get("config.graphicsInfo") or []:
+        vendor = vendors.get(info.pciId)
+        if vendor == NVIDIA_VENDOR_ID or (vendor is None and "nvidia" in (info.vendorName or "").lower()):
+            gpus.append(info)
+    return gpus
+
+
+def describe_state(config_state, gpus, active=None):
+    """Configuration plus each NVIDIA GPU's configured and active type; ``active`` overrides the read types."""
+    described = dict(config_state)
+    described["gpus"] = [{
+        "pci_id": info.pciId,
+        "device_name": info.deviceName,
+        "configured_graphics_type": configured_type(config_state, info.pciId),
+        "graphics_type": (active or {}).get(info.pciId, info.graphicsType),
+    } for info in gpus]
+    return described
+
+
+class HostPlan:
+    """What one host has, what it should have, and whether Xorg restarts."""
+
+    def __init__(self, item, request, restart_xorg):
+        self.item = item
+        self.name = item["name"]
+        self.gpus = nvidia_gpus(item)
+        self.current = describe_config(item.get("config.graphicsConfig"))
+        self.wanted = wanted_config(self.current, [info.pciId for info in self.gpus], request)
+        self.config_changed = self.wanted != self.current
+        pending = [info.pciId for info in self.gpus if info.graphicsType != configured_type(self.wanted, info.pciId)]
+        self.reason = None
+        if restart_xorg == "always":
+            self.reason = "restart_xorg is always"
+        elif restart_xorg == "when_changed" and self.config_changed:
+            self.reason = "the graphics configuration changed"
+        elif restart_xorg == "when_changed" and pending:
+            self.reason = ("GPU(s) %s did not run their configured graphics type yet: an earlier change was never "
+                           "followed by an Xorg restart" % ", ".join(pending))
+        self.restart = self.reason is not None
+        self.pending = [] if self.restart else pending
+        self._before = describe_state(self.current, self.gpus)
+        active = None
+        if self.restart:
+            active = dict((info.pciId, configured_type(self.wanted, info.pciId)) for info in self.gpus)
+        self._predicted = describe_state(self.wanted, self.gpus, active)
+
+    @property
+    def changed(self):
+        return self.config_changed or self.restart
+
+    def retyped_gpus(self):
+        """GPUs whose active graphics type this plan changes, now or at the next Xorg restart."""
+        retyped = []
+        for info in self.gpus:
+            wanted = configured_type(self.wanted, info.pciId)
+            if wanted != configured_type(self.current, info.pciId) or (self.restart and wanted != info.graphicsType):
+                retyped.append(info)
+        return retyped
+
+    def before(self):
+        return self._before
+
+    def predicted_after(self):
+        return self._predicted
+
+
+def resolve_devices(devices, item):
+    """The ``devices`` option for one host, with ids in the host's spelling; unknown ids fail naming the host's GPUs."""
+    known = dict((normalize_pci_id(info.pciId), info) for info in item.get("config.graphicsInfo") or [])
+    resolved = []
+    for device in devices or []:
+        info = known.get(normalize_pci_id(device["pci_id"]))
+        if info is None:
+            listing = ", ".join("%s (%s)" % (gpu.pciId, gpu.deviceName) for gpu in known.values()) or "none"
+            raise InputError("Host %s has no graphics device with PCI id %s." % (item["name"], device["pci_id"]),
+                             hint="Its graphics devices: %s." % listing)
+        resolved.append(dict(device, pci_id=info.pciId))
+    return resolved
+
+
+def check_devices_option(devices):
+    seen = set()
+    for device in devices or []:
+        pci_id = normalize_pci_id(device["pci_id"])
+        if pci_id in seen:
+            raise InputError("PCI id %s appears more than once in devices." % device["pci_id"],
+                             hint="Give one entry per GPU.")
+        seen.add(pci_id)
+
+
+def plan_hosts(items, params):
+    """A HostPlan per host; fails before any change on unknown ids and disconnected hosts."""
+    check_devices_option(params.get("devices"))
+    offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in items
+               if item.get("runtime.connectionState") != "connected"]
+    if offline:
+        raise InputError("Host(s) not connected to vCenter: %s." % ", ".join(offline),
+                         hint="Reconnect them or leave them out of esxi_hostnames.")
+    plans = []
+    for item in items:
+        request = dict((key, params.get(key))
+                       for key in ("default_graphics_type", "assignment_policy", "gpu_graphics_type"))
+        request["devices"] = resolve_devices(params.get("devices"), item)
+        plans.append(HostPlan(item, request, params.get("restart_xorg") or "when_changed"))
+    return plans
+
+
+def running_vgpu_conflicts(client, plans):
+    """``[(host, gpu info, [vm names])]`` for GPUs that would change type under running vGPU VMs."""
+    pairs = [(plan, info) for plan in plans if plan.changed for info in plan.retyped_gpus() if info.vm]
+    if not pairs:
+        return []
+    vms = dict((vm._moId, vm) for pair in pairs for vm in pair[1].vm)
+    names = dict((item["moid"], item.get("name", item["moid"])) for item in client.retrieve_objects(
+        list(vms.values()), ["name"]))
+    return [(plan.name, info, sorted(names[vm._moId] for vm in info.vm)) for plan, info in pairs]
+
+
+def conflict_text(conflicts):
+    return "; ".join("%s GPU %s (%s): %s" % (host, info.pciId, info.deviceName, ", ".join(vms))
+                     for host, info, vms in conflicts)
+
+
+def apply_plan(client, plan, done):
+    """Send the configuration, then restart Xorg, as planned; ``done`` collects the steps that succeeded."""
+    if plan.config_changed:
+        client.call(plan.item["configManager.graphicsManager"].UpdateGraphicsConfig, config=config_spec(plan.wanted))
+        done.append("configuration updated")
+    if plan.restart:
+        client.call(plan.item["configManager.serviceSystem"].RestartService, id="xorg")
+        done.append("Xorg restarted")
+
+
+def configure(client, params, check_mode, warn):
+    """The module's work: returns ``(changed, hosts, diff)``."""
+    items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
+                         datacenter=params.get("datacenter"))
+    plans = plan_hosts(items, params)
+    conflicts = running_vgpu_conflicts(client, plans)
+    if conflicts and not params.get("force"):
+        raise InputError("Refusing to change the graphics type of GPUs that run vGPU VMs: %s."
+                         % conflict_text(conflicts), hint="Power those VMs off first, or set force: true.")
+    if conflicts:
+        warn("Changing the graphics type of GPUs that run vGPU VMs (force): %s." % conflict_text(conflicts))
+
+    results = dict((plan.name, _result(plan, plan.before(), plan.before(), False)) for plan in plans)
+    if not check_mode:
+        _apply_all(client, plans, results)
+    after = _after_states(client, plans, check_mode)
+    for plan in plans:
+        results[plan.name] = _result(plan, plan.before(), after.get(plan.name, plan.before()), plan.restart)
+        for warning in _warnings(plan, results[plan.name]["after"], check_mode):
+            warn(warning)
+    hosts = [results[plan.name] for plan in plans]
+    diff = {"before": dict((host["name"], host["before"]) for host in hosts if host["changed"]),
+            "after": dict((host["name"], host["after"]) for host in hosts if host["changed"])}
+    return any(host["changed"] for host in hosts), hosts, diff
+
+
+def _warnings(plan, after, check_mode):
+    """GPUs left waiting for a restart, fields vCenter did not keep, GPUs that kept their type over a restart."""
+    warnings = []
+    if plan.pending:
+        warnings.append("Host %s: GPU(s) %s wait for an Xorg restart to run their configured graphics type."
+                        % (plan.name, ", ".join(plan.pending)))
+    ignored = not_kept(plan.wanted, after) if plan.config_changed and not check_mode else []
+    if ignored:
+        why = " (vgpu_mode needs vSphere 8.0 Update 3 or later)" if any("vgpu_mode" in text for text in ignored) else ""
+        warnings.append("Host %s: vCenter did not keep %s%s." % (plan.name, "; ".join(ignored), why))
+    stuck = [gpu["pci_id"] for gpu in after["gpus"] if gpu["graphics_type"] != gpu["configured_graphics_type"]]
+    if plan.restart and stuck and not check_mode:
+        warnings.append("Host %s: after the Xorg restart, GPU(s) %s still do not run their configured graphics type "
+                        "(a GPU keeps its type while vGPU VMs run on it)." % (plan.name, ", ".join(stuck)))
+    return warnings
+
+
+def not_kept(wanted, after):
+    """What vCenter holds differently from what was sent, e.g. a field older vSphere versions drop."""
+    differences = []
+    for field in ("default_graphics_type", "assignment_policy"):
+        if after.get(field) != wanted[field]:
+            differences.append("%s %s (it has %s)" % (field, wanted[field], after.get(field)))
+    held = dict((entry["pci_id"], entry) for entry in after.get("devices") or [])
+    for entry in wanted["devices"]:
+        for field in ("graphics_type", "vgpu_mode"):
+            value = held.get(entry["pci_id"], {}).get(field)
+            if value != entry[field]:
+                differences.append("%s of %s %s (it has %s)" % (field, entry["pci_id"], entry[field], value))
+    return differences
+
+
+def _apply_all(client, plans, results):
+    work = [plan for plan in plans if plan.changed]
+    for position, plan in enumerate(work):
+        done = []
+        try:
+            apply_plan(client, plan, done)
+        except GpuopsError as err:
+            raise type(err)(
+                "Host %s: %s (%s). Hosts done: %s; hosts not touched: %s." % (
+                    plan.name, err.message, ", ".join(done) + " before that" if done else "nothing changed on it",
+                    ", ".join(p.name for p in work[:position]) or "none",
+                    ", ".join(p.name for p in work[position + 1:]) or "none"),
+                hint=err.hint, hosts=[results[p.name] for p in plans], **err.details)
+        results[plan.name] = _result(plan, plan.before(), plan.predicted_after(), plan.restart)
+
+
+def _after_states(client, plans, check_mode):
+    changed = [plan for plan in plans if plan.changed]
+    if check_mode or not changed:
+        return dict((plan.name, plan.predicted_after()) for plan in changed)
+    items = client.retrieve_objects([plan.item["obj"] for plan in changed], AFTER_PROPERTIES)
+    after = {}
+    for plan, item in zip(changed, items):
+        wanted = set(gpu.pciId for gpu in plan.gpus)
+        gpus = [info for info in item.get("config.graphicsInfo") or [] if info.pciId in wanted]
+        after[plan.name] = describe_state(describe_config(item.get("config.graphicsConfig")), gpus)
+    return after
+
+
+def _result(plan, before, after, restarted):
+    return {
+        "name": plan.name,
+        "changed": before != after or restarted,
+        "before": before,
+        "after": after,
+        "xorg_restarted": restarted,
+        "xorg_restart_reason": plan.reason if restarted else None,
+    }

@@ -1,0 +1,232 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""GPU inventory of vCenter hosts: what ``gpu_info`` returns and what the other vCenter modules build on.
+
+Reading costs a constant number of round trips: one PropertyCollector call for the inventory tree and the hosts'
+graphics data, and one for the VMs that run or were asked about (plus one for VM names when VMs are asked
+about by name), whatever their number.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, NotFound
+
+try:
+    from pyVmomi import vim
+except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
+    vim = None
+
+NVIDIA_VENDOR_ID = 0x10DE
+
+HOST_PROPERTIES = [
+    "name", "parent", "runtime.connectionState", "runtime.inMaintenanceMode", "hardware.pciDevice",
+    "config.graphicsInfo", "config.graphicsConfig", "config.sharedPassthruGpuTypes",
+]
+VM_PROPERTIES = [
+    "name", "config.uuid", "config.instanceUuid", "config.hardware.device", "config.hardware.memoryMB",
+    "config.memoryReservationLockedToMax", "resourceConfig.memoryAllocation.reservation", "runtime.powerState",
+    "runtime.host",
+]
+
+
+def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, vm_names=None):
+    """Hosts (with GPUs and profiles) selected by cluster / names / all, and the requested VMs.
+
+    Returns ``{"hosts": [...], "vms": [...]}`` shaped as documented in the ``gpu_info`` module.
+    """
+    hosts = client.hosts(HOST_PROPERTIES, cluster=cluster, esxi_hostnames=esxi_hostnames, datacenter=datacenter)
+    host_names = dict((item["moid"], item["name"]) for item in hosts)
+    wanted_vms = []
+    if vm_names:
+        names = client.retrieve({vim.VirtualMachine: ["name"], vim.HostSystem: ["name"]})
+        wanted_vms = _named_vms(names[vim.VirtualMachine], vm_names)
+        host_names.update((item["moid"], item["name"]) for item in names[vim.HostSystem])
+    running = {}
+    for host in hosts:
+        for info in host.get("config.graphicsInfo") or []:
+            for vm in info.vm or []:
+                running[vm._moId] = vm
+    vm_objects = list(dict((vm._moId, vm) for vm in list(running.values()) + wanted_vms).values())
+    vm_items = {}
+    if vm_objects:
+        vm_items = dict((item["moid"], item) for item in client.retrieve_objects(vm_objects, VM_PROPERTIES))
+
+    result_hosts = [_describe_host(host, vm_items) for host in hosts]
+    result_vms = [describe_vm(vm_items[vm._moId], host_names) for vm in wanted_vms]
+    return {"hosts": result_hosts, "vms": result_vms}
+
+
+def _named_vms(vms, names):
+    by_name = {}
+    for item in vms:
+        by_name.setdefault(item["name"], []).append(item["obj"])
+    missing = [name for name in names if name not in by_name]
+    if missing:
+        raise NotFound("VM(s) not found: %s." % ", ".join(missing), hint="Check the names in the vms option.")
+    ambiguous = [name for name in names if len(by_name[name]) > 1]
+    if ambiguous:
+        raise InputError("VM name(s) carried by several VMs: %s." % ", ".join(ambiguous),
+                         hint="Name them by uuid or moid in modules that accept it.")
+    return [by_name[name][0] for name in names]
+
+
+def vgpu_devices(devices):
+    """The vGPU devices among a VM's ``config.hardware.device`` list."""
+    return [device for device in devices or []
+            if isinstance(device, vim.vm.device.VirtualPCIPassthrough)
+            and isinstance(device.backing, vim.vm.device.VirtualPCIPassthrough.VmiopBackingInfo)]
+
+
+def describe_vm(item, host_names):
+    """A VM's vGPU-relevant state from a ``VM_PROPERTIES`` read."""
+    host = item.get("runtime.host")
+    memory_mb = item.get("config.hardware.memoryMB")
+    reservation = item.get("resourceConfig.memoryAllocation.reservation")
+    return {
+        "name": item.get("name"),
+        "moid": item["moid"],
+        "uuid": item.get("config.uuid"),
+        "instance_uuid": item.get("config.instanceUuid"),
+        "power_state": item.get("runtime.powerState"),
+        "host": host_names.get(host._moId) if host is not None else None,
+        "memory_mb": memory_mb,
+        "memory_reservation_mb": reservation,
+        "memory_reservation_locked_to_max": bool(item.get("config.memoryReservationLockedToMax")),
+        "memory_fully_reserved": bool(item.get("config.memoryReservationLockedToMax"))
+        or (memory_mb is not None and reservation == memory_mb),
+        "vgpus": [{"key": device.key, "profile": device.backing.vgpu}
+                  for device in vgpu_devices(item.get("config.hardware.device"))],
+    }
+
+
+def _describe_host(host, vm_items):
+    pci_by_id = dict((dev.id, dev) for dev in host.get("hardware.pciDevice") or [])
+    config = host.get("config.graphicsConfig")
+    configured = _configured_types(config)
+    gpus = []
+    for info in host.get("config.graphicsInfo") or []:
+        pci = pci_by_id.get(info.pciId)
+        if pci is not None and (pci.vendorId & 0xFFFF) != NVIDIA_VENDOR_ID:
+            continue
+        gpus.append(_describe_gpu(info, pci, configured, config, vm_items))
+    supported = list(host.get("config.sharedPassthruGpuTypes") or [])
+    return {
+        "name": host["name"],
+        "moid": host["moid"],
+        "cluster": host["cluster"],
+        "datacenter": host["datacenter"],
+        "connection_state": host.get("runtime.connectionState"),
+        "maintenance_mode": bool(host.get("runtime.inMaintenanceMode")),
+        "graphics_config": _describe_config(config),
+        "gpus": gpus,
+        "supported_profiles": _profile_capacity(supported, gpus),
+    }
+
+
+def _configured_types(config):
+    types = {}
+    for entry in (config.deviceType if config is not None else None) or []:
+        types[entry.deviceId] = entry
+    return types
+
+
+def _describe_config(config):
+    if config is None:
+        return None
+    return {
+        "default_graphics_type": config.hostDefaultGraphicsType,
+        "assignment_policy": config.sharedPassthruAssignmentPolicy,
+        "devices": [{"pci_id": entry.deviceId, "graphics_type": entry.graphicsType,
+                     "vgpu_mode": getattr(entry, "vgpuMode", None) or None}
+                    for entry in config.deviceType or []],
+    }
+
+
+def _describe_gpu(info, pci, configured, config, vm_items):
+    model = _catalog.model_for_device(device_name=info.deviceName,
+                                      pci_device_id=(pci.deviceId & 0xFFFF) if pci is not None else None)
+    entry = configured.get(info.pciId)
+    configured_type = entry.graphicsType if entry is not None else (config.hostDefaultGraphicsType if config else None)
+    slots = {}
+    vm_names = []
+    for vm in info.vm or []:
+        item = vm_items.get(vm._moId, {})
+        vm_names.append(item.get("name", vm._moId))
+        for device in vgpu_devices(item.get("config.hardware.device")):
+            slots[device.backing.vgpu] = slots.get(device.backing.vgpu, 0) + 1
+    profiles = sorted(slots)
+    profile = profiles[0] if len(profiles) == 1 else None
+    max_slots = _max_per_gpu(profile) if profile else None
+    used = sum(slots.values())
+    return {
+        "pci_id": info.pciId,
+        "device_name": info.deviceName,
+        "vendor": info.vendorName,
+        "model": model,
+        "memory_mib": int(info.memorySizeInKB // 1024) if info.memorySizeInKB else None,
+        "graphics_type": info.graphicsType,
+        "configured_graphics_type": configured_type,
+        "xorg_restart_pending": configured_type is not None and info.graphicsType != configured_type,
+        "vgpu_mode": getattr(info, "vgpuMode", None) or None,
+        "profile": profile,
+        "profiles": profiles,
+        "vms": sorted(vm_names),
+        "used": used,
+        "max": max_slots,
+        "free": (max_slots - used) if max_slots is not None else None,
+    }
+
+
+def _max_per_gpu(profile_name):
+    try:
+        return _catalog.parse_profile(profile_name).get("max_per_gpu")
+    except InputError:
+        return None
+
+
+def _profile_capacity(supported, gpus):
+    """Per supported profile: its catalog facts, how many vGPUs of it the host could hold and can take now."""
+    result = []
+    for name in supported:
+        facts = _profile_facts(name)
+        matching = [gpu for gpu in gpus if _gpu_takes(gpu, facts)]
+        per_gpu = facts.get("max_per_gpu")
+        free = None
+        if per_gpu is not None:
+            free = 0
+            for gpu in matching:
+                if gpu["graphics_type"] != "sharedDirect":
+                    continue
+                if not gpu["profiles"]:
+                    free += per_gpu
+                elif gpu["profile"] == name:
+                    free += per_gpu - gpu["used"]
+        result.append({
+            "name": name,
+            "framebuffer_mib": facts.get("framebuffer_mib"),
+            "series": facts.get("series"),
+            "cuda": facts.get("cuda"),
+            "max_per_gpu": per_gpu,
+            "gpus": len(matching),
+            "capacity": per_gpu * len(matching) if per_gpu is not None else None,
+            "free": free,
+            "known": facts.get("known", False),
+        })
+    return result
+
+
+def _profile_facts(name):
+    try:
+        return _catalog.parse_profile(name)
+    except InputError:
+        return {"name": name, "known": False}
+
+
+def _gpu_takes(gpu, facts):
+    if facts.get("model") and gpu["model"]:
+        return facts["model"] == gpu["model"]
+    return True
