@@ -49,3 +49,12 @@ class TaskFailed(GpuopsError):
 
 class TimeoutExpired(GpuopsError):
     """Waiting for something took longer than allowed."""
+
+
+class MissingLibrary(GpuopsError):
+    """A Python library a client needs is not installed where the module runs."""
+
+    def __init__(self, library, import_error):
+        super(MissingLibrary, self).__init__("The Python library %s is required." % library, library=library)
+        self.library = library
+        self.import_error = import_error

@@ -1,7 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one layer that turns client errors into ``fail_json``, plus shared check-mode and diff helpers."""
+"""The one layer between Ansible and the collection's logic.
+
+Every module's ``main()`` is ``run_module(argument_spec(), run, client=...)``. ``run_module`` builds the
+``AnsibleModule``, hands ``run`` the client the module names (connected on first use, so input checks that come
+first cost no round trip, and closed at the end), keeps the result's ``diff`` only when Ansible runs with
+``--diff``, and is the only place that turns errors into ``fail_json``.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,30 +15,61 @@ __metaclass__ = type
 
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, MissingLibrary
 
 
-def run_module(argument_spec, logic, **module_kwargs):
-    """Build the AnsibleModule, call ``logic(module)`` and exit with its result dict.
+def run_module(argument_spec, run, client=None, **module_kwargs):
+    """Call ``run(module)``, or ``run(module, client)`` where ``client(module.params)`` builds the client, and exit.
 
-    ``logic`` returns the result dict (``changed`` and the module's return values). Any ``GpuopsError`` becomes a
-    failure whose message ends with what the user can do; its details are returned alongside.
+    ``run`` returns the result dict (``changed``, the module's return values, and ``diff`` where the module reports
+    one). A ``GpuopsError`` becomes a failure whose message ends with what the user can do; its details are
+    returned alongside.
     """
     module = AnsibleModule(argument_spec=argument_spec, **module_kwargs)
     try:
-        result = logic(module)
+        if client is None:
+            result = run(module)
+        else:
+            with LazyClient(client, module.params) as lazy:
+                result = run(module, lazy)
+    except MissingLibrary as err:
+        module.fail_json(msg=missing_required_lib(err.library), exception=err.import_error)
     except GpuopsError as err:
         module.fail_json(msg=str(err), **_jsonable(err.details))
     except Exception as err:  # noqa: BLE001 - last resort: keep the traceback for -vvv, the message for the user
         module.fail_json(msg="Unexpected error: %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
+    module.exit_json(**finish(module, result))
+
+
+class LazyClient(object):
+    """Stands for the client ``factory(params)`` builds, building and entering it at its first use."""
+
+    def __init__(self, factory, params):
+        self._factory = factory
+        self._params = params
+        self._client = None
+
+    def __getattr__(self, name):
+        if self._client is None:
+            client = self._factory(self._params)
+            self._client = client.__enter__() or client
+        return getattr(self._client, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._client is not None:
+            self._client.__exit__(*exc_info)
+            self._client = None
+
+
+def finish(module, result):
+    """``result`` with ``changed`` always set and ``diff`` kept only with ``--diff``."""
+    result = dict(result)
     result.setdefault("changed", False)
-    module.exit_json(**result)
-
-
-def diff_if_asked(module, result):
-    """``result`` with its ``diff`` kept only when Ansible runs with ``--diff``."""
     diff = result.pop("diff", None)
     if module._diff and diff is not None:
         result["diff"] = diff
@@ -41,22 +78,3 @@ def diff_if_asked(module, result):
 
 def _jsonable(details):
     return dict((key, value) for key, value in details.items() if value is not None)
-
-
-class DiffTracker:
-    """Collects before/after per object so modules return a real ``--diff``."""
-
-    def __init__(self):
-        self.before = {}
-        self.after = {}
-
-    def add(self, name, before, after):
-        self.before[name] = before
-        self.after[name] = after
-
-    @property
-    def changed(self):
-        return self.before != self.after
-
-    def diff(self):
-        return {"before": self.before, "after": self.after}

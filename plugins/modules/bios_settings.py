@@ -197,11 +197,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import (
-    RedfishClient,
-    odata_id,
-    redfish_argument_spec,
-)
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient, odata_id
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess, wait_for
 
 FAILED_JOB_STATES = ("Failed", "CompletedWithErrors")
@@ -351,9 +348,8 @@ def run(module):
     return result
 
 
-def main():
-    argument_spec = redfish_argument_spec()
-    argument_spec.update(
+def argument_spec():
+    return redfish_spec(
         attributes=dict(type="dict"),
         profile=dict(type="str", choices=["gpu_virtualization"]),
         strict=dict(type="bool", default=False),
@@ -361,7 +357,10 @@ def main():
         reset_type=dict(type="str", choices=["graceful", "force"], default="graceful"),
         reboot_timeout=dict(type="int", default=1800),
     )
-    run_module(argument_spec, run, supports_check_mode=True, mutually_exclusive=[("attributes", "profile")],
+
+
+def main():
+    run_module(argument_spec(), run, supports_check_mode=True, mutually_exclusive=[("attributes", "profile")],
                required_one_of=[("attributes", "profile")])
 
 

@@ -130,50 +130,22 @@ inlet_celsius:
   sample: 23
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import pending_values
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import (
-    RedfishClient,
-    link_of,
-    redfish_argument_spec,
-)
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._thermal import read_thermal
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._info import read_bmc
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient
 
 
-def run(module):
-    with RedfishClient.from_params(module.params) as client:
-        system = client.system()
-        vendor = client.vendor()
-        bios = {"attributes": {}, "pending": {}, "registry": None, "supported_apply_times": []}
-        if link_of(system, "Bios"):
-            read = BiosAccess(client).read()
-            bios = {"attributes": read["current"], "pending": pending_values(read["current"], read["shown"]),
-                    "registry": read["registry"], "supported_apply_times": read["apply_times"]}
-        thermal = read_thermal(client)
-    status = system.get("Status") or {}
-    inlet = [t["reading_celsius"] for t in thermal["temperatures"] if t["context"] == "Intake"]
-    return dict(
-        changed=False,
-        vendor=vendor,
-        manufacturer=system.get("Manufacturer"),
-        model=system.get("Model"),
-        serial_number=system.get("SerialNumber"),
-        sku=system.get("SKU"),
-        uuid=system.get("UUID"),
-        bios_version=system.get("BiosVersion"),
-        power_state=system.get("PowerState"),
-        health={"health": status.get("Health"), "rollup": status.get("HealthRollup"), "state": status.get("State")},
-        bios=bios,
-        thermal_schema=thermal["schema"],
-        temperatures=thermal["temperatures"],
-        fans=thermal["fans"],
-        inlet_celsius=inlet[0] if inlet else None,
-    )
+def argument_spec():
+    return redfish_spec()
+
+
+def run(module, client):
+    return read_bmc(client)
 
 
 def main():
-    run_module(redfish_argument_spec(), run, supports_check_mode=True)
+    run_module(argument_spec(), run, client=RedfishClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

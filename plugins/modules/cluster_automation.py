@@ -145,9 +145,10 @@ current:
   type: dict
 """
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_automation import FIELDS, reconcile
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 DRS_BEHAVIORS = ["fullyAutomated", "partiallyAutomated", "manual"]
 DPM_BEHAVIORS = ["manual", "automated"]
@@ -163,23 +164,17 @@ def _fields():
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(_fields())
-    spec.update(
-        cluster=dict(type="str", required=True),
-        datacenter=dict(type="str"),
-        restore=dict(type="dict", options=_fields()),
-    )
-    return spec
+    return vcenter_spec(_fields(), cluster=dict(type="str", required=True), datacenter=dict(type="str"),
+                        restore=dict(type="dict", options=_fields()))
 
 
-def work(module):
-    with client_from_module(module) as client:
-        return diff_if_asked(module, reconcile(client, module.params, module.check_mode))
+def run(module, client):
+    return reconcile(client, module.params, module.check_mode)
 
 
 def main():
-    run_module(argument_spec(), work, supports_check_mode=True, mutually_exclusive=[["restore", field] for field in FIELDS])
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+               mutually_exclusive=[["restore", field] for field in FIELDS])
 
 
 if __name__ == "__main__":

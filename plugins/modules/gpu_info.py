@@ -242,32 +242,24 @@ vms:
       elements: dict
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import read_inventory
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import read_inventory
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(
-        cluster=dict(type="str"),
-        esxi_hostnames=dict(type="list", elements="str"),
-        datacenter=dict(type="str"),
-        vms=dict(type="list", elements="str", default=[]),
-    )
-    return spec
+    return vcenter_spec(host_scope(), vms=dict(type="list", elements="str", default=[]))
 
 
-def gather(module):
+def run(module, client):
     params = module.params
-    with client_from_module(module) as client:
-        inventory = read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
-                                   datacenter=params["datacenter"], vm_names=params["vms"])
-    return dict(changed=False, **inventory)
+    return read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
+                          datacenter=params["datacenter"], vm_names=params["vms"])
 
 
 def main():
-    run_module(argument_spec(), gather, supports_check_mode=True)
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -195,19 +195,17 @@ hosts:
       sample: the graphics configuration changed
 """
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_graphics import configure
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 GRAPHICS_TYPES = ["shared", "sharedDirect"]
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(
-        cluster=dict(type="str"),
-        esxi_hostnames=dict(type="list", elements="str"),
-        datacenter=dict(type="str"),
+    return vcenter_spec(
+        host_scope(),
         default_graphics_type=dict(type="str", choices=GRAPHICS_TYPES),
         assignment_policy=dict(type="str", choices=["performance", "consolidation"]),
         gpu_graphics_type=dict(type="str", choices=GRAPHICS_TYPES),
@@ -219,17 +217,16 @@ def argument_spec():
         restart_xorg=dict(type="str", choices=["when_changed", "always", "never"], default="when_changed"),
         force=dict(type="bool", default=False),
     )
-    return spec
 
 
-def work(module):
-    with client_from_module(module) as client:
-        changed, hosts, diff = configure(client, module.params, module.check_mode, module.warn)
-    return diff_if_asked(module, dict(changed=changed, hosts=hosts, diff=diff))
+def run(module, client):
+    changed, hosts, diff = configure(client, module.params, module.check_mode, module.warn)
+    return dict(changed=changed, hosts=hosts, diff=diff)
 
 
 def main():
-    run_module(argument_spec(), work, supports_check_mode=True, required_one_of=[["cluster", "esxi_hostnames"]])
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+               required_one_of=[["cluster", "esxi_hostnames"]])
 
 
 if __name__ == "__main__":

@@ -129,32 +129,29 @@ blocking_vms:
   sample: {"esxi-02.lab.local": ["gpu-vm-04"]}
 """
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_maintenance import converge
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(
-        cluster=dict(type="str"),
-        esxi_hostnames=dict(type="list", elements="str"),
-        datacenter=dict(type="str"),
+    return vcenter_spec(
+        host_scope(),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         timeout=dict(type="int", default=1800),
         evacuate_powered_off_vms=dict(type="bool", default=False),
         parallel=dict(type="bool", default=False),
     )
-    return spec
 
 
-def work(module):
-    with client_from_module(module) as client:
-        return diff_if_asked(module, converge(client, module.params, module.check_mode))
+def run(module, client):
+    return converge(client, module.params, module.check_mode)
 
 
 def main():
-    run_module(argument_spec(), work, supports_check_mode=True, required_one_of=[["cluster", "esxi_hostnames"]])
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+               required_one_of=[["cluster", "esxi_hostnames"]])
 
 
 if __name__ == "__main__":

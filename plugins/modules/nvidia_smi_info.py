@@ -238,36 +238,39 @@ def _binary(module):
     return found
 
 
-def logic(module):
+def run(module):
     path = module.params["path"]
     try:
         path = _binary(module)
 
-        def run(args):
+        def nvidia_smi(args):
             return module.run_command([path] + args, environ_update={"LC_ALL": "C"})
 
-        facts = collect(run, module.params["gather"], module.params["query_format"])
+        facts = collect(nvidia_smi, module.params["gather"], module.params["query_format"])
         facts.update(present=True, path=path)
     except NvidiaSmiError as err:
         if module.params["fail_on_missing"] or err.kind not in MISSING_KINDS:
             details = dict((k, v) for k, v in err.as_dict().items() if k != "msg")
             raise GpuopsError(err.message, hint=err.hint, path=path, **details)
         facts = {"present": False, "kind": err.kind, "msg": err.message, "path": path, "gpus": [], "errors": {}}
-    result = {"changed": False, "nvidia_smi": facts}
+    result = {"nvidia_smi": facts}
     if module.params["set_facts"]:
         result["ansible_facts"] = {"nvidia_smi": facts}
     return result
 
 
-def main():
-    argument_spec = dict(
+def argument_spec():
+    return dict(
         path=dict(type="path"),
         gather=dict(type="list", elements="str", choices=["topology", "nvlink", "list", "vgpu", "mig"]),
         query_format=dict(type="str", choices=["xml", "text"], default="xml"),
         fail_on_missing=dict(type="bool", default=True),
         set_facts=dict(type="bool", default=False),
     )
-    run_module(argument_spec, logic, supports_check_mode=True)
+
+
+def main():
+    run_module(argument_spec(), run, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -102,27 +102,22 @@ changed_keys:
   sample: [vgpu.hotmigrate.enabled]
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import diff_if_asked, run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._settings import apply_settings
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(
-        settings=dict(type="dict", required=True),
-        allow_new=dict(type="bool", default=False),
-    )
-    return spec
+    return vcenter_spec(settings=dict(type="dict", required=True), allow_new=dict(type="bool", default=False))
 
 
-def work(module):
-    with client_from_module(module) as client:
-        return diff_if_asked(module, apply_settings(client, module.params["settings"], module.params["allow_new"], module.check_mode))
+def run(module, client):
+    return apply_settings(client, module.params["settings"], module.params["allow_new"], module.check_mode)
 
 
 def main():
-    run_module(argument_spec(), work, supports_check_mode=True)
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

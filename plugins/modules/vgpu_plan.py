@@ -374,19 +374,18 @@ def argument_spec():
     )
 
 
-def make_plan(module):
+def run(module):
     params = module.params
     result = plan(params["inventory"], params["requests"], mode=params["mode"],
                   assignment_policy=params["assignment_policy"], symmetric=params["symmetric"],
                   headroom=params["headroom"], respect_current=params["respect_current"])
     for note in result["notes"]:
         module.warn(note)
-    result["changed"] = False
     return result
 
 
 def main():
-    run_module(argument_spec(), make_plan, supports_check_mode=True)
+    run_module(argument_spec(), run, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -137,44 +137,42 @@ diff:
   type: dict
 """
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import ProgressLog, Vlcm, plan_image
 
 
-def logic(module):
+def run(module, client):
     p = module.params
     wanted = dict((str(name), None if version is None else str(version)) for name, version in p["components"].items())
     progress = ProgressLog(module.log)
-    with client_from_module(module) as client:
-        api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
-        cluster = api.cluster(p["cluster"], p["datacenter"])
-        api.require_image(cluster)
-        image = api.image(cluster)
-        available = api.available() if wanted else {}
-        plan = plan_image(image["components"], wanted, p["remove_components"], available,
-                          missing_ok=module.check_mode)
-        for problem in plan["missing"]:
-            module.warn("Check mode: %s yet. The real run fails unless an earlier task imports it." % problem)
-        result = {
-            "changed": bool(plan["set"] or plan["delete"]),
-            "cluster": cluster,
-            "changes": {"set": plan["set"], "delete": plan["delete"]},
-            "image": {"base_image": image["base_image"], "components": plan["after"]},
-            "diff": {"before": {"components": image["components"]}, "after": {"components": plan["after"]}},
-        }
-        if result["changed"] and not module.check_mode:
-            result["commit"] = api.change_image(cluster, plan["set"], plan["delete"], p["commit_message"])
-            result["image"] = api.image(cluster)
+    api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
+    cluster = api.cluster(p["cluster"], p["datacenter"])
+    api.require_image(cluster)
+    image = api.image(cluster)
+    available = api.available() if wanted else {}
+    plan = plan_image(image["components"], wanted, p["remove_components"], available,
+                      missing_ok=module.check_mode)
+    for problem in plan["missing"]:
+        module.warn("Check mode: %s yet. The real run fails unless an earlier task imports it." % problem)
+    result = {
+        "changed": bool(plan["set"] or plan["delete"]),
+        "cluster": cluster,
+        "changes": {"set": plan["set"], "delete": plan["delete"]},
+        "image": {"base_image": image["base_image"], "components": plan["after"]},
+        "diff": {"before": {"components": image["components"]}, "after": {"components": plan["after"]}},
+    }
+    if result["changed"] and not module.check_mode:
+        result["commit"] = api.change_image(cluster, plan["set"], plan["delete"], p["commit_message"])
+        result["image"] = api.image(cluster)
     if progress.lines:
         result["progress"] = progress.lines
     return result
 
 
-def main():
-    argument_spec = vcenter_argument_spec()
-    argument_spec.update(
+def argument_spec():
+    return vcenter_spec(
         cluster=dict(type="str", required=True),
         datacenter=dict(type="str"),
         components=dict(type="dict", default={}),
@@ -182,7 +180,10 @@ def main():
         commit_message=dict(type="str", default="Changed by gpuops.vgpu.vlcm_cluster_image"),
         timeout=dict(type="int", default=600),
     )
-    run_module(argument_spec, logic, supports_check_mode=True)
+
+
+def main():
+    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -121,50 +121,51 @@ compliance:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import Vlcm, compliance_summary
 
 CHOICES = ["depots", "components", "image", "compliance"]
 
 
-def logic(module):
+def run(module, client):
     p = module.params
     gather = set(p["gather"] or (CHOICES if p["cluster"] else ["depots", "components"]))
     if gather & {"image", "compliance"} and not p["cluster"]:
         raise InputError("gather %s needs the cluster option." % ", ".join(sorted(gather & {"image", "compliance"})),
                          hint="Set cluster, or gather only depots and components.")
-    result = {"changed": False}
-    with client_from_module(module) as client:
-        api = Vlcm(client)
-        if "depots" in gather:
-            depots = []
-            for depot_id, depot in api.depots().items():
-                depots.append(dict(id=depot_id, location=depot.get("location"), description=depot.get("description"),
-                                   owner=depot.get("owner"), components=api.depot_components(depot_id)))
-            result["depots"] = sorted(depots, key=lambda d: (d["location"] or "", d["id"]))
-        if "components" in gather:
-            result["components"] = api.depot_content()
-        if p["cluster"]:
-            cluster = api.cluster(p["cluster"], p["datacenter"])
-            managed = api.image_managed(cluster)
-            result["cluster"] = dict(cluster, image_managed=managed)
-            if "image" in gather:
-                result["image"] = api.image(cluster) if managed else None
-            if "compliance" in gather:
-                result["compliance"] = compliance_summary(api.compliance(cluster)) if managed else None
+    result = {}
+    api = Vlcm(client)
+    if "depots" in gather:
+        depots = []
+        for depot_id, depot in api.depots().items():
+            depots.append(dict(id=depot_id, location=depot.get("location"), description=depot.get("description"),
+                               owner=depot.get("owner"), components=api.depot_components(depot_id)))
+        result["depots"] = sorted(depots, key=lambda d: (d["location"] or "", d["id"]))
+    if "components" in gather:
+        result["components"] = api.depot_content()
+    if p["cluster"]:
+        cluster = api.cluster(p["cluster"], p["datacenter"])
+        managed = api.image_managed(cluster)
+        result["cluster"] = dict(cluster, image_managed=managed)
+        if "image" in gather:
+            result["image"] = api.image(cluster) if managed else None
+        if "compliance" in gather:
+            result["compliance"] = compliance_summary(api.compliance(cluster)) if managed else None
     return result
 
 
-def main():
-    argument_spec = vcenter_argument_spec()
-    argument_spec.update(
+def argument_spec():
+    return vcenter_spec(
         cluster=dict(type="str"),
         datacenter=dict(type="str"),
         gather=dict(type="list", elements="str", choices=CHOICES),
     )
-    run_module(argument_spec, logic, supports_check_mode=True)
+
+
+def main():
+    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

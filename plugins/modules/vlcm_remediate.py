@@ -159,9 +159,9 @@ progress:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import client_from_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import (
     ProgressLog,
     Vlcm,
@@ -175,64 +175,62 @@ def _statuses(summary):
     return dict((host["name"], host["status"]) for host in (summary or {}).get("hosts") or [])
 
 
-def logic(module):
+def run(module, client):
     p = module.params
     progress = ProgressLog(module.log)
-    with client_from_module(module) as client:
-        api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
-        cluster = api.cluster(p["cluster"], p["datacenter"])
-        api.require_image(cluster)
-        host_ids = api.host_ids(cluster, p["esxi_hostnames"]) if p["esxi_hostnames"] else []
-        scanned = api.scan(cluster)
-        before = compliance_summary(scanned)
-        pending = [h["name"] for h in before["hosts"]
-                   if h["status"] == "NON_COMPLIANT" and (not host_ids or h["id"] in host_ids)]
-        result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
-                  "progress": progress.lines}
-        if not pending or module.check_mode:
-            if not module.check_mode:
-                result["compliance_after"] = before
-            result["diff"] = {"before": _statuses(before), "after": dict(_statuses(before), **dict(
-                (name, "COMPLIANT") for name in pending))}
-            return result
-        if not p["accept_eula"]:
-            raise InputError("Remediating hosts %s of cluster '%s' needs the VMware End User License Agreement "
-                             "accepted." % (", ".join(pending), cluster["name"]),
-                             hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
-                                  "Nothing was changed.", pending=pending, compliance_before=before)
-        if p["precheck"]:
-            issues = check_issues(api.check(cluster, host_ids))
-            for warning in issues["warnings"]:
-                module.warn("Remediation pre-check: %s" % warning)
-            if issues["errors"]:
-                raise ApiError("The remediation pre-check of cluster '%s' failed: %s"
-                               % (cluster["name"], " ".join(issues["errors"])),
-                               hint="Nothing was changed. Fix what it names and run again.", issues=issues["errors"],
-                               pending=pending, compliance_before=before, progress=progress.lines)
-        failure = None
-        try:
-            applied = api.apply(cluster, host_ids, accept_eula=True)
-        except TaskFailed as err:
-            failure, applied = err, err.details.get("data") if isinstance(err.details.get("data"), dict) else None
-        after = compliance_summary(api.compliance(cluster) or api.scan(cluster))
-        hosts = apply_summary(applied)
-        result.update(hosts=hosts, compliance_after=after,
-                      diff={"before": _statuses(before), "after": _statuses(after)})
-        if failure is not None:
-            failed = [h for h in hosts if h["status"] not in ("OK", "SKIPPED")]
-            reasons = " ".join("%s: %s" % (h["name"], h["message"]) for h in failed) or failure.message
-            changed = any(h["status"] == "OK" and h["name"] in pending for h in hosts)
-            raise TaskFailed("Remediation of cluster '%s' failed on %s. %s" % (
-                cluster["name"], ", ".join(h["name"] for h in failed) or "the cluster", reasons),
-                hint="Hosts before it were remediated, the others left as they were.", changed=changed,
-                hosts=hosts, pending=pending, compliance_before=before, compliance_after=after,
-                progress=progress.lines)
+    api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
+    cluster = api.cluster(p["cluster"], p["datacenter"])
+    api.require_image(cluster)
+    host_ids = api.host_ids(cluster, p["esxi_hostnames"]) if p["esxi_hostnames"] else []
+    scanned = api.scan(cluster)
+    before = compliance_summary(scanned)
+    pending = [h["name"] for h in before["hosts"]
+               if h["status"] == "NON_COMPLIANT" and (not host_ids or h["id"] in host_ids)]
+    result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
+              "progress": progress.lines}
+    if not pending or module.check_mode:
+        if not module.check_mode:
+            result["compliance_after"] = before
+        result["diff"] = {"before": _statuses(before), "after": dict(_statuses(before), **dict(
+            (name, "COMPLIANT") for name in pending))}
+        return result
+    if not p["accept_eula"]:
+        raise InputError("Remediating hosts %s of cluster '%s' needs the VMware End User License Agreement "
+                         "accepted." % (", ".join(pending), cluster["name"]),
+                         hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
+                              "Nothing was changed.", pending=pending, compliance_before=before)
+    if p["precheck"]:
+        issues = check_issues(api.check(cluster, host_ids))
+        for warning in issues["warnings"]:
+            module.warn("Remediation pre-check: %s" % warning)
+        if issues["errors"]:
+            raise ApiError("The remediation pre-check of cluster '%s' failed: %s"
+                           % (cluster["name"], " ".join(issues["errors"])),
+                           hint="Nothing was changed. Fix what it names and run again.", issues=issues["errors"],
+                           pending=pending, compliance_before=before, progress=progress.lines)
+    failure = None
+    try:
+        applied = api.apply(cluster, host_ids, accept_eula=True)
+    except TaskFailed as err:
+        failure, applied = err, err.details.get("data") if isinstance(err.details.get("data"), dict) else None
+    after = compliance_summary(api.compliance(cluster) or api.scan(cluster))
+    hosts = apply_summary(applied)
+    result.update(hosts=hosts, compliance_after=after,
+                  diff={"before": _statuses(before), "after": _statuses(after)})
+    if failure is not None:
+        failed = [h for h in hosts if h["status"] not in ("OK", "SKIPPED")]
+        reasons = " ".join("%s: %s" % (h["name"], h["message"]) for h in failed) or failure.message
+        changed = any(h["status"] == "OK" and h["name"] in pending for h in hosts)
+        raise TaskFailed("Remediation of cluster '%s' failed on %s. %s" % (
+            cluster["name"], ", ".join(h["name"] for h in failed) or "the cluster", reasons),
+            hint="Hosts before it were remediated, the others left as they were.", changed=changed,
+            hosts=hosts, pending=pending, compliance_before=before, compliance_after=after,
+            progress=progress.lines)
     return result
 
 
-def main():
-    argument_spec = vcenter_argument_spec()
-    argument_spec.update(
+def argument_spec():
+    return vcenter_spec(
         cluster=dict(type="str", required=True),
         datacenter=dict(type="str"),
         esxi_hostnames=dict(type="list", elements="str", default=[], aliases=["hosts"]),
@@ -240,7 +238,10 @@ def main():
         precheck=dict(type="bool", default=True),
         timeout=dict(type="int", default=3600),
     )
-    run_module(argument_spec, logic, supports_check_mode=True)
+
+
+def main():
+    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -206,14 +206,14 @@ vms:
       returned: when error is set
 """
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import client_from_module, vcenter_argument_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment, check_limits
 
 
 def argument_spec():
-    spec = vcenter_argument_spec()
-    spec.update(
+    return vcenter_spec(
         vms=dict(type="list", elements="dict", required=True, options=dict(
             name=dict(type="str"),
             uuid=dict(type="str"),
@@ -235,19 +235,15 @@ def argument_spec():
         parallel=dict(type="int", default=8),
         task_timeout=dict(type="int", default=900),
     )
-    return spec
 
 
-def assign(module):
-    for option in ("parallel", "shutdown_timeout", "task_timeout"):
-        if module.params[option] < 1:
-            module.fail_json(msg="%s must be at least 1, got %s." % (option, module.params[option]))
-    with client_from_module(module) as client:
-        return VgpuAssignment(client, module.params, module.check_mode, log=module.log).run()
+def run(module, client):
+    check_limits(module.params)
+    return VgpuAssignment(client, module.params, module.check_mode, log=module.log).run()
 
 
 def main():
-    run_module(argument_spec(), assign, supports_check_mode=True)
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

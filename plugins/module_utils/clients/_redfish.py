@@ -23,8 +23,8 @@ import socket
 import ssl
 import time
 
-from ansible.module_utils.six.moves.http_client import HTTPException, HTTPSConnection
-from ansible.module_utils.six.moves.urllib.parse import urlsplit
+from http.client import HTTPException, HTTPSConnection
+from urllib.parse import urlsplit
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
@@ -39,19 +39,6 @@ IDEMPOTENT = ("GET", "HEAD", "PUT", "DELETE", "PATCH")
 BACKOFF_BASE = 1.0
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
-
-
-def redfish_argument_spec():
-    """Connection options shared by every Redfish module; documented by the ``gpuops.vgpu.redfish`` fragment."""
-    return dict(
-        baseuri=dict(type="str", required=True),
-        username=dict(type="str", required=True, aliases=["user"]),
-        password=dict(type="str", required=True, no_log=True, aliases=["pass"]),
-        validate_certs=dict(type="bool", default=True),
-        auth=dict(type="str", default="session", choices=["session", "basic"]),
-        timeout=dict(type="int", default=30),
-        retries=dict(type="int", default=3),
-    )
 
 
 def normalize_baseuri(value):

@@ -17,12 +17,11 @@ import ssl
 import time
 import traceback
 
-from ansible.module_utils.basic import env_fallback
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     ConnectionFailure,
     GpuopsError,
+    MissingLibrary,
     NotFound,
     TimeoutExpired,
 )
@@ -31,36 +30,9 @@ PYVMOMI_IMPORT_ERROR = None
 try:
     from pyVim.connect import Disconnect, SmartConnect
     from pyVmomi import vim, vmodl
-except ImportError:  # pragma: no cover - reported by require_pyvmomi()
+except ImportError:  # pragma: no cover - raised as MissingLibrary by VCenterClient.from_params()
     PYVMOMI_IMPORT_ERROR = traceback.format_exc()
     vim = vmodl = None
-
-
-def vcenter_argument_spec():
-    """Connection options shared by every vCenter module (documented by the ``gpuops.vgpu.vcenter`` fragment)."""
-    return dict(
-        hostname=dict(type="str", required=True, fallback=(env_fallback, ["VMWARE_HOST"])),
-        username=dict(type="str", required=True, aliases=["user"], fallback=(env_fallback, ["VMWARE_USER"])),
-        password=dict(type="str", required=True, aliases=["pass", "pwd"], no_log=True,
-                      fallback=(env_fallback, ["VMWARE_PASSWORD"])),
-        port=dict(type="int", default=443, fallback=(env_fallback, ["VMWARE_PORT"])),
-        validate_certs=dict(type="bool", default=True, fallback=(env_fallback, ["VMWARE_VALIDATE_CERTS"])),
-    )
-
-
-def client_from_module(module):
-    """Connect with the module's connection options; the caller closes the client."""
-    require_pyvmomi(module)
-    params = module.params
-    return VCenterClient(params["hostname"], params["username"], params["password"], port=params["port"],
-                         validate_certs=params["validate_certs"])
-
-
-def require_pyvmomi(module):
-    if PYVMOMI_IMPORT_ERROR:
-        from ansible.module_utils.basic import missing_required_lib
-
-        module.fail_json(msg=missing_required_lib("pyvmomi"), exception=PYVMOMI_IMPORT_ERROR)
 
 
 def fault_message(fault):
@@ -86,9 +58,17 @@ class VCenterClient:
     """A logged-in vCenter session. Use as a context manager, or call ``close()``."""
 
     def __init__(self, hostname, username, password, port=443, validate_certs=True):
+        if PYVMOMI_IMPORT_ERROR:
+            raise MissingLibrary("pyvmomi", PYVMOMI_IMPORT_ERROR)
         self.endpoint = "%s:%s" % (hostname, port)
         self.si = self._connect(hostname, username, password, port, validate_certs)
         self.content = self.si.RetrieveContent()
+
+    @classmethod
+    def from_params(cls, params):
+        """A session from the ``vcenter_connection`` options; the caller closes it."""
+        return cls(params["hostname"], params["username"], params["password"], port=params["port"],
+                   validate_certs=params["validate_certs"])
 
     def _connect(self, hostname, username, password, port, validate_certs):
         try:

@@ -21,6 +21,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     ConnectionFailure,
     InputError,
+    MissingLibrary,
     NotFound,
     TaskFailed,
     TimeoutExpired,
@@ -29,27 +30,12 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
 REQUESTS_IMPORT_ERROR = None
 try:
     import requests
-except ImportError:  # pragma: no cover - reported by require_requests()
+except ImportError:  # pragma: no cover - raised as MissingLibrary by VCenterRestClient()
     REQUESTS_IMPORT_ERROR = traceback.format_exc()
     requests = None
 
 SESSION_HEADER = "vmware-api-session-id"
 POLL_FIRST, POLL_FACTOR, POLL_MAX = 0.25, 1.5, 5.0
-
-
-def client_from_module(module, timeout=60):
-    """Log in with the module's connection options (``vcenter_argument_spec``); the caller closes the client."""
-    require_requests(module)
-    params = module.params
-    return VCenterRestClient(params["hostname"], params["username"], params["password"], port=params["port"],
-                             validate_certs=params["validate_certs"], timeout=timeout)
-
-
-def require_requests(module):
-    if REQUESTS_IMPORT_ERROR:
-        from ansible.module_utils.basic import missing_required_lib
-
-        module.fail_json(msg=missing_required_lib("requests"), exception=REQUESTS_IMPORT_ERROR)
 
 
 def _verify(validate_certs):
@@ -73,6 +59,8 @@ class VCenterRestClient:
     """A logged-in REST session. Use as a context manager, or call ``close()``."""
 
     def __init__(self, hostname, username, password, port=443, validate_certs=True, timeout=60, session=None):
+        if REQUESTS_IMPORT_ERROR and session is None:
+            raise MissingLibrary("requests", REQUESTS_IMPORT_ERROR)
         self.endpoint = "%s:%s" % (hostname, port)
         self.base = "https://%s" % self.endpoint
         self.timeout = timeout
@@ -83,6 +71,12 @@ class VCenterRestClient:
         self.http.headers.update({"Accept": "application/json"})
         self.session_id = None
         self.login()
+
+    @classmethod
+    def from_params(cls, params):
+        """A session from the ``vcenter_connection`` options; the caller closes it."""
+        return cls(params["hostname"], params["username"], params["password"], port=params["port"],
+                   validate_certs=params["validate_certs"])
 
     def login(self):
         response = self._send("POST", "/api/session", auth=self._credentials)

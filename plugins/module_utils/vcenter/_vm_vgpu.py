@@ -28,6 +28,13 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 FIND_PROPERTIES = ["name", "config.uuid", "config.instanceUuid", "parent"]
 
 
+def check_limits(params):
+    """The counts and timeouts that must be positive, checked before connecting."""
+    for option in ("parallel", "shutdown_timeout", "task_timeout"):
+        if params[option] < 1:
+            raise InputError("%s must be at least 1, got %s." % (option, params[option]))
+
+
 def vm_state(item, host_names):
     """The plain state ``_vm_vgpu_changes`` works on, from a ``VM_PROPERTIES`` read."""
     host = item.get("runtime.host")
