@@ -15,13 +15,13 @@ __metaclass__ = type
 
 import heapq
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._placement import Placer
 from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import (
-    NO_CAPACITY,
-    PINNED_HOST_FULL,
+    ZERO_GAIN,
     ceil_div,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._symmetric import SymmetricSteps
 
-_ZERO = (0, 0)
 # Exchange attempts of the local search: a bound real inventories stay far below; it caps the worst case.
 MAX_EXCHANGES = 2000
 
@@ -239,19 +239,19 @@ class EqualCarver(object):
                 gain = demand.gain_at(host, demand.m)
                 if best is None or gain > best[0]:
                     best = (gain, host)
-        if best is None and not demand.blocked and demand.gain_at(None, demand.m) > _ZERO:
+        if best is None and not demand.blocked and demand.gain_at(None, demand.m) > ZERO_GAIN:
             if self._augment(demand):
                 return self.best_move(demand)
             # Once no chain frees a GPU for this profile, more carves elsewhere never make one (the carvable
             # amounts form a polymatroid), so the search is not repeated.
             demand.blocked = True
-        demand.gain = best or (_ZERO, None)
+        demand.gain = best or (ZERO_GAIN, None)
         return demand.gain
 
     def greedy(self):
         """Carve one GPU at a time where it adds the most value: headroom first, then slots filled."""
         while True:
-            chosen, chosen_gain, host = None, _ZERO, None
+            chosen, chosen_gain, host = None, ZERO_GAIN, None
             for demand in self.demands:
                 gain, where = self.best_move(demand)
                 if gain > chosen_gain:
@@ -351,7 +351,7 @@ class EqualCarver(object):
         the outgoing profile can be carved again on another host."""
         loss = outgoing.gain_at(host, -outgoing.m)
         gain = incoming.gain_at(host, incoming.m)
-        if (gain[0] + loss[0], gain[1] + loss[1]) > _ZERO:
+        if (gain[0] + loss[0], gain[1] + loss[1]) > ZERO_GAIN:
             return True
         if not self.idle_total.get(outgoing.profile.model):
             return False
@@ -383,211 +383,5 @@ class EqualCarver(object):
         """Give back plan-carved GPUs whose slots no longer add anything (an exchange can leave one behind)."""
         for gpu in sorted(self.planner.gpus, key=lambda g: g.sort_key, reverse=True):
             demand = self.by_name.get(gpu.profile.name) if gpu.carved_by_plan and gpu.state == "equal" else None
-            if demand is not None and demand.carved.get(gpu.host) and demand.gain_at(gpu.host, -demand.m) == _ZERO:
+            if demand is not None and demand.carved.get(gpu.host) and demand.gain_at(gpu.host, -demand.m) == ZERO_GAIN:
                 self.uncarve(gpu, demand)
-
-
-class SymmetricSteps(object):
-    """Symmetric carving. Hosts of one cluster with the same number of usable GPUs of a model and the same supported
-    profiles form a symmetry group. A step gives one GPU of a profile to every host of a group that has fewer GPUs of
-    that profile than the step's target and an idle GPU to give; the greedy picks steps by the value they add."""
-
-    def __init__(self, carver):
-        self.carver = carver
-        self.groups = {}
-        self.target = {}
-        self.cache = {}
-        for host in carver.planner.hosts:
-            if host.problem:
-                continue
-            for model in sorted(host.demands):
-                gpus = sum(1 for g in host.gpus if g.model == model)
-                key = (host.cluster or "", model, gpus, tuple(sorted(host.supported)))
-                self.groups.setdefault(key, []).append(host)
-
-    @staticmethod
-    def count(demand, host):
-        return sum(1 for g in host.gpus if g.state == "equal" and g.profile is demand.profile)
-
-    def _step(self, demand, key):
-        cached = self.cache.get((demand.order, key))
-        if cached is None:
-            members = self.groups[key]
-            target = self.target.get((demand.order, key))
-            if target is None:
-                target = min(self.count(demand, h) for h in members)
-            hosts = [h for h in members if demand in h.demands.get(key[1], ())
-                     and self.count(demand, h) <= target and h.idle_for(demand.profile)]
-            pinned = sum(min(demand.m, demand.p0.get(h, 0) - demand.a.get(h, 0)) for h in hosts
-                         if demand.p0.get(h, 0) > demand.a.get(h, 0))
-            cached = self.cache[(demand.order, key)] = (target + 1, hosts, pinned)
-        return cached
-
-    @staticmethod
-    def _gain(demand, hosts, pinned):
-        s = demand.S + demand.m * len(hosts)
-        head, total = demand.value()
-        return min(s, demand.H) - head, min(s, demand.H + demand.T + demand.Pi + pinned) - total
-
-    def run(self):
-        carver = self.carver
-        keys = sorted(self.groups, key=lambda k: (min(h.order for h in self.groups[k]), k[1]))
-        while True:
-            best = None
-            for demand in carver.demands:
-                for key in keys:
-                    if key[1] != demand.profile.model:
-                        continue
-                    target, hosts, pinned = self._step(demand, key)
-                    if not hosts:
-                        continue
-                    gain = self._gain(demand, hosts, pinned)
-                    rank = (gain, -len(hosts))  # value first; on a tie the step that carves fewer GPUs
-                    if gain > _ZERO and (best is None or rank > best[0]):
-                        best = (rank, demand, key, target, hosts)
-            if best is None:
-                return
-            _rank, demand, key, target, hosts = best
-            for host in hosts:
-                carver.carve(carver._idle_gpu(host, demand.profile), demand)
-            self.target[(demand.order, key)] = target
-            for entry in [entry for entry in self.cache if entry[1] == key]:
-                del self.cache[entry]
-
-    def asymmetric(self):
-        """(hosts, profile, GPUs per host) for every group whose hosts ended with different carves."""
-        found = []
-        for key in sorted(self.groups, key=lambda k: (min(h.order for h in self.groups[k]), k[1])):
-            hosts = self.groups[key]
-            if len(hosts) < 2:
-                continue
-            names = set(g.profile.name for h in hosts for g in h.gpus if g.state == "equal" and g.model == key[1])
-            for name in sorted(names):
-                counts = [sum(1 for g in h.gpus if g.state == "equal" and g.profile.name == name) for h in hosts]
-                if len(set(counts)) > 1:
-                    found.append((hosts, name, counts))
-        return found
-
-
-class Placer(object):
-    """Puts VMs into the carved slots: pinned VMs on their host first, then the others, larger VMs first; hosts
-    and GPUs chosen by the assignment policy. Headroom slots stay free."""
-
-    def __init__(self, carver):
-        self.carver = carver
-
-    def run(self):
-        for demand in self.carver.demands:
-            _DemandPlacer(self.carver, demand).run()
-
-
-class _DemandPlacer(object):
-    def __init__(self, carver, demand):
-        self.carver = carver
-        self.demand = demand
-        self.gpus = {}
-        for gpu in carver.planner.gpus:
-            if gpu.state == "equal" and gpu.profile is demand.profile and gpu.free() > 0:
-                self.gpus.setdefault(gpu.host, []).append(gpu)
-        self.free = dict((host, sum(g.free() for g in members)) for host, members in self.gpus.items())
-        self.placed = 0
-
-    def budget(self):
-        """Slots VMs may still take: all free slots but the headroom."""
-        return self.demand.S - min(self.demand.S, self.demand.H) - self.placed
-
-    def run(self):
-        demand = self.demand
-        requests = sorted(demand.requests, key=lambda r: (-r.count, r.index))
-        for request in [r for r in requests if r.pin]:
-            host = self.carver.planner.host_by_name[request.pin]
-            if request.count <= min(self.free.get(host, 0), self.budget()) or self._carve_more(request, host):
-                self._put(request, host)
-            else:
-                request.unplace(PINNED_HOST_FULL, "Pinned host %s has %d free %s slot(s)%s and no idle GPU for "
-                                "more; the VM needs %d." % (host.name, self.free.get(host, 0), demand.profile.name,
-                                                            self._headroom_note(), request.count))
-        performance = demand.policy == "performance"
-        heap = [(-n, h.order, h) for h, n in self.free.items() if n > 0]
-        heapq.heapify(heap)
-        order = sorted(self.free, key=lambda h: (-sum(g.used for g in self.gpus[h] if g.running), h.order))
-        for request in [r for r in requests if not r.pin]:
-            host = self._by_spread(heap, request.count) if performance else next(
-                (h for h in order if self.free[h] >= request.count), None)
-            if host is None and request.count > 1:
-                host = self._carve_anywhere(request)
-                if host is not None and host not in order:
-                    order.append(host)
-            if host is None or request.count > self.budget():
-                request.unplace(NO_CAPACITY, self._no_capacity(request))
-                continue
-            self._put(request, host)
-            if performance:
-                heapq.heappush(heap, (-self.free[host], host.order, host))
-
-    def _by_spread(self, heap, count):
-        while heap:
-            negative, _order, host = heap[0]
-            if -negative != self.free[host]:
-                heapq.heappop(heap)
-            elif self.free[host] >= count:
-                heapq.heappop(heap)
-                return host
-            else:
-                return None
-        return None
-
-    def _put(self, request, host):
-        rows = {}
-        consolidate = host.policy == "consolidation"
-        for _vgpu in range(request.count):
-            candidates = [g for g in self.gpus[host] if g.free() > 0]
-            if consolidate:
-                gpu = min(candidates, key=lambda g: (g.free(), g.sort_key))
-            else:
-                gpu = min(candidates, key=lambda g: (-g.free(), g.sort_key))
-            gpu.used += 1
-            rows[gpu] = rows.get(gpu, 0) + 1
-        for gpu in sorted(rows, key=lambda g: g.sort_key):
-            request.rows.append([gpu, rows[gpu]])
-            gpu.placed.append(request.vm)
-        self.free[host] -= request.count
-        self.placed += request.count
-
-    def _carve_more(self, request, host):
-        """A VM's vGPUs all run on one host: carve more of that host's idle GPUs when its slots fall short."""
-        demand = self.demand
-        needed = ceil_div(request.count - self.free.get(host, 0), demand.m)
-        if needed <= 0 or host.idle_for(demand.profile) < needed:
-            return False  # the host has the slots (headroom holds them back) or not the idle GPUs
-        if request.count > self.budget() + needed * demand.m:
-            return False
-        for _gpu in range(needed):
-            gpu = self.carver._idle_gpu(host, demand.profile)
-            self.carver.carve(gpu, demand)
-            self.gpus.setdefault(host, []).append(gpu)
-        self.free[host] = self.free.get(host, 0) + needed * demand.m
-        return True
-
-    def _carve_anywhere(self, request):
-        demand = self.demand
-        hosts = sorted(demand.hosts, key=lambda h: (-(self.free.get(h, 0) + h.idle_for(demand.profile) * demand.m),
-                                                    h.order))
-        return next((host for host in hosts if self._carve_more(request, host)), None)
-
-    def _headroom_note(self):
-        return " (%d kept as headroom)" % self.demand.H if self.demand.H else ""
-
-    def _no_capacity(self, request):
-        name = self.demand.profile.name
-        free = sum(self.free.values())
-        usable = self.budget()
-        if free >= request.count and usable >= request.count:
-            return ("The VM needs %d %s vGPUs on one host; %d slot(s) are free in all but no host has %d."
-                    % (request.count, name, free, request.count))
-        if free > usable:
-            return ("%d %s slot(s) are free and %d of them are kept as headroom; the VM needs %d."
-                    % (free, name, free - max(usable, 0), request.count))
-        if free:
-            return "Only %d %s slot(s) are free; the VM needs %d." % (free, name, request.count)
-        return "No capacity left for %s: every GPU that could take it is in use or carved for another profile." % name

@@ -110,5 +110,9 @@ class Request(object):
         self.reason, self.message = reason, message
 
 
+# A gain of nothing: the carving steps compare gains as (headroom, slots filled) pairs.
+ZERO_GAIN = (0, 0)
+
+
 def ceil_div(a, b):
     return -(-a // b)
