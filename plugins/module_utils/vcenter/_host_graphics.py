@@ -12,9 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
 
 try:
@@ -27,17 +26,6 @@ HOST_PROPERTIES = [
     "configManager.graphicsManager", "configManager.serviceSystem",
 ]
 AFTER_PROPERTIES = ["config.graphicsConfig", "config.graphicsInfo"]
-
-_PCI_ID = re.compile(r"^(?:(?P<domain>[0-9a-f]{1,8}):)?(?P<bus>[0-9a-f]{1,2}):(?P<slot>[0-9a-f]{1,2})\.(?P<fn>[0-7])$")
-
-
-def normalize_pci_id(value):
-    """``0000:3b:00.0`` for ``3b:00.0``, ``0000:3B:00.0`` or nvidia-smi's ``00000000:3B:00.0``."""
-    match = _PCI_ID.match(str(value).strip().lower())
-    if not match:
-        raise InputError("'%s' is not a PCI id." % value, hint="Write it as vSphere shows it, e.g. 0000:3b:00.0.")
-    return "%04x:%02x:%02x.%s" % (int(match.group("domain") or "0", 16), int(match.group("bus"), 16),
-                                  int(match.group("slot"), 16), match.group("fn"))
 
 
 def describe_config(config):
@@ -177,10 +165,10 @@ class HostChange:
 
 def resolve_devices(devices, item):
     """The ``devices`` option for one host, with ids in the host's spelling; unknown ids fail naming the host's GPUs."""
-    known = dict((normalize_pci_id(info.pciId), info) for info in item.get("config.graphicsInfo") or [])
+    known = dict((pci_bus_address(info.pciId), info) for info in item.get("config.graphicsInfo") or [])
     resolved = []
     for device in devices or []:
-        info = known.get(normalize_pci_id(device["pci_id"]))
+        info = known.get(pci_bus_address(device["pci_id"]))
         if info is None:
             listing = ", ".join("%s (%s)" % (gpu.pciId, gpu.deviceName) for gpu in known.values()) or "none"
             raise InputError("Host %s has no graphics device with PCI id %s." % (item["name"], device["pci_id"]),
@@ -192,7 +180,7 @@ def resolve_devices(devices, item):
 def check_devices_option(devices):
     seen = set()
     for device in devices or []:
-        pci_id = normalize_pci_id(device["pci_id"])
+        pci_id = pci_bus_address(device["pci_id"])
         if pci_id in seen:
             raise InputError("PCI id %s appears more than once in devices." % device["pci_id"],
                              hint="Give one entry per GPU.")

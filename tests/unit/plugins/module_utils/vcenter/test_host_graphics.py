@@ -108,23 +108,6 @@ def _steps(client):
     return [entry[:2] for entry in client.log]
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("0000:3b:00.0", "0000:3b:00.0"),
-    ("3b:00.0", "0000:3b:00.0"),
-    ("0000:3B:00.0", "0000:3b:00.0"),
-    ("00000000:3B:00.0", "0000:3b:00.0"),
-    (" 0001:af:1f.7 ", "0001:af:1f.7"),
-])
-def test_pci_ids_are_normalized(given, expected):
-    assert hg.normalize_pci_id(given) == expected
-
-
-@pytest.mark.parametrize("given", ["3b", "0000:3b:00", "gpu0", "0000:3b:00.9", ""])
-def test_bad_pci_ids_fail(given):
-    with pytest.raises(InputError, match="not a PCI id"):
-        hg.normalize_pci_id(given)
-
-
 def test_only_the_policy_changes_when_only_the_policy_is_asked():
     current = hg.describe_config(_config("shared", "performance", [(GPU_A, "sharedDirect", "mixedSize")]))
     wanted = hg.wanted_config(current, [GPU_A, GPU_B], {"assignment_policy": "consolidation"})
