@@ -87,6 +87,15 @@ def test_a_gpuops_error_fails_with_message_hint_and_details(capsys):
     assert "exception" not in result
 
 
+def test_a_failure_carries_the_diff_only_with_diff(capsys):
+    def run(module):
+        raise TaskFailed("1 of 2 VMs failed.", vms=[], diff={"before": {"vm": 1}, "after": {"vm": 2}})
+
+    assert "diff" not in run_main(module_main(run), {"name": "a"}, capsys)[1]
+    code, result = run_main(module_main(run), {"name": "a"}, capsys, diff=True)
+    assert code == 1 and result["diff"] == {"before": {"vm": 1}, "after": {"vm": 2}} and result["vms"] == []
+
+
 def test_a_missing_library_says_which_and_keeps_the_import_error(capsys, tracebacks):
     def run(module):
         raise MissingLibrary("pyvmomi", "Traceback ...\nModuleNotFoundError: No module named 'pyVmomi'")
