@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import pytest
+
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError
 from ansible_collections.gpuops.vgpu.plugins.modules import vcenter_settings
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.vcenter.test_settings import BOOL, INT, FakeClient
@@ -15,26 +17,26 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner im
 HOTMIGRATE = dict(CONNECTION, settings={"vgpu.hotmigrate.enabled": "yes"})
 
 
-def manager():
-    return FakeClient({"vgpu.hotmigrate.enabled": BOOL, "config.vpxd.limit": INT},
-                      {"vgpu.hotmigrate.enabled": False, "config.vpxd.limit": 10})
+@pytest.fixture
+def client(monkeypatch):
+    """The OptionManager behind every session the module opens; ``sessions`` lists those."""
+    manager = FakeClient({"vgpu.hotmigrate.enabled": BOOL, "config.vpxd.limit": INT},
+                         {"vgpu.hotmigrate.enabled": False, "config.vpxd.limit": 10})
+    manager.sessions = fake_vcenter(monkeypatch, manager)
+    return manager
 
 
-def test_check_mode_predicts_and_sends_nothing(monkeypatch, capsys):
-    client = manager()
-    sessions = fake_vcenter(monkeypatch, client)
+def test_check_mode_predicts_and_sends_nothing(capsys, client):
     code, result = run_main(vcenter_settings.main, HOTMIGRATE, capsys, check_mode=True, diff=True)
     assert code == 0 and result["changed"] is True and client.updates == []
     assert result["changed_keys"] == ["vgpu.hotmigrate.enabled"]
     assert result["settings"] == {"before": {"vgpu.hotmigrate.enabled": False},
                                   "after": {"vgpu.hotmigrate.enabled": True}}
     assert result["diff"] == result["settings"]
-    assert sessions[0].closed
+    assert client.sessions[0].closed
 
 
-def test_a_change_is_sent_typed_then_an_idempotent_rerun(monkeypatch, capsys):
-    client = manager()
-    fake_vcenter(monkeypatch, client)
+def test_a_change_is_sent_typed_then_an_idempotent_rerun(capsys, client):
     code, result = run_main(vcenter_settings.main, HOTMIGRATE, capsys)
     assert code == 0 and result["changed"] is True and "diff" not in result
     assert [(option.key, option.value) for option in client.updates[0]] == [("vgpu.hotmigrate.enabled", True)]
@@ -44,11 +46,9 @@ def test_a_change_is_sent_typed_then_an_idempotent_rerun(monkeypatch, capsys):
     assert code == 0 and result["changed"] is False and result["changed_keys"] == [] and len(client.updates) == 1
 
 
-def test_bad_values_and_unknown_keys_fail_before_anything_is_sent(monkeypatch, capsys):
-    client = manager()
-    sessions = fake_vcenter(monkeypatch, client)
+def test_bad_values_and_unknown_keys_fail_before_anything_is_sent(capsys, client):
     code, result = run_main(vcenter_settings.main, dict(CONNECTION), capsys)
-    assert code == 1 and "missing required arguments: settings" in result["msg"] and sessions == []
+    assert code == 1 and "missing required arguments: settings" in result["msg"] and client.sessions == []
 
     code, result = run_main(vcenter_settings.main, dict(CONNECTION, settings={"config.vpxd.limit": "lots"}), capsys)
     assert code == 1 and "Setting config.vpxd.limit takes a whole number; 'lots'" in result["msg"]
@@ -58,9 +58,7 @@ def test_bad_values_and_unknown_keys_fail_before_anything_is_sent(monkeypatch, c
     assert client.updates == []
 
 
-def test_allow_new_creates_a_string_setting(monkeypatch, capsys):
-    client = manager()
-    fake_vcenter(monkeypatch, client)
+def test_allow_new_creates_a_string_setting(capsys, client):
     code, result = run_main(vcenter_settings.main, dict(CONNECTION, settings={"config.gpuops.owner": 7},
                                                         allow_new=True), capsys)
     assert code == 0 and result["changed"] is True
@@ -68,15 +66,13 @@ def test_allow_new_creates_a_string_setting(monkeypatch, capsys):
     assert result["settings"]["before"] == {"config.gpuops.owner": None}
 
 
-def test_a_refused_update_fails_with_the_fault(monkeypatch, capsys):
-    client = manager()
+def test_a_refused_update_fails_with_the_fault(capsys, client):
 
     def refuse(changedValue):
         raise ApiError("vCenter vc.test:443 answered NoPermission: Permission to perform this operation was denied.",
                        fault="NoPermission")
 
     client.UpdateOptions = refuse
-    fake_vcenter(monkeypatch, client)
     code, result = run_main(vcenter_settings.main, HOTMIGRATE, capsys)
     assert code == 1 and "answered NoPermission" in result["msg"] and result["fault"] == "NoPermission"
     assert client.values["vgpu.hotmigrate.enabled"] is False
