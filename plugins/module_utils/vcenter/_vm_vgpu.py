@@ -73,7 +73,7 @@ class VgpuAssignment:
         states = [vm_state(item, self.host_names) for item in items]
         self._validate_profiles(requests, items)
         changes = [vm_changes.vm_change(state, request, params["release_memory_reservation"])
-                 for state, request in zip(states, requests)]
+                   for state, request in zip(states, requests)]
         blocked = vm_changes.blocked_by_power(zip(requests, states, changes), params["power"])
         if blocked:
             raise InputError("Nothing was changed: %d VM(s) need a vGPU change but cannot be powered off: %s."

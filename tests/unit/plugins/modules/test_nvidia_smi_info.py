@@ -14,7 +14,6 @@ import sys
 
 import pytest
 
-from ansible.module_utils import basic
 from ansible_collections.gpuops.vgpu.plugins.modules import nvidia_smi_info
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import fixture_path
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner import patch_module_args

@@ -55,8 +55,8 @@ def test_bad_input_fails_before_connecting(monkeypatch, capsys):
     assert code == 1 and result["msg"] == "parallel must be at least 1, got 0."
     assert sessions == []
 
-    code, result = run_main(vm_vgpu.main, dict(CONNECTION, vms=[{"name": "gpu-vm-01", "state": "absent",
-                                                                  "profile": "grid_p40-8q"}]), capsys)
+    absent_with_profile = [{"name": "gpu-vm-01", "state": "absent", "profile": "grid_p40-8q"}]
+    code, result = run_main(vm_vgpu.main, dict(CONNECTION, vms=absent_with_profile), capsys)
     assert code == 1 and "has state absent and a profile" in result["msg"]
 
 

@@ -301,8 +301,8 @@ def test_call_passes_arguments_and_the_answer_through():
 
 @pytest.mark.parametrize("error, words", [
     (vim.fault.InvalidLogin(), ["refused the login of user 'admin'", "VMWARE_PASSWORD"]),
-    (_verify_error("self-signed certificate"), ["could not be verified: self-signed certificate.",
-                                                 "validate_certs: false"]),
+    (_verify_error("self-signed certificate"),
+     ["could not be verified: self-signed certificate.", "validate_certs: false"]),
     (socket.gaierror(-2, "Name or service not known"), ["Could not reach vCenter vc.test:443", "hostname and port"]),
     (vmodl.fault.NotSupported(msg="Not a vCenter"), ["rejected the connection: Not a vCenter"]),
 ])

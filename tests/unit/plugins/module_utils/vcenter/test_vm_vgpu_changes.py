@@ -26,7 +26,7 @@ def request(*profiles, **kwargs):
 class TestNormalize:
     def test_defaults_fill_in(self):
         out = vm_changes.normalize_requests([{"name": "a"}, {"uuid": "U-1", "profile": "grid_p40-4q"},
-                                       {"moid": "vm-9", "state": "absent"}], default_profile="grid_p40-8q")
+                                             {"moid": "vm-9", "state": "absent"}], default_profile="grid_p40-8q")
         assert [(r["kind"], r["state"], r["profiles"]) for r in out] == [
             ("name", "present", ["grid_p40-8q"]), ("uuid", "present", ["grid_p40-4q"]), ("moid", "absent", [])]
 
