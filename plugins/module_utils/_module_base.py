@@ -37,7 +37,7 @@ def run_module(argument_spec, run, client=None, **module_kwargs):
     except MissingLibrary as err:
         module.fail_json(msg=missing_required_lib(err.library), exception=err.import_error)
     except GpuopsError as err:
-        module.fail_json(msg=str(err), **_jsonable(err.details))
+        module.fail_json(msg=str(err), **_diff_if_asked(module, _jsonable(err.details)))
     except Exception as err:  # noqa: BLE001 - last resort: keep the traceback for -vvv, the message for the user
         module.fail_json(msg="Unexpected error: %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
     module.exit_json(**finish(module, result))
@@ -68,8 +68,12 @@ class LazyClient(object):
 
 def finish(module, result):
     """``result`` with ``changed`` always set and ``diff`` kept only with ``--diff``."""
-    result = dict(result)
+    result = _diff_if_asked(module, dict(result))
     result.setdefault("changed", False)
+    return result
+
+
+def _diff_if_asked(module, result):
     diff = result.pop("diff", None)
     if module._diff and diff is not None:
         result["diff"] = diff

@@ -24,23 +24,10 @@ requirements:
   - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
+  - gpuops.vgpu.host_scope
   - gpuops.vgpu.attributes.INFO_MODULE
   - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
 options:
-  cluster:
-    description:
-      - Only hosts of this cluster.
-    type: str
-  esxi_hostnames:
-    description:
-      - Only these hosts, by their names in vCenter, in this order.
-      - With O(cluster), every name must belong to that cluster.
-    type: list
-    elements: str
-  datacenter:
-    description:
-      - Only hosts of this datacenter; also tells apart clusters of the same name.
-    type: str
   vms:
     description:
       - Names of VMs whose vGPU state to return in RV(vms).
@@ -48,6 +35,7 @@ options:
     elements: str
     default: []
 notes:
+  - Without O(cluster) and O(esxi_hostnames), every host is read (every host of O(datacenter) when given).
   - C(free) counts only GPUs whose active graphics type is C(sharedDirect). A GPU still in C(basic) or C(shared)
     mode, or one waiting for an Xorg restart (C(xorg_restart_pending)), takes no vGPU yet.
 """

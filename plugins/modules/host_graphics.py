@@ -28,6 +28,7 @@ requirements:
   - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
+  - gpuops.vgpu.host_scope
   - gpuops.vgpu.attributes
   - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
 attributes:
@@ -38,20 +39,6 @@ attributes:
     support: full
     details: Per changed host, its graphics configuration and each GPU's configured and active type.
 options:
-  cluster:
-    description:
-      - Configure every host of this cluster.
-      - One of O(cluster) and O(esxi_hostnames) is required. With both, every named host must be in the cluster.
-    type: str
-  esxi_hostnames:
-    description:
-      - Configure these hosts, by their names in vCenter.
-    type: list
-    elements: str
-  datacenter:
-    description:
-      - Datacenter of the cluster or hosts; tells apart clusters of the same name.
-    type: str
   default_graphics_type:
     description:
       - Host default graphics type, used by GPUs without an entry of their own.
@@ -110,6 +97,7 @@ options:
     type: bool
     default: false
 notes:
+  - One of O(cluster) and O(esxi_hostnames) is required.
   - On a host where no NVIDIA host driver runs, a GPU may never take the configured type; with
     O(restart_xorg=when_changed) such a host gets an Xorg restart on each run. Install the host driver first.
 seealso:

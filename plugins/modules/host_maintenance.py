@@ -24,6 +24,7 @@ requirements:
   - pyvmomi >= 8.0.3.0
 extends_documentation_fragment:
   - gpuops.vgpu.vcenter
+  - gpuops.vgpu.host_scope
   - gpuops.vgpu.attributes
   - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
 attributes:
@@ -34,20 +35,6 @@ attributes:
     support: full
     details: Maintenance mode of each changed host before and after.
 options:
-  cluster:
-    description:
-      - Every host of this cluster.
-      - One of O(cluster) and O(esxi_hostnames) is required. With both, every named host must be in the cluster.
-    type: str
-  esxi_hostnames:
-    description:
-      - These hosts, by their names in vCenter, handled in this order when O(parallel=false).
-    type: list
-    elements: str
-  datacenter:
-    description:
-      - Datacenter of the cluster or hosts; tells apart clusters of the same name.
-    type: str
   state:
     description:
       - V(present) puts the hosts into maintenance mode, V(absent) takes them out.
@@ -72,6 +59,9 @@ options:
         once and waits for them together; use it only when the cluster can spare all those hosts.
     type: bool
     default: false
+notes:
+  - One of O(cluster) and O(esxi_hostnames) is required.
+  - With O(parallel=false), hosts are handled in the order of RV(hosts).
 """
 
 EXAMPLES = r"""

@@ -15,6 +15,8 @@ import base64
 import fnmatch
 import json
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
+
 COMPONENTS = {
     "driver_components": ["NVD-VGPU-*", "NVD-AIE-*"],
     "daemon_components": ["nvd-gpu-mgmt-daemon"],
@@ -49,8 +51,11 @@ def _smi(value):
 
 
 def bus_id(pci_id):
-    """``0000:3b:00.0`` (vSphere) and ``00000000:3B:00.0`` (nvidia-smi) -> ``3b:00.0``."""
-    return ":".join((pci_id or "").lower().split(":")[-2:])
+    """The key that matches a GPU's vSphere ``pci_id`` with its nvidia-smi ``pci_bus_id``: the canonical address.
+
+    A value that is no PCI address (a read that failed) is its own key, so it matches nothing else.
+    """
+    return pci_bus_address(pci_id, default=pci_id)
 
 
 def driver_of(version):

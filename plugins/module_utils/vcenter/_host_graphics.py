@@ -12,9 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
 
 try:
@@ -27,17 +26,6 @@ HOST_PROPERTIES = [
     "configManager.graphicsManager", "configManager.serviceSystem",
 ]
 AFTER_PROPERTIES = ["config.graphicsConfig", "config.graphicsInfo"]
-
-_PCI_ID = re.compile(r"^(?:(?P<domain>[0-9a-f]{1,8}):)?(?P<bus>[0-9a-f]{1,2}):(?P<slot>[0-9a-f]{1,2})\.(?P<fn>[0-7])$")
-
-
-def normalize_pci_id(value):
-    """``0000:3b:00.0`` for ``3b:00.0``, ``0000:3B:00.0`` or nvidia-smi's ``00000000:3B:00.0``."""
-    match = _PCI_ID.match(str(value).strip().lower())
-    if not match:
-        raise InputError("'%s' is not a PCI id." % value, hint="Write it as vSphere shows it, e.g. 0000:3b:00.0.")
-    return "%04x:%02x:%02x.%s" % (int(match.group("domain") or "0", 16), int(match.group("bus"), 16),
-                                  int(match.group("slot"), 16), match.group("fn"))
 
 
 def describe_config(config):
@@ -128,7 +116,7 @@ def describe_state(config_state, gpus, active=None):
     return described
 
 
-class HostPlan:
+class HostChange:
     """What one host has, what it should have, and whether Xorg restarts."""
 
     def __init__(self, item, request, restart_xorg):
@@ -160,7 +148,7 @@ class HostPlan:
         return self.config_changed or self.restart
 
     def retyped_gpus(self):
-        """GPUs whose active graphics type this plan changes, now or at the next Xorg restart."""
+        """GPUs whose active graphics type changes, now or at the next Xorg restart."""
         retyped = []
         for info in self.gpus:
             wanted = configured_type(self.wanted, info.pciId)
@@ -177,10 +165,10 @@ class HostPlan:
 
 def resolve_devices(devices, item):
     """The ``devices`` option for one host, with ids in the host's spelling; unknown ids fail naming the host's GPUs."""
-    known = dict((normalize_pci_id(info.pciId), info) for info in item.get("config.graphicsInfo") or [])
+    known = dict((pci_bus_address(info.pciId), info) for info in item.get("config.graphicsInfo") or [])
     resolved = []
     for device in devices or []:
-        info = known.get(normalize_pci_id(device["pci_id"]))
+        info = known.get(pci_bus_address(device["pci_id"]))
         if info is None:
             listing = ", ".join("%s (%s)" % (gpu.pciId, gpu.deviceName) for gpu in known.values()) or "none"
             raise InputError("Host %s has no graphics device with PCI id %s." % (item["name"], device["pci_id"]),
@@ -192,39 +180,39 @@ def resolve_devices(devices, item):
 def check_devices_option(devices):
     seen = set()
     for device in devices or []:
-        pci_id = normalize_pci_id(device["pci_id"])
+        pci_id = pci_bus_address(device["pci_id"])
         if pci_id in seen:
             raise InputError("PCI id %s appears more than once in devices." % device["pci_id"],
                              hint="Give one entry per GPU.")
         seen.add(pci_id)
 
 
-def plan_hosts(items, params):
-    """A HostPlan per host; fails before any change on unknown ids and disconnected hosts."""
+def host_changes(items, params):
+    """A HostChange per host; fails before any change on unknown ids and disconnected hosts."""
     check_devices_option(params.get("devices"))
     offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in items
                if item.get("runtime.connectionState") != "connected"]
     if offline:
         raise InputError("Host(s) not connected to vCenter: %s." % ", ".join(offline),
                          hint="Reconnect them or leave them out of esxi_hostnames.")
-    plans = []
+    changes = []
     for item in items:
         request = dict((key, params.get(key))
                        for key in ("default_graphics_type", "assignment_policy", "gpu_graphics_type"))
         request["devices"] = resolve_devices(params.get("devices"), item)
-        plans.append(HostPlan(item, request, params.get("restart_xorg") or "when_changed"))
-    return plans
+        changes.append(HostChange(item, request, params.get("restart_xorg") or "when_changed"))
+    return changes
 
 
-def running_vgpu_conflicts(client, plans):
+def running_vgpu_conflicts(client, changes):
     """``[(host, gpu info, [vm names])]`` for GPUs that would change type under running vGPU VMs."""
-    pairs = [(plan, info) for plan in plans if plan.changed for info in plan.retyped_gpus() if info.vm]
+    pairs = [(change, info) for change in changes if change.changed for info in change.retyped_gpus() if info.vm]
     if not pairs:
         return []
     vms = dict((vm._moId, vm) for pair in pairs for vm in pair[1].vm)
     names = dict((item["moid"], item.get("name", item["moid"])) for item in client.retrieve_objects(
         list(vms.values()), ["name"]))
-    return [(plan.name, info, sorted(names[vm._moId] for vm in info.vm)) for plan, info in pairs]
+    return [(change.name, info, sorted(names[vm._moId] for vm in info.vm)) for change, info in pairs]
 
 
 def conflict_text(conflicts):
@@ -232,13 +220,14 @@ def conflict_text(conflicts):
                      for host, info, vms in conflicts)
 
 
-def apply_plan(client, plan, done):
-    """Send the configuration, then restart Xorg, as planned; ``done`` collects the steps that succeeded."""
-    if plan.config_changed:
-        client.call(plan.item["configManager.graphicsManager"].UpdateGraphicsConfig, config=config_spec(plan.wanted))
+def apply_change(client, change, done):
+    """Send the configuration, then restart Xorg, as decided; ``done`` collects the steps that succeeded."""
+    if change.config_changed:
+        client.call(change.item["configManager.graphicsManager"].UpdateGraphicsConfig,
+                    config=config_spec(change.wanted))
         done.append("configuration updated")
-    if plan.restart:
-        client.call(plan.item["configManager.serviceSystem"].RestartService, id="xorg")
+    if change.restart:
+        client.call(change.item["configManager.serviceSystem"].RestartService, id="xorg")
         done.append("Xorg restarted")
 
 
@@ -246,42 +235,43 @@ def configure(client, params, check_mode, warn):
     """The module's work: returns ``(changed, hosts, diff)``."""
     items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
                          datacenter=params.get("datacenter"))
-    plans = plan_hosts(items, params)
-    conflicts = running_vgpu_conflicts(client, plans)
+    changes = host_changes(items, params)
+    conflicts = running_vgpu_conflicts(client, changes)
     if conflicts and not params.get("force"):
         raise InputError("Refusing to change the graphics type of GPUs that run vGPU VMs: %s."
                          % conflict_text(conflicts), hint="Power those VMs off first, or set force: true.")
     if conflicts:
         warn("Changing the graphics type of GPUs that run vGPU VMs (force): %s." % conflict_text(conflicts))
 
-    results = dict((plan.name, _result(plan, plan.before(), plan.before(), False)) for plan in plans)
+    results = dict((change.name, _result(change, change.before(), change.before(), False)) for change in changes)
     if not check_mode:
-        _apply_all(client, plans, results)
-    after = _after_states(client, plans, check_mode)
-    for plan in plans:
-        results[plan.name] = _result(plan, plan.before(), after.get(plan.name, plan.before()), plan.restart)
-        for warning in _warnings(plan, results[plan.name]["after"], check_mode):
+        _apply_all(client, changes, results)
+    after = _after_states(client, changes, check_mode)
+    for change in changes:
+        results[change.name] = _result(change, change.before(), after.get(change.name, change.before()),
+                                       change.restart)
+        for warning in _warnings(change, results[change.name]["after"], check_mode):
             warn(warning)
-    hosts = [results[plan.name] for plan in plans]
+    hosts = [results[change.name] for change in changes]
     diff = {"before": dict((host["name"], host["before"]) for host in hosts if host["changed"]),
             "after": dict((host["name"], host["after"]) for host in hosts if host["changed"])}
     return any(host["changed"] for host in hosts), hosts, diff
 
 
-def _warnings(plan, after, check_mode):
+def _warnings(change, after, check_mode):
     """GPUs left waiting for a restart, fields vCenter did not keep, GPUs that kept their type over a restart."""
     warnings = []
-    if plan.pending:
+    if change.pending:
         warnings.append("Host %s: GPU(s) %s wait for an Xorg restart to run their configured graphics type."
-                        % (plan.name, ", ".join(plan.pending)))
-    ignored = not_kept(plan.wanted, after) if plan.config_changed and not check_mode else []
+                        % (change.name, ", ".join(change.pending)))
+    ignored = not_kept(change.wanted, after) if change.config_changed and not check_mode else []
     if ignored:
         why = " (vgpu_mode needs vSphere 8.0 Update 3 or later)" if any("vgpu_mode" in text for text in ignored) else ""
-        warnings.append("Host %s: vCenter did not keep %s%s." % (plan.name, "; ".join(ignored), why))
+        warnings.append("Host %s: vCenter did not keep %s%s." % (change.name, "; ".join(ignored), why))
     stuck = [gpu["pci_id"] for gpu in after["gpus"] if gpu["graphics_type"] != gpu["configured_graphics_type"]]
-    if plan.restart and stuck and not check_mode:
+    if change.restart and stuck and not check_mode:
         warnings.append("Host %s: after the Xorg restart, GPU(s) %s still do not run their configured graphics type "
-                        "(a GPU keeps its type while vGPU VMs run on it)." % (plan.name, ", ".join(stuck)))
+                        "(a GPU keeps its type while vGPU VMs run on it)." % (change.name, ", ".join(stuck)))
     return warnings
 
 
@@ -300,41 +290,41 @@ def not_kept(wanted, after):
     return differences
 
 
-def _apply_all(client, plans, results):
-    work = [plan for plan in plans if plan.changed]
-    for position, plan in enumerate(work):
+def _apply_all(client, changes, results):
+    work = [change for change in changes if change.changed]
+    for position, change in enumerate(work):
         done = []
         try:
-            apply_plan(client, plan, done)
+            apply_change(client, change, done)
         except GpuopsError as err:
             raise type(err)(
                 "Host %s: %s (%s). Hosts done: %s; hosts not touched: %s." % (
-                    plan.name, err.message, ", ".join(done) + " before that" if done else "nothing changed on it",
+                    change.name, err.message, ", ".join(done) + " before that" if done else "nothing changed on it",
                     ", ".join(p.name for p in work[:position]) or "none",
                     ", ".join(p.name for p in work[position + 1:]) or "none"),
-                hint=err.hint, hosts=[results[p.name] for p in plans], **err.details)
-        results[plan.name] = _result(plan, plan.before(), plan.predicted_after(), plan.restart)
+                hint=err.hint, hosts=[results[p.name] for p in changes], **err.details)
+        results[change.name] = _result(change, change.before(), change.predicted_after(), change.restart)
 
 
-def _after_states(client, plans, check_mode):
-    changed = [plan for plan in plans if plan.changed]
+def _after_states(client, changes, check_mode):
+    changed = [change for change in changes if change.changed]
     if check_mode or not changed:
-        return dict((plan.name, plan.predicted_after()) for plan in changed)
-    items = client.retrieve_objects([plan.item["obj"] for plan in changed], AFTER_PROPERTIES)
+        return dict((change.name, change.predicted_after()) for change in changed)
+    items = client.retrieve_objects([change.item["obj"] for change in changed], AFTER_PROPERTIES)
     after = {}
-    for plan, item in zip(changed, items):
-        wanted = set(gpu.pciId for gpu in plan.gpus)
+    for change, item in zip(changed, items):
+        wanted = set(gpu.pciId for gpu in change.gpus)
         gpus = [info for info in item.get("config.graphicsInfo") or [] if info.pciId in wanted]
-        after[plan.name] = describe_state(describe_config(item.get("config.graphicsConfig")), gpus)
+        after[change.name] = describe_state(describe_config(item.get("config.graphicsConfig")), gpus)
     return after
 
 
-def _result(plan, before, after, restarted):
+def _result(change, before, after, restarted):
     return {
-        "name": plan.name,
+        "name": change.name,
         "changed": before != after or restarted,
         "before": before,
         "after": after,
         "xorg_restarted": restarted,
-        "xorg_restart_reason": plan.reason if restarted else None,
+        "xorg_restart_reason": change.reason if restarted else None,
     }

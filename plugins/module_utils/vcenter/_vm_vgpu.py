@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as planning
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     GpuopsError,
     InputError,
@@ -65,16 +65,16 @@ class VgpuAssignment:
 
     def run(self):
         params = self.params
-        requests = planning.normalize_requests(params["vms"], params["profile"], params["state"])
+        requests = vm_changes.normalize_requests(params["vms"], params["profile"], params["state"])
         objects = self._find(requests)
         items = self.client.retrieve_objects(objects, VM_PROPERTIES + ["resourcePool"])
         self.hosts = self._read_hosts(requests, items)
         self.host_names = dict((moid, host["name"]) for moid, host in self.hosts.items())
         states = [vm_state(item, self.host_names) for item in items]
         self._validate_profiles(requests, items)
-        plans = [planning.plan_vm(state, request, params["release_memory_reservation"])
-                 for state, request in zip(states, requests)]
-        blocked = planning.blocked_by_power(zip(requests, states, plans), params["power"])
+        changes = [vm_changes.vm_change(state, request, params["release_memory_reservation"])
+                   for state, request in zip(states, requests)]
+        blocked = vm_changes.blocked_by_power(zip(requests, states, changes), params["power"])
         if blocked:
             raise InputError("Nothing was changed: %d VM(s) need a vGPU change but cannot be powered off: %s."
                              % (len(blocked), "; ".join("%s %s" % pair for pair in blocked)),
@@ -82,14 +82,14 @@ class VgpuAssignment:
 
         self.start = [index for index, state in enumerate(states)
                       if params["power_on"] and state["power_state"] != "poweredOn"]
-        work = [index for index, plan in enumerate(plans) if plan is not None]
+        work = [index for index, change in enumerate(changes) if change is not None]
         touched = sorted(set(work) | set(self.start))
         if touched and not self.check_mode:
-            self._apply(work, objects, states, plans)
+            self._apply(work, objects, states, changes)
             after_items = self.client.retrieve_objects([objects[index] for index in touched], VM_PROPERTIES)
             for index, item in zip(touched, after_items):
                 items[index] = item
-        return self._result(requests, items, states, plans)
+        return self._result(requests, items, states, changes)
 
     def _find(self, requests):
         root = self.client.datacenter(self.params["datacenter"]) if self.params["datacenter"] else None
@@ -145,7 +145,7 @@ class VgpuAssignment:
             if request["host"]:
                 target = self._host_named(request["host"])
                 place, profiles = "host %s" % target["name"], list(target.get("config.sharedPassthruGpuTypes") or [])
-            unsupported = planning.unsupported_profiles(request, profiles)
+            unsupported = vm_changes.unsupported_profiles(request, profiles)
             if unsupported:
                 problems.append("%s: %s not supported by %s (supported: %s)" % (
                     request["label"], ", ".join(unsupported), place, ", ".join(sorted(profiles)) or "none"))
@@ -177,20 +177,21 @@ class VgpuAssignment:
 
     # ---- changing ---------------------------------------------------------------------------------------------
 
-    def _apply(self, work, objects, states, plans):
+    def _apply(self, work, objects, states, changes):
         was_on = [index for index in work if states[index]["power_state"] == "poweredOn"]
         powered_off = self._power_off(was_on, objects)
-        moves = [index for index in work if plans[index]["move_to"] and index not in self.errors]
+        moves = [index for index in work if changes[index]["move_to"] and index not in self.errors]
         if moves:
             self.log("Moving %d powered-off VM(s) to their hosts." % len(moves))
-            outcomes = self.client.run_tasks([self._relocate_starter(objects[index], plans[index]["move_to"])
+            outcomes = self.client.run_tasks([self._relocate_starter(objects[index], changes[index]["move_to"])
                                               for index in moves],
                                              parallel=self.params["parallel"], timeout=self.params["task_timeout"])
             self._record(moves, outcomes, "move")
-        ready = [index for index in work if index not in self.errors and planning.needs_reconfigure(plans[index])]
+        ready = [index for index in work
+                 if index not in self.errors and vm_changes.needs_reconfigure(changes[index])]
         self.log("Reconfiguring %d VM(s), %d at a time." % (len(ready), self.params["parallel"]))
         outcomes = self.client.run_tasks(
-            [self._reconfigure_starter(objects[index], plans[index]) for index in ready],
+            [self._reconfigure_starter(objects[index], changes[index]) for index in ready],
             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
         self._record(ready, outcomes, "reconfigure")
         power_on = sorted(set(powered_off) | set(index for index in self.start if index not in self.errors))
@@ -247,8 +248,8 @@ class VgpuAssignment:
             host["pool"] = self.client.retrieve_objects([parent], ["resourcePool"])[0].get("resourcePool")
         return host["pool"]
 
-    def _reconfigure_starter(self, vm, plan):
-        spec = config_spec(plan)
+    def _reconfigure_starter(self, vm, change):
+        spec = config_spec(change)
         return lambda: self.client.call(vm.ReconfigVM_Task, spec=spec)
 
     def _record(self, indexes, outcomes, step):
@@ -259,13 +260,13 @@ class VgpuAssignment:
 
     # ---- result -----------------------------------------------------------------------------------------------
 
-    def _result(self, requests, items, states, plans):
+    def _result(self, requests, items, states, changes):
         results, diff_before, diff_after = [], {}, {}
-        for index, (request, item, state, plan) in enumerate(zip(requests, items, states, plans)):
-            before = planning.describe(state)
-            wanted = planning.predict(state, plan, power_on=index in self.start)
-            after = wanted if self.check_mode else planning.describe(vm_state(item, self.host_names))
-            changed = before != after or (self.check_mode and (plan is not None or index in self.start))
+        for index, (request, item, state, change) in enumerate(zip(requests, items, states, changes)):
+            before = vm_changes.describe(state)
+            wanted = vm_changes.predict(state, change, power_on=index in self.start)
+            after = wanted if self.check_mode else vm_changes.describe(vm_state(item, self.host_names))
+            changed = before != after or (self.check_mode and (change is not None or index in self.start))
             name = item.get("name") or request["ident"]
             entry = {"name": name, "moid": item["moid"], "changed": changed, "before": before, "after": after,
                      "error": self.errors.get(index)}
@@ -295,19 +296,20 @@ def _ended(before, after, wanted):
     return "neither: see after"
 
 
-def config_spec(plan):
-    """The ConfigSpec for one VM's plan: removals and additions in one reconfigure, memory lock alongside."""
-    changes = []
-    for key in plan["remove_keys"]:
-        changes.append(vim.vm.device.VirtualDeviceSpec(operation="remove", device=vim.vm.device.VirtualPCIPassthrough(key=key)))
-    for offset, profile in enumerate(plan["add_profiles"]):
+def config_spec(change):
+    """The ConfigSpec for one VM's change: removals and additions in one reconfigure, memory lock alongside."""
+    device_changes = []
+    for key in change["remove_keys"]:
+        device_changes.append(vim.vm.device.VirtualDeviceSpec(
+            operation="remove", device=vim.vm.device.VirtualPCIPassthrough(key=key)))
+    for offset, profile in enumerate(change["add_profiles"]):
         device = vim.vm.device.VirtualPCIPassthrough(
             key=-100 - offset, backing=vim.vm.device.VirtualPCIPassthrough.VmiopBackingInfo(vgpu=profile))
-        changes.append(vim.vm.device.VirtualDeviceSpec(operation="add", device=device))
-    spec = vim.vm.ConfigSpec(deviceChange=changes)
-    if plan["lock_memory"] is not None:
-        spec.memoryReservationLockedToMax = plan["lock_memory"]
-    if plan["release_reservation"]:
+        device_changes.append(vim.vm.device.VirtualDeviceSpec(operation="add", device=device))
+    spec = vim.vm.ConfigSpec(deviceChange=device_changes)
+    if change["lock_memory"] is not None:
+        spec.memoryReservationLockedToMax = change["lock_memory"]
+    if change["release_reservation"]:
         spec.memoryAllocation = vim.ResourceAllocationInfo(reservation=0)
     return spec
 

@@ -4,7 +4,7 @@
 """What ``vm_vgpu`` must change on each VM: pure logic on plain data, no vCenter calls.
 
 A VM's state is ``{"vgpus": [{"key": int, "profile": str}], "locked": bool, "power_state": str}``; a request is
-``{"state": "present"|"absent", "profiles": [str, ...]}``. The plan keeps vGPU devices that already match, removes
+``{"state": "present"|"absent", "profiles": [str, ...]}``. The change keeps vGPU devices that already match, removes
 the rest and adds what is missing, so a profile change replaces the device instead of adding a second one.
 """
 
@@ -66,7 +66,7 @@ def unsupported_profiles(request, supported):
     return sorted(set(request["profiles"]) - set(supported or []))
 
 
-def plan_vm(current, request, release_memory_reservation=False):
+def vm_change(current, request, release_memory_reservation=False):
     """The change for one VM: devices to remove (keys), vGPUs to add, memory lock; None when nothing to do."""
     wanted = list(request["profiles"])
     matching = [device for device in current["vgpus"] if wanted and device["profile"] == wanted[0]]
@@ -90,9 +90,9 @@ def plan_vm(current, request, release_memory_reservation=False):
     }
 
 
-def needs_reconfigure(plan):
-    """Whether the plan changes devices or memory (a plan may only move the VM to another host)."""
-    return bool(plan["remove_keys"] or plan["add_profiles"] or plan["lock_memory"] is not None)
+def needs_reconfigure(change):
+    """Whether the change touches devices or memory (a change may only move the VM to another host)."""
+    return bool(change["remove_keys"] or change["add_profiles"] or change["lock_memory"] is not None)
 
 
 def describe(current):
@@ -105,26 +105,26 @@ def describe(current):
     }
 
 
-def predict(current, plan, power_on=False):
-    """The state ``plan`` leads to, for check mode and for comparing with what vCenter reports afterwards."""
+def predict(current, change, power_on=False):
+    """The state ``change`` leads to, for check mode and for comparing with what vCenter reports afterwards."""
     power_state = "poweredOn" if power_on else current["power_state"]
-    if plan is None:
+    if change is None:
         return dict(describe(current), power_state=power_state)
-    kept = [device["profile"] for device in current["vgpus"] if device["key"] not in plan["remove_keys"]]
-    locked = current["locked"] if plan["lock_memory"] is None else plan["lock_memory"]
+    kept = [device["profile"] for device in current["vgpus"] if device["key"] not in change["remove_keys"]]
+    locked = current["locked"] if change["lock_memory"] is None else change["lock_memory"]
     return {
-        "profiles": sorted(kept + plan["add_profiles"]),
+        "profiles": sorted(kept + change["add_profiles"]),
         "memory_reservation_locked_to_max": bool(locked),
         "power_state": power_state,
-        "host": plan.get("move_to") or current.get("host"),
+        "host": change.get("move_to") or current.get("host"),
     }
 
 
 def blocked_by_power(requests_and_states, power):
     """VMs that need a change but cannot get one under the power policy, as ``[(label, reason)]``."""
     blocked = []
-    for request, current, plan in requests_and_states:
-        if plan is None:
+    for request, current, change in requests_and_states:
+        if change is None:
             continue
         if current["power_state"] == "suspended":
             blocked.append((request["label"], "is suspended; resume and shut it down, or power it off first"))

@@ -1,18 +1,31 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""VCenterClient.hosts(): choosing hosts by cluster, names and datacenter from one PropertyCollector read."""
+"""VCenterClient: choosing hosts from one PropertyCollector read, task waits and retries, property waits, and
+how faults and connection errors become typed errors."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import http.client as http_client
+import socket
+import ssl
+
 import pytest
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import NotFound
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
+    ApiError,
+    ConnectionFailure,
+    NotFound,
+    TimeoutExpired,
+)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _vcenter
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 
-vim = pytest.importorskip("pyVmomi").vim
+pyVmomi = pytest.importorskip("pyVmomi")
+vim, vmodl = pyVmomi.vim, pyVmomi.vmodl
+PC = vmodl.query.PropertyCollector
 
 
 class TreeClient(VCenterClient):
@@ -88,3 +101,240 @@ def test_unknown_or_ambiguous_names_fail_listing_what_exists(options, words):
         TreeClient().hosts([], **options)
     for word in words:
         assert word in str(err.value)
+
+
+# ---- task and property waits ------------------------------------------------------------------------------------
+
+
+class FakeCollector:
+    """A PropertyCollector answering WaitForUpdatesEx from a script of updates.
+
+    Each script entry is None (the wait ran out with no change) or a list of ``(moid, {property: value})``, sent as
+    pyVmomi's own UpdateSet. ``answer`` builds the next entry from the filter instead, when the script is empty.
+    """
+
+    def __init__(self, log, script=(), answer=None):
+        self.log, self.script, self.answer = log, list(script), answer
+        self.objects, self.paths, self.waits, self.destroyed = [], [], [], False
+
+    def CreateFilter(self, spec, partialUpdates):
+        assert partialUpdates is True
+        self.objects = [obj_spec.obj for obj_spec in spec.objectSet]
+        self.paths = list(spec.propSet[0].pathSet)
+        self.log.append(("filter", [obj._moId for obj in self.objects]))
+
+    def WaitForUpdatesEx(self, version, options):
+        self.waits.append((version, options.maxWaitSeconds))
+        entry = self.script.pop(0) if self.script else self.answer(self.objects)
+        if entry is None:
+            return None
+        by_moid = dict((obj._moId, obj) for obj in self.objects)
+        return PC.UpdateSet(version=str(len(self.waits)), filterSet=[PC.FilterUpdate(
+            filter=PC.Filter("filter-1"),
+            objectSet=[PC.ObjectUpdate(kind="modify", obj=by_moid[moid], changeSet=[
+                PC.Change(name=name, op="assign", val=value) for name, value in changes.items()])
+                for moid, changes in entry])])
+
+    def DestroyPropertyCollector(self):
+        self.destroyed = True
+
+
+class WaitClient(VCenterClient):
+    """A client without a connection whose property collectors are FakeCollectors."""
+
+    def __init__(self, script=(), answer=None):  # no connection
+        self.endpoint = "vc.test:443"
+        self.log = []
+        self.collectors = []
+        self.script, self.answer = script, answer
+        self.content = self
+        self.propertyCollector = self
+
+    def CreatePropertyCollector(self):
+        self.collectors.append(FakeCollector(self.log, self.script, self.answer))
+        return self.collectors[-1]
+
+
+class Clock:
+    """Stands for the time module: every reading is ``step`` seconds after the one before."""
+
+    def __init__(self, step):
+        self.now, self.step = 1000.0, step
+
+    def monotonic(self):
+        self.now += self.step
+        return self.now
+
+
+def _done(state="success", error=None, result=None):
+    return {"info.state": state, "info.error": error, "info.result": result}
+
+
+def test_tasks_are_awaited_together_and_reported_in_their_order():
+    tasks = [vim.Task("task-1"), vim.Task("task-2")]
+    fault = vim.fault.InvalidPowerState(msg="The VM is powered on.")
+    client = WaitClient(script=[
+        [("task-2", _done(result="vm-9")), ("task-1", {"info.state": "running"})],
+        None,
+        [("task-1", {"info.state": "error", "info.error": fault})],
+    ])
+    outcomes = client.wait_for_tasks(tasks, timeout=300)
+    assert outcomes == [
+        {"state": "error", "result": None, "error": "The VM is powered on.", "fault": "InvalidPowerState"},
+        {"state": "success", "result": "vm-9", "error": None, "fault": None},
+    ]
+    collector = client.collectors[0]
+    assert client.log == [("filter", ["task-1", "task-2"])]
+    assert collector.paths == ["info.state", "info.error", "info.result"]
+    assert [version for version, seconds in collector.waits] == ["", "1", "1"]
+    assert all(seconds == 60 for version, seconds in collector.waits)
+    assert collector.destroyed
+
+
+def test_no_tasks_need_no_collector():
+    client = WaitClient()
+    assert client.wait_for_tasks([]) == [] and client.wait_for_values([], "runtime.powerState", ["on"], 5) == []
+    assert client.collectors == []
+
+
+def test_tasks_still_running_at_the_deadline_time_out_and_the_collector_is_destroyed(monkeypatch):
+    monkeypatch.setattr(_vcenter, "time", Clock(step=2))
+    client = WaitClient(answer=lambda objects: [("task-2", _done())])
+    with pytest.raises(TimeoutExpired, match="1 of 2 vCenter tasks were still running after 5 seconds"):
+        client.wait_for_tasks([vim.Task("task-1"), vim.Task("task-2")], timeout=5)
+    collector = client.collectors[0]
+    assert collector.destroyed
+    assert [seconds for version, seconds in collector.waits] == [3, 1], "never past the deadline, never 0"
+
+
+def test_run_tasks_starts_parallel_at_a_time_and_a_starter_that_fails_does_not_stop_the_others():
+    failing = {"task-3": vmodl.fault.SystemError(reason="disk", faultMessage=[
+        vmodl.LocalizableMessage(key="k", message="No space left on the datastore.")])}
+    client = WaitClient(answer=lambda objects: [
+        (obj._moId, _done("error", failing[obj._moId]) if obj._moId in failing else _done(result=obj._moId))
+        for obj in objects])
+
+    def starter(number):
+        def start():
+            client.log.append(("start", number))
+            if number == 2:
+                raise ApiError("vCenter vc.test:443 answered InvalidState: busy", fault="InvalidState")
+            return vim.Task("task-%d" % number)
+        return start
+
+    outcomes = client.run_tasks([starter(number) for number in range(1, 6)], parallel=2, timeout=60)
+    assert client.log == [("start", 1), ("start", 2), ("filter", ["task-1"]),
+                          ("start", 3), ("start", 4), ("filter", ["task-3", "task-4"]),
+                          ("start", 5), ("filter", ["task-5"])]
+    assert [(outcome["state"], outcome["fault"]) for outcome in outcomes] == [
+        ("success", None), ("error", "InvalidState"), ("error", "SystemError"), ("success", None),
+        ("success", None)]
+    assert outcomes[1]["error"] == "vCenter vc.test:443 answered InvalidState: busy"
+    assert outcomes[2]["error"] == "No space left on the datastore."
+    assert [outcome["result"] for outcome in outcomes] == ["task-1", None, None, "task-4", "task-5"]
+    assert all(collector.destroyed for collector in client.collectors)
+
+
+def test_a_failed_start_without_a_fault_detail_is_named_by_its_error_type():
+    def start():
+        raise ConnectionFailure("Lost the connection to vCenter vc.test:443: reset.")
+
+    outcome = WaitClient().run_tasks([start], parallel=0)[0]
+    assert outcome == {"state": "error", "result": None, "fault": "ConnectionFailure",
+                       "error": "Lost the connection to vCenter vc.test:443: reset."}
+
+
+def test_wait_for_values_returns_the_objects_that_did_not_get_there(monkeypatch):
+    monkeypatch.setattr(_vcenter, "time", Clock(step=1))
+    vms = [vim.VirtualMachine("vm-1"), vim.VirtualMachine("vm-2"), vim.VirtualMachine("vm-3")]
+    client = WaitClient(script=[
+        [("vm-1", {"runtime.powerState": "poweredOn"}), ("vm-2", {"runtime.powerState": "poweredOff"})],
+        [("vm-1", {"runtime.powerState": "poweredOff"}), ("vm-3", {"runtime.powerState": "suspended"})],
+    ], answer=lambda objects: None)
+    assert client.wait_for_values(vms, "runtime.powerState", ["poweredOff"], timeout=10) == ["vm-3"]
+    collector = client.collectors[0]
+    assert collector.paths == ["runtime.powerState"] and collector.destroyed
+    assert len(collector.waits) > 2, "kept waiting for vm-3 until the deadline"
+
+
+def test_wait_for_values_stops_as_soon_as_every_object_is_there():
+    client = WaitClient(script=[[("vm-1", {"runtime.powerState": "poweredOff"})]])
+    assert client.wait_for_values([vim.VirtualMachine("vm-1")], "runtime.powerState", ["poweredOff"], 600) == []
+    assert len(client.collectors[0].waits) == 1
+
+
+# ---- faults and connection errors -------------------------------------------------------------------------------
+
+
+def _raise(error):
+    raise error
+
+
+def _verify_error(message):
+    """An SSLCertVerificationError as the ssl module raises it, with the reason in ``verify_message``."""
+    error = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+    error.verify_message = message
+    return error
+
+
+@pytest.mark.parametrize("error, kind, words, fault", [
+    (vim.fault.InvalidState(msg="The host is in maintenance mode."), ApiError,
+     "vCenter vc.test:443 answered InvalidState: The host is in maintenance mode.", "InvalidState"),
+    (vmodl.fault.SystemError(reason="x", faultMessage=[vmodl.LocalizableMessage(key="a", message="one"),
+                                                       vmodl.LocalizableMessage(key="b", message="two")]),
+     ApiError, "answered SystemError: one; two", "SystemError"),
+    (vim.fault.NoPermission(), ApiError, "answered NoPermission: NoPermission", "NoPermission"),
+    (socket.error("Connection reset by peer"), ConnectionFailure,
+     "Lost the connection to vCenter vc.test:443: Connection reset by peer.", None),
+    (http_client.RemoteDisconnected("closed"), ConnectionFailure, "Lost the connection", None),
+])
+def test_call_turns_faults_and_lost_connections_into_typed_errors(error, kind, words, fault):
+    with pytest.raises(kind) as err:
+        WaitClient().call(_raise, error)
+    assert words in str(err.value)
+    assert err.value.details.get("fault") == fault
+
+
+def test_call_passes_arguments_and_the_answer_through():
+    assert WaitClient().call(lambda *args, **kwargs: (args, kwargs), 1, spec="s") == ((1,), {"spec": "s"})
+
+
+@pytest.mark.parametrize("error, words", [
+    (vim.fault.InvalidLogin(), ["refused the login of user 'admin'", "VMWARE_PASSWORD"]),
+    (_verify_error("self-signed certificate"),
+     ["could not be verified: self-signed certificate.", "validate_certs: false"]),
+    (socket.gaierror(-2, "Name or service not known"), ["Could not reach vCenter vc.test:443", "hostname and port"]),
+    (vmodl.fault.NotSupported(msg="Not a vCenter"), ["rejected the connection: Not a vCenter"]),
+])
+def test_connection_failures_say_what_to_check(monkeypatch, error, words):
+    monkeypatch.setattr(_vcenter, "SmartConnect", lambda **kwargs: _raise(error))
+    with pytest.raises(ConnectionFailure) as err:
+        VCenterClient.from_params({"hostname": "vc.test", "username": "admin", "password": "secret", "port": 443,
+                                   "validate_certs": True})
+    for word in words:
+        assert word in str(err.value)
+    assert "secret" not in str(err.value)
+
+
+def test_a_session_verifies_certificates_unless_told_not_to_and_logs_out_once(monkeypatch):
+    connects, disconnects = [], []
+
+    class Session:
+        def RetrieveContent(self):
+            return "content"
+
+    def connect(**kwargs):
+        connects.append(kwargs)
+        return Session()
+
+    monkeypatch.setattr(_vcenter, "SmartConnect", connect)
+    monkeypatch.setattr(_vcenter, "Disconnect", disconnects.append)
+    with VCenterClient("vc.test", "admin", "secret", port=8443) as client:
+        assert client.content == "content"
+    client.close()
+    assert len(disconnects) == 1
+    assert connects[0]["sslContext"].verify_mode == ssl.CERT_REQUIRED
+    assert (connects[0]["host"], connects[0]["port"], connects[0]["disableSslCertValidation"]) == (
+        "vc.test", 8443, False)
+    VCenterClient("vc.test", "admin", "secret", validate_certs=False)
+    assert connects[1]["sslContext"].verify_mode == ssl.CERT_NONE and connects[1]["disableSslCertValidation"]

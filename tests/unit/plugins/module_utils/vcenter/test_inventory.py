@@ -41,6 +41,12 @@ class FakeClient(VCenterClient):
 
 @pytest.fixture
 def client():
+    return inventory_client()
+
+
+def inventory_client():
+    """Hosts esxi-01 (two vGPU VMs on its P40) and esxi-02 (P40 idle, waiting for an Xorg restart) in gpu-cluster,
+    standalone esxi-sa, and VMs train-1, train-2 and idle-1."""
     dc = vim.Datacenter("datacenter-1")
     host_folder = vim.Folder("group-h4")
     cluster = vim.ClusterComputeResource("domain-c7")

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as plan
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 
 
@@ -25,13 +25,13 @@ def request(*profiles, **kwargs):
 
 class TestNormalize:
     def test_defaults_fill_in(self):
-        out = plan.normalize_requests([{"name": "a"}, {"uuid": "U-1", "profile": "grid_p40-4q"},
-                                       {"moid": "vm-9", "state": "absent"}], default_profile="grid_p40-8q")
+        out = vm_changes.normalize_requests([{"name": "a"}, {"uuid": "U-1", "profile": "grid_p40-4q"},
+                                             {"moid": "vm-9", "state": "absent"}], default_profile="grid_p40-8q")
         assert [(r["kind"], r["state"], r["profiles"]) for r in out] == [
             ("name", "present", ["grid_p40-8q"]), ("uuid", "present", ["grid_p40-4q"]), ("moid", "absent", [])]
 
     def test_multi_vgpu(self):
-        out = plan.normalize_requests([{"name": "a", "profiles": ["grid_a100-40c", "grid_a100-40c"]}])
+        out = vm_changes.normalize_requests([{"name": "a", "profiles": ["grid_a100-40c", "grid_a100-40c"]}])
         assert out[0]["profiles"] == ["grid_a100-40c", "grid_a100-40c"]
 
     @pytest.mark.parametrize("vms, words", [
@@ -46,70 +46,70 @@ class TestNormalize:
     ])
     def test_bad_entries(self, vms, words):
         with pytest.raises(InputError) as caught:
-            plan.normalize_requests(vms)
+            vm_changes.normalize_requests(vms)
         for word in words:
             assert word in str(caught.value)
 
 
-class TestPlan:
+class TestVmChange:
     def test_nothing_to_do(self):
-        assert plan.plan_vm(state("grid_p40-8q"), request("grid_p40-8q")) is None
+        assert vm_changes.vm_change(state("grid_p40-8q"), request("grid_p40-8q")) is None
 
     def test_add_to_empty_vm_locks_memory(self):
-        out = plan.plan_vm(state(locked=False), request("grid_p40-8q"))
+        out = vm_changes.vm_change(state(locked=False), request("grid_p40-8q"))
         assert out == {"remove_keys": [], "add_profiles": ["grid_p40-8q"], "lock_memory": True,
                        "release_reservation": False, "move_to": None}
 
     def test_profile_change_replaces_the_device(self):
-        out = plan.plan_vm(state("grid_p40-4q"), request("grid_p40-8q"))
+        out = vm_changes.vm_change(state("grid_p40-4q"), request("grid_p40-8q"))
         assert out["remove_keys"] == [13000]
         assert out["add_profiles"] == ["grid_p40-8q"]
-        after = plan.predict(state("grid_p40-4q"), out)
+        after = vm_changes.predict(state("grid_p40-4q"), out)
         assert after["profiles"] == ["grid_p40-8q"]
 
     def test_second_vgpu_keeps_the_first(self):
-        out = plan.plan_vm(state("grid_p40-12q"), request("grid_p40-12q", "grid_p40-12q"))
+        out = vm_changes.vm_change(state("grid_p40-12q"), request("grid_p40-12q", "grid_p40-12q"))
         assert out["remove_keys"] == [] and out["add_profiles"] == ["grid_p40-12q"]
 
     def test_fewer_vgpus_removes_the_extra(self):
-        out = plan.plan_vm(state("grid_p40-12q", "grid_p40-12q"), request("grid_p40-12q"))
+        out = vm_changes.vm_change(state("grid_p40-12q", "grid_p40-12q"), request("grid_p40-12q"))
         assert out["remove_keys"] == [13001] and out["add_profiles"] == []
 
     def test_lock_only(self):
-        out = plan.plan_vm(state("grid_p40-8q", locked=False), request("grid_p40-8q"))
+        out = vm_changes.vm_change(state("grid_p40-8q", locked=False), request("grid_p40-8q"))
         assert out["remove_keys"] == [] and out["add_profiles"] == [] and out["lock_memory"] is True
 
     def test_absent_keeps_the_reservation_unless_asked(self):
-        removal = plan.plan_vm(state("grid_p40-8q"), request(state="absent"))
+        removal = vm_changes.vm_change(state("grid_p40-8q"), request(state="absent"))
         assert removal["remove_keys"] == [13000] and removal["lock_memory"] is None
-        release = plan.plan_vm(state("grid_p40-8q"), request(state="absent"), release_memory_reservation=True)
+        release = vm_changes.vm_change(state("grid_p40-8q"), request(state="absent"), release_memory_reservation=True)
         assert release["lock_memory"] is False and release["release_reservation"] is True
-        assert plan.plan_vm(state(locked=False), request(state="absent")) is None
-        assert plan.plan_vm(state(locked=False, reserved_mb=0), request(state="absent"), True) is None
-        assert plan.plan_vm(state(locked=False, reserved_mb=4096), request(state="absent"), True) is not None
+        assert vm_changes.vm_change(state(locked=False), request(state="absent")) is None
+        assert vm_changes.vm_change(state(locked=False, reserved_mb=0), request(state="absent"), True) is None
+        assert vm_changes.vm_change(state(locked=False, reserved_mb=4096), request(state="absent"), True) is not None
 
 
 def test_power_policy():
     on = state("grid_p40-4q", power_state="poweredOn")
     suspended = state(power_state="suspended")
-    rows = [(request("grid_p40-8q"), on, plan.plan_vm(on, request("grid_p40-8q"))),
-            (request("grid_p40-8q"), suspended, plan.plan_vm(suspended, request("grid_p40-8q"))),
+    rows = [(request("grid_p40-8q"), on, vm_changes.vm_change(on, request("grid_p40-8q"))),
+            (request("grid_p40-8q"), suspended, vm_changes.vm_change(suspended, request("grid_p40-8q"))),
             (request("grid_p40-4q"), on, None)]
-    assert [reason for label, reason in plan.blocked_by_power(rows, "never")] == [
+    assert [reason for label, reason in vm_changes.blocked_by_power(rows, "never")] == [
         "is powered on and power is 'never'", "is suspended; resume and shut it down, or power it off first"]
-    assert len(plan.blocked_by_power(rows, "shutdown_guest")) == 1
+    assert len(vm_changes.blocked_by_power(rows, "shutdown_guest")) == 1
 
 
 def test_unsupported_profiles():
-    assert plan.unsupported_profiles(request("grid_p40-9q"), ["grid_p40-8q"]) == ["grid_p40-9q"]
-    assert plan.unsupported_profiles(request("grid_p40-8q"), ["grid_p40-8q"]) == []
+    assert vm_changes.unsupported_profiles(request("grid_p40-9q"), ["grid_p40-8q"]) == ["grid_p40-9q"]
+    assert vm_changes.unsupported_profiles(request("grid_p40-8q"), ["grid_p40-8q"]) == []
 
 
 def test_move_to_another_host():
     current = dict(state("grid_p40-8q"), host="esxi-01")
-    move = plan.plan_vm(current, dict(request("grid_p40-8q"), host="esxi-02"))
-    assert move["move_to"] == "esxi-02" and not plan.needs_reconfigure(move)
-    assert plan.predict(current, move)["host"] == "esxi-02"
-    assert plan.plan_vm(current, dict(request("grid_p40-8q"), host="esxi-01")) is None
-    both = plan.plan_vm(current, dict(request("grid_p40-4q"), host="esxi-02"))
-    assert both["move_to"] == "esxi-02" and plan.needs_reconfigure(both)
+    move = vm_changes.vm_change(current, dict(request("grid_p40-8q"), host="esxi-02"))
+    assert move["move_to"] == "esxi-02" and not vm_changes.needs_reconfigure(move)
+    assert vm_changes.predict(current, move)["host"] == "esxi-02"
+    assert vm_changes.vm_change(current, dict(request("grid_p40-8q"), host="esxi-01")) is None
+    both = vm_changes.vm_change(current, dict(request("grid_p40-4q"), host="esxi-02"))
+    assert both["move_to"] == "esxi-02" and vm_changes.needs_reconfigure(both)
