@@ -12,8 +12,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     GpuopsError,
@@ -21,29 +19,10 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     NotFound,
     TaskFailed,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils._versions import newest, version_key
 
 ESX = "/api/esx/settings"
 BASE_IMAGE_COMPONENT = "ESXi"
-
-
-def compare_versions(a, b):
-    """Order component versions: runs of digits compare as numbers, the rest as text."""
-    ta, tb = re.findall(r"\d+|\D+", a), re.findall(r"\d+|\D+", b)
-    for x, y in zip(ta, tb):
-        if x.isdigit() and y.isdigit():
-            if int(x) != int(y):
-                return -1 if int(x) < int(y) else 1
-        elif x != y:
-            return -1 if x < y else 1
-    return (len(ta) > len(tb)) - (len(ta) < len(tb))
-
-
-def newest(versions):
-    best = None
-    for version in versions:
-        if best is None or compare_versions(version, best) > 0:
-            best = version
-    return best
 
 
 def plan_image(current, wanted, remove, available, missing_ok=False):
@@ -75,7 +54,7 @@ def plan_image(current, wanted, remove, available, missing_ok=False):
             version = newest(versions)
         elif version not in versions:
             problems.append("component %s has no version %s in the depots (they hold %s)"
-                            % (name, version, ", ".join(sorted(versions, key=_VersionKey))))
+                            % (name, version, ", ".join(sorted(versions, key=version_key))))
         if current.get(name) != version or version is None:
             to_set[name] = version
     if problems and not missing_ok:
@@ -87,14 +66,6 @@ def plan_image(current, wanted, remove, available, missing_ok=False):
     after = dict((name, version) for name, version in current.items() if name not in to_delete)
     after.update(to_set)
     return {"set": to_set, "delete": to_delete, "after": after, "missing": problems}
-
-
-class _VersionKey:
-    def __init__(self, version):
-        self.version = version
-
-    def __lt__(self, other):
-        return compare_versions(self.version, other.version) < 0
 
 
 def host_names(*results):
