@@ -7,7 +7,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 import os
 import stat
@@ -15,20 +14,9 @@ import sys
 
 import pytest
 
-from ansible.module_utils import basic
 from ansible_collections.gpuops.vgpu.plugins.modules import nvidia_smi_info
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import fixture_path
-
-try:
-    from ansible.module_utils.testing import patch_module_args
-except ImportError:  # ansible-core before 2.19
-    from unittest import mock
-
-    @contextlib.contextmanager
-    def patch_module_args(args):
-        payload = json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode()
-        with mock.patch.object(basic, "_ANSIBLE_ARGS", payload):
-            yield
 
 
 DRIVER_DOWN = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
