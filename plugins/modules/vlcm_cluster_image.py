@@ -140,35 +140,7 @@ diff:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import ProgressLog, Vlcm, plan_image
-
-
-def run(module, client):
-    p = module.params
-    wanted = dict((str(name), None if version is None else str(version)) for name, version in p["components"].items())
-    progress = ProgressLog(module.log)
-    api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
-    cluster = api.cluster(p["cluster"], p["datacenter"])
-    api.require_image(cluster)
-    image = api.image(cluster)
-    available = api.available() if wanted else {}
-    plan = plan_image(image["components"], wanted, p["remove_components"], available,
-                      missing_ok=module.check_mode)
-    for problem in plan["missing"]:
-        module.warn("Check mode: %s yet. The real run fails unless an earlier task imports it." % problem)
-    result = {
-        "changed": bool(plan["set"] or plan["delete"]),
-        "cluster": cluster,
-        "changes": {"set": plan["set"], "delete": plan["delete"]},
-        "image": {"base_image": image["base_image"], "components": plan["after"]},
-        "diff": {"before": {"components": image["components"]}, "after": {"components": plan["after"]}},
-    }
-    if result["changed"] and not module.check_mode:
-        result["commit"] = api.change_image(cluster, plan["set"], plan["delete"], p["commit_message"])
-        result["image"] = api.image(cluster)
-    if progress.lines:
-        result["progress"] = progress.lines
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._image import change_cluster_image
 
 
 def argument_spec():
@@ -180,6 +152,13 @@ def argument_spec():
         commit_message=dict(type="str", default="Changed by gpuops.vgpu.vlcm_cluster_image"),
         timeout=dict(type="int", default=600),
     )
+
+
+def run(module, client):
+    p = module.params
+    return change_cluster_image(client, p["cluster"], p["components"], p["remove_components"], p["commit_message"],
+                                module.warn, module.log, datacenter=p["datacenter"], timeout=p["timeout"],
+                                check_mode=module.check_mode)
 
 
 def main():

@@ -169,57 +169,8 @@ bundle:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._offline_bundle import read_bundle
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import ProgressLog, Vlcm
-
-
-def _pairs(components):
-    return sorted((c["name"], c["version"]) for c in components)
-
-
-def run(module, client):
-    p = module.params
-    bundle = read_bundle(p["src"]) if p["src"] else None
-    result = {"changed": False}
-    if bundle:
-        result["bundle"] = bundle
-    progress = ProgressLog(module.log)
-    api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
-    depot_id = api.depot_at(p["location"])
-    existed = depot_id is not None
-    if p["state"] == "absent":
-        result["changed"] = existed
-        if existed and not module.check_mode:
-            api.delete_depot(depot_id)
-        result.update(depot=None, components=[])
-    else:
-        if not existed:
-            result["changed"] = True
-            if module.check_mode:
-                result.update(depot=None, components=bundle["components"] if bundle else [])
-            else:
-                depot_id, created = api.import_depot(p["location"], p["description"])
-                if not created:
-                    result["changed"] = False
-                    other = api.depot(depot_id) or {}
-                    module.warn("vLCM already holds the content of %s, imported as depot %s from %s; nothing "
-                                "was imported." % (p["location"], depot_id, other.get("location")))
-        if depot_id is not None:
-            summary = api.depot(depot_id) or {}
-            result["depot"] = dict(id=depot_id, location=summary.get("location"),
-                                   description=summary.get("description"), owner=summary.get("owner"))
-            result["components"] = api.depot_components(depot_id)
-            if bundle and _pairs(bundle["components"]) != _pairs(result["components"]):
-                module.warn("The bundle at src (%s) and the depot vCenter imported from %s differ: src holds %s, "
-                            "the depot %s." % (p["src"], p["location"], _pairs(bundle["components"]),
-                                               _pairs(result["components"])))
-    present_after = p["state"] == "present"
-    result["diff"] = {"before": {"location": p["location"], "present": existed},
-                      "after": {"location": p["location"], "present": present_after}}
-    if progress.lines:
-        result["progress"] = progress.lines
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._depots import ensure_depot
 
 
 def argument_spec():
@@ -230,6 +181,12 @@ def argument_spec():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         timeout=dict(type="int", default=1800),
     )
+
+
+def run(module, client):
+    p = module.params
+    return ensure_depot(client, p["location"], p["state"], module.warn, module.log, src=p["src"],
+                        description=p["description"], timeout=p["timeout"], check_mode=module.check_mode)
 
 
 def main():

@@ -120,48 +120,23 @@ compliance:
   type: dict
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import Vlcm, compliance_summary
-
-CHOICES = ["depots", "components", "image", "compliance"]
-
-
-def run(module, client):
-    p = module.params
-    gather = set(p["gather"] or (CHOICES if p["cluster"] else ["depots", "components"]))
-    if gather & {"image", "compliance"} and not p["cluster"]:
-        raise InputError("gather %s needs the cluster option." % ", ".join(sorted(gather & {"image", "compliance"})),
-                         hint="Set cluster, or gather only depots and components.")
-    result = {}
-    api = Vlcm(client)
-    if "depots" in gather:
-        depots = []
-        for depot_id, depot in api.depots().items():
-            depots.append(dict(id=depot_id, location=depot.get("location"), description=depot.get("description"),
-                               owner=depot.get("owner"), components=api.depot_components(depot_id)))
-        result["depots"] = sorted(depots, key=lambda d: (d["location"] or "", d["id"]))
-    if "components" in gather:
-        result["components"] = api.depot_content()
-    if p["cluster"]:
-        cluster = api.cluster(p["cluster"], p["datacenter"])
-        managed = api.image_managed(cluster)
-        result["cluster"] = dict(cluster, image_managed=managed)
-        if "image" in gather:
-            result["image"] = api.image(cluster) if managed else None
-        if "compliance" in gather:
-            result["compliance"] = compliance_summary(api.compliance(cluster)) if managed else None
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._info import GATHER_CHOICES, read_vlcm
 
 
 def argument_spec():
     return vcenter_spec(
         cluster=dict(type="str"),
         datacenter=dict(type="str"),
-        gather=dict(type="list", elements="str", choices=CHOICES),
+        gather=dict(type="list", elements="str", choices=GATHER_CHOICES),
     )
+
+
+def run(module, client):
+    p = module.params
+    return read_vlcm(client, cluster_name=p["cluster"], datacenter=p["datacenter"], gather=p["gather"])
 
 
 def main():

@@ -158,75 +158,10 @@ progress:
   sample: ["[  2.1s] apply running 1/3: Host esxi-02.lab.local (2 of 3): entering maintenance mode"]
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import (
-    ProgressLog,
-    Vlcm,
-    apply_summary,
-    check_issues,
-    compliance_summary,
-)
-
-
-def _statuses(summary):
-    return dict((host["name"], host["status"]) for host in (summary or {}).get("hosts") or [])
-
-
-def run(module, client):
-    p = module.params
-    progress = ProgressLog(module.log)
-    api = Vlcm(client, timeout=p["timeout"], on_progress=progress)
-    cluster = api.cluster(p["cluster"], p["datacenter"])
-    api.require_image(cluster)
-    host_ids = api.host_ids(cluster, p["esxi_hostnames"]) if p["esxi_hostnames"] else []
-    scanned = api.scan(cluster)
-    before = compliance_summary(scanned)
-    pending = [h["name"] for h in before["hosts"]
-               if h["status"] == "NON_COMPLIANT" and (not host_ids or h["id"] in host_ids)]
-    result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
-              "progress": progress.lines}
-    if not pending or module.check_mode:
-        if not module.check_mode:
-            result["compliance_after"] = before
-        result["diff"] = {"before": _statuses(before), "after": dict(_statuses(before), **dict(
-            (name, "COMPLIANT") for name in pending))}
-        return result
-    if not p["accept_eula"]:
-        raise InputError("Remediating hosts %s of cluster '%s' needs the VMware End User License Agreement "
-                         "accepted." % (", ".join(pending), cluster["name"]),
-                         hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
-                              "Nothing was changed.", pending=pending, compliance_before=before)
-    if p["precheck"]:
-        issues = check_issues(api.check(cluster, host_ids))
-        for warning in issues["warnings"]:
-            module.warn("Remediation pre-check: %s" % warning)
-        if issues["errors"]:
-            raise ApiError("The remediation pre-check of cluster '%s' failed: %s"
-                           % (cluster["name"], " ".join(issues["errors"])),
-                           hint="Nothing was changed. Fix what it names and run again.", issues=issues["errors"],
-                           pending=pending, compliance_before=before, progress=progress.lines)
-    failure = None
-    try:
-        applied = api.apply(cluster, host_ids, accept_eula=True)
-    except TaskFailed as err:
-        failure, applied = err, err.details.get("data") if isinstance(err.details.get("data"), dict) else None
-    after = compliance_summary(api.compliance(cluster) or api.scan(cluster))
-    hosts = apply_summary(applied)
-    result.update(hosts=hosts, compliance_after=after,
-                  diff={"before": _statuses(before), "after": _statuses(after)})
-    if failure is not None:
-        failed = [h for h in hosts if h["status"] not in ("OK", "SKIPPED")]
-        reasons = " ".join("%s: %s" % (h["name"], h["message"]) for h in failed) or failure.message
-        changed = any(h["status"] == "OK" and h["name"] in pending for h in hosts)
-        raise TaskFailed("Remediation of cluster '%s' failed on %s. %s" % (
-            cluster["name"], ", ".join(h["name"] for h in failed) or "the cluster", reasons),
-            hint="Hosts before it were remediated, the others left as they were.", changed=changed,
-            hosts=hosts, pending=pending, compliance_before=before, compliance_after=after,
-            progress=progress.lines)
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._remediation import remediate
 
 
 def argument_spec():
@@ -238,6 +173,13 @@ def argument_spec():
         precheck=dict(type="bool", default=True),
         timeout=dict(type="int", default=3600),
     )
+
+
+def run(module, client):
+    p = module.params
+    return remediate(client, p["cluster"], p["esxi_hostnames"], p["accept_eula"], module.warn, module.log,
+                     datacenter=p["datacenter"], precheck=p["precheck"], timeout=p["timeout"],
+                     check_mode=module.check_mode)
 
 
 def main():

@@ -17,6 +17,7 @@ import re
 
 if __name__.startswith("ansible_collections."):
     from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+    from ansible_collections.gpuops.vgpu.plugins.module_utils._versions import compare_versions
     from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._catalog_data import (
         CUDA_DRIVER_MINIMUMS,
         CUDA_MINOR_COMPAT_MINIMUMS,
@@ -38,6 +39,7 @@ else:
         return module
 
     InputError = _load_sibling("..", "_errors").InputError
+    compare_versions = _load_sibling("..", "_versions").compare_versions
     _data = _load_sibling("_catalog_data")
     CUDA_DRIVER_MINIMUMS = _data.CUDA_DRIVER_MINIMUMS
     CUDA_MINOR_COMPAT_MINIMUMS = _data.CUDA_MINOR_COMPAT_MINIMUMS
@@ -297,19 +299,9 @@ def _version_tuple(value, what):
     )
 
 
-def compare_versions(a, b):
-    """Compare two dotted versions numerically: -1 if ``a`` is older, 0 if equal, 1 if newer.
-
-    Missing fields count as 0 (``570.26`` equals ``570.26.0``); ``525.105.17`` is newer than ``525.85.12``.
-    """
-    return _compare(_version_tuple(a, "version"), _version_tuple(b, "version"))
-
-
-def _compare(left, right):
-    width = max(len(left), len(right))
-    left += (0,) * (width - len(left))
-    right += (0,) * (width - len(right))
-    return (left > right) - (left < right)
+def _at_least(driver_parts, minimum):
+    """Whether a driver (its version as numbers, from ``_driver``) is ``minimum`` or newer."""
+    return compare_versions(".".join(str(part) for part in driver_parts), minimum) >= 0
 
 
 def _driver(value):
@@ -466,7 +458,7 @@ def newest_cuda_for_driver(driver_version):
 
 def _newest_cuda(driver_parts):
     for (major, minor, update), minimum in CUDA_DRIVER_MINIMUMS:
-        if _compare(driver_parts, _version_tuple(minimum, "version")) >= 0:
+        if _at_least(driver_parts, minimum):
             return _cuda_label(major, minor, update)
     return None
 
@@ -496,7 +488,7 @@ def cuda_driver_ok(cuda_version, driver_version):
     label = _cuda_label(major, minor, update)
     minimum = _cuda_minimum(major, minor, update)
     floor = CUDA_MINOR_COMPAT_MINIMUMS[major]
-    floor_met = _compare(driver_parts, _version_tuple(floor, "version")) >= 0
+    floor_met = _at_least(driver_parts, floor)
     newest = _newest_cuda(driver_parts)
     if minimum is None:
         status = "minor-compat-only" if floor_met else "unsupported"
@@ -507,7 +499,7 @@ def cuda_driver_ok(cuda_version, driver_version):
                "check NVIDIA's CUDA release notes before relying on newer features" if floor_met
                else "use " + _remedy(newest, None))
         )
-    elif _compare(driver_parts, _version_tuple(minimum, "version")) >= 0:
+    elif _at_least(driver_parts, minimum):
         status = "ok"
         message = "CUDA %s is fully supported by driver %s (it needs %s or newer)." % (label, driver, minimum)
     elif floor_met:

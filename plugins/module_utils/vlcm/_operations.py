@@ -1,18 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""vSphere Lifecycle Manager: offline depots, a cluster's image, compliance and remediation.
+"""vSphere Lifecycle Manager calls: offline depots, a cluster's image, compliance and remediation.
 
-``Vlcm`` wraps the REST calls (``_vcenter_rest``); ``plan_image`` and the ``*_summary`` helpers are pure and
-unit-tested. Images change only through a draft (create, set/delete components, validate, commit); a draft that
+``Vlcm`` wraps the REST calls (``_vcenter_rest``); ``compliance_summary`` and ``ProgressLog`` shape what they
+return. Images change only through a draft (create, set/delete components, validate, commit); a draft that
 fails is deleted, so the desired image is either as it was or as asked.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
-
-import re
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
@@ -23,78 +21,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
 )
 
 ESX = "/api/esx/settings"
-BASE_IMAGE_COMPONENT = "ESXi"
-
-
-def compare_versions(a, b):
-    """Order component versions: runs of digits compare as numbers, the rest as text."""
-    ta, tb = re.findall(r"\d+|\D+", a), re.findall(r"\d+|\D+", b)
-    for x, y in zip(ta, tb):
-        if x.isdigit() and y.isdigit():
-            if int(x) != int(y):
-                return -1 if int(x) < int(y) else 1
-        elif x != y:
-            return -1 if x < y else 1
-    return (len(ta) > len(tb)) - (len(ta) < len(tb))
-
-
-def newest(versions):
-    best = None
-    for version in versions:
-        if best is None or compare_versions(version, best) > 0:
-            best = version
-    return best
-
-
-def plan_image(current, wanted, remove, available, missing_ok=False):
-    """What to change in an image's components.
-
-    ``current`` maps name to version (the image's components), ``wanted`` name to a version or None (any version:
-    keep the current one, else the newest the depots hold), ``remove`` lists names, ``available`` maps name to the
-    versions the depots hold. Returns ``{"set": {name: version}, "delete": [names], "after": {name: version},
-    "missing": [problems]}``. A component or version no depot holds raises ``InputError`` listing every one, before
-    anything changes; with ``missing_ok`` (check mode, where an earlier task may not have imported it yet) it is
-    planned as asked and listed in ``missing`` instead.
-    """
-    both = sorted(set(wanted) & set(remove))
-    if both:
-        raise InputError("Components %s are both in components and in remove_components." % ", ".join(both),
-                         hint="Name each component in one of the two.")
-    if BASE_IMAGE_COMPONENT in wanted or BASE_IMAGE_COMPONENT in remove:
-        raise InputError("Component %s is the image's base image, not a component to add or remove."
-                         % BASE_IMAGE_COMPONENT, hint="Leave it out; the base image is kept as it is.")
-    problems, to_set = [], {}
-    for name in sorted(wanted):
-        version = wanted[name]
-        versions = available.get(name) or []
-        if name in current and version in (None, current[name]):
-            continue
-        if not versions:
-            problems.append("component %s is in no depot" % name)
-        elif version is None:
-            version = newest(versions)
-        elif version not in versions:
-            problems.append("component %s has no version %s in the depots (they hold %s)"
-                            % (name, version, ", ".join(sorted(versions, key=_VersionKey))))
-        if current.get(name) != version or version is None:
-            to_set[name] = version
-    if problems and not missing_ok:
-        known = sorted(available)
-        raise InputError("The cluster image cannot be changed: %s." % "; ".join(problems),
-                         hint="Import the offline bundle that carries it first (gpuops.vgpu.vlcm_depot). "
-                              "Components in the depots: %s." % (", ".join(known) or "none"))
-    to_delete = sorted(name for name in set(remove) if name in current)
-    after = dict((name, version) for name, version in current.items() if name not in to_delete)
-    after.update(to_set)
-    return {"set": to_set, "delete": to_delete, "after": after, "missing": problems}
-
-
-class _VersionKey:
-    def __init__(self, version):
-        self.version = version
-
-    def __lt__(self, other):
-        return compare_versions(self.version, other.version) < 0
 
 
 def host_names(*results):
@@ -125,39 +51,6 @@ def compliance_summary(compliance):
                       "components": {}})
     return {"status": compliance.get("status"), "impact": compliance.get("impact"),
             "scan_time": compliance.get("scan_time"), "commit": compliance.get("commit"), "hosts": hosts}
-
-
-def apply_summary(result):
-    """Per-host outcome of an apply (``ApplyResult``): name, id, status (OK, ERROR, SKIPPED...) and message."""
-    if not result:
-        return []
-    names = host_names(result)
-    hosts = []
-    for host, status in (result.get("host_status") or {}).items():
-        notes = status.get("notifications") or {}
-        messages = [n.get("message", {}).get("default_message")
-                    for kind in ("errors", "warnings", "info") for n in notes.get(kind) or []]
-        message = "; ".join(m for m in messages if m)
-        if not message:
-            message = ((status.get("progress") or {}).get("message") or {}).get("default_message") or ""
-        hosts.append({"name": names.get(host, host), "id": host, "status": status.get("status"), "message": message})
-    return sorted(hosts, key=lambda h: h["name"])
-
-
-def check_issues(result):
-    """Issues of a check result (``CheckResult``) as "<host or cluster>: <issue>" lines, split into ``errors``
-    (checks with status ERROR, or TIMEOUT) and ``warnings``."""
-    names = host_names(result)
-    found = {"errors": [], "warnings": []}
-    for entity in (result or {}).get("entity_results") or []:
-        where = names.get(entity.get("host"), entity.get("host")) if entity.get("type") == "HOST" else "cluster"
-        for status in entity.get("check_statuses") or []:
-            kind = "warnings" if status.get("status") in ("OK", "WARNING") else "errors"
-            for issue in status.get("issues") or []:
-                found[kind].append("%s: %s" % (where, issue.get("default_message")))
-    if (result or {}).get("status") in ("ERROR", "TIMEOUT") and not found["errors"]:
-        found["errors"].append("vLCM reports status %s without naming an issue" % result["status"])
-    return found
 
 
 class Vlcm:

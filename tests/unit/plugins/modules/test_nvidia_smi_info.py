@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.modules import nvidia_smi_info
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import fixture_path
-from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner import patch_module_args
 
 
 DRIVER_DOWN = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "

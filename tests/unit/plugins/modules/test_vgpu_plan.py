@@ -14,7 +14,7 @@ import pytest
 
 from ansible.module_utils import basic
 from ansible_collections.gpuops.vgpu.plugins.modules import vgpu_plan
-from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner import patch_module_args
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 
 
 def gpu_info_host(name, gpus, policy="consolidation"):

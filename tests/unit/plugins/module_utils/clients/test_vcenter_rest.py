@@ -210,3 +210,87 @@ def test_task_timeout_names_the_task_and_stops_polling():
     assert clock.now < 10 + 5.0 * 1.2 + 0.1
     polls = [call for call in session.calls if call["path"] == "/api/cis/tasks/t-3"]
     assert 5 <= len(polls) <= 20
+
+
+def test_polling_intervals_stop_growing_at_the_maximum():
+    polls = [task_info("RUNNING", 0)] * 30 + [task_info("SUCCEEDED", 3, result="done")]
+    c = client({"GET /api/cis/tasks/t-4": polls})[0]
+    clock = Clock()
+    assert c.wait_task("t-4", 3600, sleep=clock.sleep, clock=clock) == "done"
+    assert len(clock.sleeps) == 30
+    assert all(rest.POLL_MAX * 0.8 <= pause <= rest.POLL_MAX * 1.2 for pause in clock.sleeps[-10:])
+
+
+def test_the_last_pause_ends_at_the_deadline():
+    c = client({"GET /api/cis/tasks/t-5": task_info("RUNNING", 1)})[0]
+    clock = Clock()
+    with pytest.raises(TimeoutExpired) as err:
+        c.wait_task("t-5", 1, sleep=clock.sleep, clock=clock)
+    assert err.value.details["task"] == "t-5" and "raise timeout" in err.value.hint
+    assert clock.sleeps[-1] <= 1 - sum(clock.sleeps[:-1]) + 0.05 + 1e-9
+
+
+def test_a_failed_task_without_an_error_says_so():
+    c = client({"GET /api/cis/tasks/t-6": task_info("FAILED")})[0]
+    with pytest.raises(TaskFailed) as err:
+        c.wait_task("t-6", 60, sleep=lambda s: None)
+    assert err.value.message == "vCenter task t-6 failed: no reason given"
+    assert err.value.details["task"] == "t-6"
+
+
+def test_run_task_starts_waits_and_returns_the_result():
+    c, session = client({"POST /api/esx/x?vmw-task=true": Response(202, "t-7"),
+                         "GET /api/cis/tasks/t-7": [task_info("RUNNING", 1), task_info("SUCCEEDED", result="7")]})
+    seen = []
+    result = c.run_task("POST", "/api/esx/x?vmw-task=true", body={"hosts": ["host-1"]},
+                        on_progress=lambda info, elapsed: seen.append(info["status"]), what="Scan")
+    assert result == "7" and seen == ["RUNNING", "SUCCEEDED"]
+    assert [(call["method"], call["path"]) for call in session.calls] == [
+        ("POST", "/api/session"), ("POST", "/api/esx/x?vmw-task=true"), ("GET", "/api/cis/tasks/t-7"),
+        ("GET", "/api/cis/tasks/t-7")]
+    assert session.calls[1]["json"] == {"hosts": ["host-1"]}
+
+
+def test_a_task_start_without_a_task_id_is_an_error():
+    c = client({"POST /api/esx/x?vmw-task=true": Response(200, {"not": "a task"})})[0]
+    with pytest.raises(ApiError) as err:
+        c.run_task("POST", "/api/esx/x?vmw-task=true")
+    assert err.value.message == "vCenter 127.0.0.1:8989 answered POST /api/esx/x?vmw-task=true without a task id."
+
+
+def test_a_session_refused_again_after_renewal_is_not_retried_forever():
+    c, session = client({
+        "POST /api/session": [Response(201, "sid-1"), Response(201, "sid-2")],
+        "GET /api/x": Response(401, vapi_error("UNAUTHENTICATED", "This user has no privilege."), "Unauthorized"),
+    })
+    with pytest.raises(ApiError) as err:
+        c.get("/api/x")
+    assert "This user has no privilege." in err.value.message and err.value.details["status"] == 401
+    assert [call["path"] for call in session.calls] == ["/api/session", "/api/x", "/api/session", "/api/x"]
+
+
+class HtmlResponse(Response):
+    def __init__(self):
+        super(HtmlResponse, self).__init__(200)
+        self.content = b"<html>proxy login</html>"
+
+    def json(self):
+        raise ValueError("Expecting value")
+
+
+def test_a_slow_answer_and_an_answer_that_is_not_json():
+    c = client({"GET /api/slow": requests.exceptions.ReadTimeout("read timed out"), "GET /api/html": HtmlResponse()})[0]
+    with pytest.raises(ConnectionFailure) as err:
+        c.get("/api/slow")
+    assert err.value.message == "vCenter 127.0.0.1:8989 did not answer GET /api/slow within 60 seconds."
+    with pytest.raises(ApiError) as err:
+        c.get("/api/html")
+    assert err.value.message == "vCenter 127.0.0.1:8989 answered GET /api/html with something that is not JSON."
+
+
+def test_logging_out_is_best_effort():
+    c, session = client({"DELETE /api/session": requests.exceptions.ConnectionError("gone")})
+    c.close()
+    assert c.session_id is None and rest.SESSION_HEADER not in session.headers
+    c.close()
+    assert [call["method"] for call in session.calls] == ["POST", "DELETE"]

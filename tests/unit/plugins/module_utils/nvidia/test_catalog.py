@@ -525,20 +525,20 @@ def test_newest_cuda_for_driver():
     assert _catalog.newest_cuda_for_driver("440.33.01") is None
 
 
-@pytest.mark.parametrize("a,b,result", [
-    ("525.105.17", "525.85.12", 1), ("570.26", "570.26.0", 0), ("470.82.01", "470.82.1", 0),
-    ("535.54.03", "535.104.05", -1), (535, "535.0", 0), ("580.65.06", "575.57.08", 1),
-])
-def test_compare_versions(a, b, result):
-    assert _catalog.compare_versions(a, b) == result
-    swapped_a, swapped_b = b, a
-    assert _catalog.compare_versions(swapped_a, swapped_b) == -result
+def test_driver_versions_compare_as_the_shared_version_order():
+    # 525.85.05 is older than 525.105.17 only when fields compare as numbers; 535 is the branch R535.
+    assert _catalog.cuda_driver_ok("12.0 U1", "525.105.17")["status"] == "ok"
+    assert _catalog.cuda_driver_ok("12.0 U1", "525.85.05")["status"] == "minor-compat-only"
+    assert _catalog.newest_cuda_for_driver(" 570.26 ") == _catalog.newest_cuda_for_driver("570.26.0") == "12.8"
+    assert _catalog.newest_cuda_for_driver(535) == _catalog.newest_cuda_for_driver("R535") == "12.1"
 
 
 @pytest.mark.parametrize("bad", ["abc", "525.x", "", None, 525.6, "-1"])
-def test_compare_versions_refuses_bad_input(bad):
+def test_driver_versions_that_cannot_be_read_are_refused(bad):
     with pytest.raises(InputError):
-        _catalog.compare_versions(bad, "525.105.17")
+        _catalog.newest_cuda_for_driver(bad)
+    with pytest.raises(InputError):
+        _catalog.cuda_driver_ok("12.1", bad)
 
 
 # ---- export for the lab ------------------------------------------------------------------------------------------

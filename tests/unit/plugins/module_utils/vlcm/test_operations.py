@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""vLCM logic: the image diff, version order, result summaries and the draft flow with a fake REST client."""
+"""vLCM calls: compliance summary, progress log, and the draft, depot and cluster flows with a fake REST client."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,75 +14,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiErro
 
 DRIVER, DAEMON = "NVD-VGPU-800", "nvd-gpu-mgmt-daemon"
 V525, V535 = "525.105.14-1OEM.800.1.0.20613240", "535.54.06-1OEM.800.1.0.20613240"
-AVAILABLE = {DRIVER: [V535, V525], DAEMON: ["525.105.14-0.0.0000"], "ESXi": ["8.0.2-0.0.22380479"]}
-
-
-def test_versions_order_numerically():
-    assert vlcm.compare_versions("525.85.07-1OEM", "525.105.14-1OEM") < 0
-    assert vlcm.compare_versions(V535, V525) > 0
-    assert vlcm.compare_versions("1.0", "1.0") == 0
-    assert vlcm.compare_versions("1.0", "1.0.1") < 0
-    assert vlcm.newest(["525.85.07", "525.105.14", "470.182.03"]) == "525.105.14"
-
-
-def test_plan_adds_and_reports_the_after_image():
-    plan = vlcm.plan_image({}, {DRIVER: V525, DAEMON: None}, [], AVAILABLE)
-    assert plan == {"set": {DRIVER: V525, DAEMON: "525.105.14-0.0.0000"}, "delete": [],
-                    "after": {DRIVER: V525, DAEMON: "525.105.14-0.0.0000"}, "missing": []}
-
-
-def test_plan_is_empty_when_the_image_already_holds_the_request():
-    current = {DRIVER: V525, DAEMON: "525.105.14-0.0.0000", "other": "1"}
-    plan = vlcm.plan_image(current, {DRIVER: V525, DAEMON: None}, ["absent-component"], AVAILABLE)
-    assert plan["set"] == {} and plan["delete"] == [] and plan["after"] == current
-
-
-def test_null_version_keeps_the_current_one_and_takes_the_newest_for_a_new_component():
-    assert vlcm.plan_image({DRIVER: V525}, {DRIVER: None}, [], AVAILABLE)["set"] == {}
-    assert vlcm.plan_image({}, {DRIVER: None}, [], AVAILABLE)["set"] == {DRIVER: V535}
-
-
-def test_plan_updates_and_removes_only_what_is_named():
-    plan = vlcm.plan_image({DRIVER: V525, DAEMON: "525.105.14-0.0.0000", "keep": "2"}, {DRIVER: V535}, [DAEMON],
-                           AVAILABLE)
-    assert plan["set"] == {DRIVER: V535} and plan["delete"] == [DAEMON]
-    assert plan["after"] == {DRIVER: V535, "keep": "2"}
-
-
-def test_plan_lists_every_unknown_component_and_version():
-    with pytest.raises(InputError) as err:
-        vlcm.plan_image({}, {DRIVER: "999.1", "NVD-AIE-800": None}, [], AVAILABLE)
-    message = err.value.message
-    assert "component NVD-AIE-800 is in no depot" in message
-    assert "component NVD-VGPU-800 has no version 999.1 in the depots (they hold %s, %s)" % (V525, V535) in message
-    assert "vlcm_depot" in err.value.hint and DAEMON in err.value.hint
-
-
-def test_check_mode_plans_components_an_earlier_task_would_import():
-    plan = vlcm.plan_image({}, {"NVD-AIE-800": "1.0", DRIVER: "999.1", DAEMON: None}, [], AVAILABLE, missing_ok=True)
-    assert plan["set"] == {"NVD-AIE-800": "1.0", DRIVER: "999.1", DAEMON: "525.105.14-0.0.0000"}
-    assert plan["missing"] == ["component NVD-AIE-800 is in no depot",
-                               "component NVD-VGPU-800 has no version 999.1 in the depots (they hold %s, %s)"
-                               % (V525, V535)]
-    assert vlcm.plan_image({}, {"NVD-AIE-800": None}, [], {}, missing_ok=True)["set"] == {"NVD-AIE-800": None}
-
-
-def test_a_component_already_in_the_image_needs_no_depot():
-    plan = vlcm.plan_image({"old-driver": "1.0"}, {"old-driver": "1.0"}, [], {})
-    assert plan["set"] == {} and plan["missing"] == []
-
-
-@pytest.mark.parametrize("wanted, remove, words", [
-    ({DRIVER: V525}, [DRIVER], "both in components and in remove_components"),
-    ({"ESXi": "8.0.2-0.0.22380479"}, [], "base image"),
-    ({}, ["ESXi"], "base image"),
-])
-def test_plan_refuses_contradictions(wanted, remove, words):
-    with pytest.raises(InputError) as err:
-        vlcm.plan_image({}, wanted, remove, AVAILABLE)
-    assert words in err.value.message
-
-
 COMPLIANCE = {
     "status": "NON_COMPLIANT", "impact": "REBOOT_REQUIRED", "scan_time": "t", "commit": "2",
     "host_info": {"host-2": {"name": "esxi-02"}, "host-1": {"name": "esxi-01"}, "host-9": {"name": "esxi-09"}},
@@ -103,30 +34,6 @@ def test_compliance_summary_by_host_name():
         ("esxi-01", "NON_COMPLIANT"), ("esxi-02", "COMPLIANT"), ("esxi-09", "UNAVAILABLE")]
     assert summary["hosts"][0]["components"][DRIVER] == {"status": "NON_COMPLIANT", "current": None, "target": V525}
     assert vlcm.compliance_summary(None) is None
-
-
-def test_apply_summary_carries_the_reason():
-    result = {"host_info": {"host-1": {"name": "esxi-01"}, "host-2": {"name": "esxi-02"}}, "host_status": {
-        "host-1": {"status": "ERROR", "notifications": {"errors": [{"message": {
-            "default_message": "Host esxi-01 cannot enter maintenance mode: vm-1 (its vGPUs need vGPU vMotion)"}}]}},
-        "host-2": {"status": "SKIPPED", "progress": {"message": {"default_message": "Skipped."}}},
-    }}
-    assert vlcm.apply_summary(result) == [
-        {"name": "esxi-01", "id": "host-1", "status": "ERROR",
-         "message": "Host esxi-01 cannot enter maintenance mode: vm-1 (its vGPUs need vGPU vMotion)"},
-        {"name": "esxi-02", "id": "host-2", "status": "SKIPPED", "message": "Skipped."}]
-
-
-def test_check_issues_name_the_host_and_tell_errors_from_warnings():
-    result = {"status": "ERROR", "host_info": {"host-1": {"name": "esxi-01"}}, "entity_results": [
-        {"type": "CLUSTER", "check_statuses": [
-            {"status": "WARNING", "issues": [{"default_message": "DPM is on"}]}]},
-        {"type": "HOST", "host": "host-1", "check_statuses": [
-            {"status": "OK", "issues": []},
-            {"status": "ERROR", "issues": [{"default_message": "vm-1 cannot move"}]}]}]}
-    assert vlcm.check_issues(result) == {"errors": ["esxi-01: vm-1 cannot move"], "warnings": ["cluster: DPM is on"]}
-    assert vlcm.check_issues({"status": "OK", "entity_results": []}) == {"errors": [], "warnings": []}
-    assert vlcm.check_issues({"status": "TIMEOUT"})["errors"] == ["vLCM reports status TIMEOUT without naming an issue"]
 
 
 class FakeClient:

@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""vlcm_remediate's real main() against a fake vCenter: scan, EULA, pre-check, apply and a host that fails."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.gpuops.vgpu.plugins.modules import vlcm_remediate
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.vlcm.vlcm_fake import (
+    DRIVER,
+    DRIVER_VERSION,
+    HOSTS,
+    install,
+    run_module,
+)
+
+SOFTWARE = "/api/esx/settings/clusters/domain-c7/software"
+APPLY = ("POST", SOFTWARE + "?action=apply&vmw-task=true")
+CHECK = ("POST", SOFTWARE + "?action=check&vmw-task=true")
+
+
+@pytest.fixture
+def vcenter(monkeypatch):
+    fake = install(monkeypatch)
+    fake.image["components"] = {DRIVER: DRIVER_VERSION}
+    return fake
+
+
+def run(args, capsys, **kwargs):
+    return run_module(vlcm_remediate, dict({"cluster": "gpu-cluster"}, **args), capsys, **kwargs)
+
+
+def statuses(summary):
+    return [(host["name"], host["status"]) for host in summary["hosts"]]
+
+
+def test_check_mode_scans_and_names_the_hosts_to_remediate(vcenter, capsys):
+    failed, result = run({}, capsys, check_mode=True, diff=True)
+    assert not failed and result["changed"] is True
+    assert result["pending"] == HOSTS
+    assert statuses(result["compliance_before"]) == [(name, "NON_COMPLIANT") for name in HOSTS]
+    assert "compliance_after" not in result and "hosts" not in result
+    assert result["diff"] == {"before": dict((name, "NON_COMPLIANT") for name in HOSTS),
+                              "after": dict((name, "COMPLIANT") for name in HOSTS)}
+    assert result["progress"][0].endswith("scan running 0/1: Compliance scan of cluster gpu-cluster")
+    assert vcenter.writes() == [] and vcenter.installed["host-1"] == {}
+
+
+def test_remediates_every_host_and_a_second_run_changes_nothing(vcenter, capsys):
+    failed, result = run({"accept_eula": True}, capsys)
+    assert not failed and result["changed"] is True and result["pending"] == HOSTS
+    assert [(h["name"], h["status"], h["message"]) for h in result["hosts"]] == [
+        (name, "OK", "Host remediated.") for name in HOSTS]
+    assert statuses(result["compliance_after"]) == [(name, "COMPLIANT") for name in HOSTS]
+    assert result["compliance_after"]["hosts"][0]["components"][DRIVER] == {
+        "status": "COMPLIANT", "current": DRIVER_VERSION, "target": DRIVER_VERSION}
+    assert [line.split("] ")[1].split(" ")[0] for line in result["progress"]] == ["scan", "check", "apply"]
+    assert vcenter.writes() == [APPLY] and CHECK in vcenter.calls
+    assert all(installed == {DRIVER: DRIVER_VERSION} for installed in vcenter.installed.values())
+
+    vcenter.calls = []
+    failed, again = run({"accept_eula": True}, capsys, diff=True)
+    assert not failed and again["changed"] is False and again["pending"] == []
+    assert again["compliance_after"] == again["compliance_before"]
+    assert again["diff"]["before"] == again["diff"]["after"]
+    assert vcenter.writes() == [] and CHECK not in vcenter.calls
+
+
+def test_only_the_named_hosts_are_remediated(vcenter, capsys):
+    failed, result = run({"accept_eula": True, "hosts": ["esxi-02.lab.local"]}, capsys)
+    assert not failed and result["pending"] == ["esxi-02.lab.local"]
+    assert [(h["name"], h["status"]) for h in result["hosts"]] == [("esxi-02.lab.local", "OK")]
+    assert vcenter.installed == {"host-1": {}, "host-2": {DRIVER: DRIVER_VERSION}, "host-3": {}}
+
+
+def test_pre_check_warnings_are_passed_on(vcenter, capsys):
+    vcenter.check_issues = [(None, "WARNING", "DPM is on")]
+    failed, result = run({"accept_eula": True}, capsys)
+    assert not failed and result["changed"] is True
+    assert vcenter.warnings == ["Remediation pre-check: cluster: DPM is on"]
+
+
+def test_without_precheck_no_check_runs(vcenter, capsys):
+    vcenter.check_issues = [("host-2", "ERROR", "ignored when precheck is off")]
+    failed, result = run({"accept_eula": True, "precheck": False}, capsys)
+    assert not failed and CHECK not in vcenter.calls and vcenter.writes() == [APPLY]
+
+
+def test_without_the_eula_nothing_is_remediated(vcenter, capsys):
+    failed, result = run({}, capsys)
+    assert failed
+    assert result["msg"] == (
+        "Remediating hosts %s of cluster 'gpu-cluster' needs the VMware End User License Agreement accepted. Set "
+        "accept_eula: true to accept it (https://www.vmware.com/download/eula.html). Nothing was changed."
+        % ", ".join(HOSTS))
+    assert result["pending"] == HOSTS and result["compliance_before"]["status"] == "NON_COMPLIANT"
+    assert vcenter.writes() == [] and CHECK not in vcenter.calls
+
+
+@pytest.mark.parametrize("args, words", [
+    ({"hosts": ["esxi-99.lab.local"]}, "Hosts not in cluster 'gpu-cluster': esxi-99.lab.local."),
+    ({"cluster": "mixed-cluster"}, "Cluster 'mixed-cluster' is not managed with a single vLCM image"),
+    ({"datacenter": "other-dc"}, "Datacenter 'other-dc' was not found in vCenter vc.lab.local:443."),
+])
+def test_bad_input_fails_before_the_scan(vcenter, capsys, args, words):
+    failed, result = run(dict(args, accept_eula=True), capsys)
+    assert failed and words in result["msg"]
+    assert not any("action=" in path for _method, path in vcenter.calls)
+
+
+def test_a_pre_check_error_stops_before_any_host_changes(vcenter, capsys):
+    vcenter.check_issues = [("host-2", "ERROR", "gpu-vm-01 cannot move: vGPU vMotion is off")]
+    failed, result = run({"accept_eula": True}, capsys)
+    assert failed
+    assert result["msg"] == ("The remediation pre-check of cluster 'gpu-cluster' failed: esxi-02.lab.local: gpu-vm-01 "
+                             "cannot move: vGPU vMotion is off Nothing was changed. Fix what it names and run again.")
+    assert result["issues"] == ["esxi-02.lab.local: gpu-vm-01 cannot move: vGPU vMotion is off"]
+    assert result["pending"] == HOSTS and len(result["progress"]) == 2
+    assert vcenter.writes() == [] and vcenter.installed["host-1"] == {}
+
+
+def test_a_host_that_fails_is_named_and_the_hosts_before_it_stay_remediated(vcenter, capsys):
+    vcenter.failing_hosts = {"host-2": "Host esxi-02.lab.local cannot enter maintenance mode: gpu-vm-01"}
+    failed, result = run({"accept_eula": True}, capsys)
+    assert failed
+    assert result["msg"] == (
+        "Remediation of cluster 'gpu-cluster' failed on esxi-02.lab.local. esxi-02.lab.local: Host esxi-02.lab.local "
+        "cannot enter maintenance mode: gpu-vm-01 Hosts before it were remediated, the others left as they were.")
+    assert result["changed"] is True
+    assert [(h["name"], h["status"]) for h in result["hosts"]] == [
+        ("esxi-01.lab.local", "OK"), ("esxi-02.lab.local", "ERROR"), ("esxi-03.lab.local", "SKIPPED")]
+    assert statuses(result["compliance_after"]) == [
+        ("esxi-01.lab.local", "COMPLIANT"), ("esxi-02.lab.local", "NON_COMPLIANT"),
+        ("esxi-03.lab.local", "NON_COMPLIANT")]
+    assert vcenter.installed == {"host-1": {DRIVER: DRIVER_VERSION}, "host-2": {}, "host-3": {}}
+
+
+def test_a_failure_on_the_first_host_reports_no_change(vcenter, capsys):
+    vcenter.failing_hosts = {"host-1": "Host esxi-01.lab.local has no connection."}
+    failed, result = run({"accept_eula": True}, capsys)
+    assert failed and result["changed"] is False
+    assert [h["status"] for h in result["hosts"]] == ["ERROR", "SKIPPED", "SKIPPED"]
+    assert all(installed == {} for installed in vcenter.installed.values())
