@@ -15,6 +15,7 @@ from functools import wraps
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 
 
@@ -40,19 +41,19 @@ def vgpu_profile(name):
 @_catalog_filter
 def driver_branch(version):
     """``'525.105.17' | gpuops.vgpu.driver_branch``: branch, vGPU release, LTS and highest CUDA of a driver."""
-    return _catalog.driver_branch(version)
+    return _compatibility.driver_branch(version)
 
 
 @_catalog_filter
 def cuda_driver_ok(cuda_version, driver_version):
     """``'12.1.1' | gpuops.vgpu.cuda_driver_ok('525.105.17')``: does the driver run this CUDA toolkit."""
-    return _catalog.cuda_driver_ok(cuda_version, driver_version)
+    return _compatibility.cuda_driver_ok(cuda_version, driver_version)
 
 
 @_catalog_filter
 def vgpu_guest_compat(host_driver, guest_driver):
     """``host | gpuops.vgpu.vgpu_guest_compat(guest)``: does the guest driver work with the host vGPU Manager."""
-    return _catalog.vgpu_guest_compat(host_driver, guest_driver)
+    return _compatibility.vgpu_guest_compat(host_driver, guest_driver)
 
 
 class FilterModule(object):

@@ -17,6 +17,7 @@ import datetime
 import json
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_facts import COMPONENTS, match
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINTS as SMI_HINTS
@@ -248,7 +249,7 @@ def _host_driver(out, host):
 
 def _branch_label(version):
     try:
-        info = _catalog.driver_branch(version)
+        info = _compatibility.driver_branch(version)
     except InputError:
         return ""
     release = ", vGPU %s" % info["vgpu_release"] if info["vgpu_release"] else ""
@@ -557,7 +558,7 @@ def _driver_compat(out, guest, host, host_driver):
                 FIX["host_smi"] if host else "Set vgpu_vm_name so the doctor finds the guest's VM.")
         return
     try:
-        compat = _catalog.vgpu_guest_compat(host_driver, guest["driver_version"])
+        compat = _compatibility.vgpu_guest_compat(host_driver, guest["driver_version"])
     except InputError as err:
         out.add("guest", name, "driver_compat", "SKIP", str(err), "Check the driver versions reported.")
         return
@@ -583,7 +584,7 @@ def _cuda(out, guest):
             "playbooks/vms.yml.")
         return
     try:
-        verdict = _catalog.cuda_driver_ok(toolkit, guest["driver_version"])
+        verdict = _compatibility.cuda_driver_ok(toolkit, guest["driver_version"])
     except InputError as err:
         out.add("guest", name, "cuda", "SKIP", str(err), "Check the installed CUDA and driver versions.")
         return

@@ -13,6 +13,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.filter import vgpu
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 
 
@@ -54,9 +55,9 @@ def test_vgpu_guest_compat():
 
 @pytest.mark.parametrize("name,call,args", [
     ("vgpu_profile", _catalog.parse_profile, ("grid_p40-8x",)),
-    ("driver_branch", _catalog.driver_branch, ("not-a-version",)),
-    ("cuda_driver_ok", _catalog.cuda_driver_ok, ("12.1.1", "12.1.1")),
-    ("vgpu_guest_compat", _catalog.vgpu_guest_compat, ("580.65.05", None)),
+    ("driver_branch", _compatibility.driver_branch, ("not-a-version",)),
+    ("cuda_driver_ok", _compatibility.cuda_driver_ok, ("12.1.1", "12.1.1")),
+    ("vgpu_guest_compat", _compatibility.vgpu_guest_compat, ("580.65.05", None)),
 ])
 def test_errors_become_filter_errors_with_the_catalog_message(name, call, args):
     with pytest.raises(InputError) as catalog_error:
