@@ -1,0 +1,169 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The guest's OS, its NVIDIA and CUDA packages, the NVIDIA GPUs on its PCI bus, systemd units and the clock.
+
+Standard library only and Python 3.8 syntax: it runs on the guest.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+
+# ID and ID_LIKE of /etc/os-release, to the family names Ansible's facts use.
+OS_FAMILIES = {
+    "debian": "Debian", "ubuntu": "Debian",
+    "rhel": "RedHat", "centos": "RedHat", "fedora": "RedHat", "rocky": "RedHat", "almalinux": "RedHat",
+    "ol": "RedHat", "amzn": "RedHat",
+    "suse": "Suse", "sles": "Suse", "opensuse": "Suse", "opensuse-leap": "Suse",
+}
+PACKAGE_FORMATS = {"Debian": "deb", "RedHat": "rpm", "Suse": "rpm"}
+
+# Packages the guest roles decide on: the GRID driver, distribution CUDA packages that pull another driver,
+# cuDNN and the container toolkit.
+NVIDIA_PACKAGE_RE = re.compile(r"^(nvidia|libnvidia|cuda|libcuda|cudnn|libcudnn|kmod-nvidia)")
+DPKG_STATUS = "/var/lib/dpkg/status"
+
+# lspci -nn: "02:01.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev a1)"
+_LSPCI_RE = re.compile(r"^(\S+) .*\[(03\d\d)\]: .*\[(10de):([0-9a-f]{4})\]", re.I)
+_GPU_CLASSES = ("0300", "0302")  # VGA and 3D controllers
+UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
+
+
+def read_os(guest):
+    """Family (``Debian``, ``RedHat``, ``Suse``), distribution, version, kernel, package format and manager."""
+    release = _os_release(guest.files)
+    ids = [release.get("ID", "").lower()] + release.get("ID_LIKE", "").lower().split()
+    family = next((OS_FAMILIES[name] for name in ids if name in OS_FAMILIES), None)
+    kernel = (guest.files.read("/proc/sys/kernel/osrelease") or "").strip() or None
+    return {
+        "family": family,
+        "distribution": release.get("ID"),
+        "version": release.get("VERSION_ID"),
+        "name": release.get("PRETTY_NAME"),
+        "kernel": kernel,
+        "package_format": PACKAGE_FORMATS.get(family),
+        "package_manager": _package_manager(guest),
+    }
+
+
+def _os_release(files):
+    text = files.read("/etc/os-release")
+    if text is None:
+        text = files.read("/usr/lib/os-release") or ""
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() and not key.lstrip().startswith("#"):
+            values[key.strip()] = value.strip().strip("\"'")
+    return values
+
+
+def _package_manager(guest):
+    """The manager Ansible's ``pkg_mgr`` fact names: dnf5 where ``dnf`` is dnf5."""
+    if guest.which("apt-get"):
+        return "apt"
+    dnf = guest.which("dnf")
+    if dnf is None and guest.which("dnf5") or dnf and os.path.basename(guest.files.resolve(dnf)).startswith("dnf5"):
+        return "dnf5"
+    for name in ("dnf", "yum", "zypper"):
+        if guest.which(name):
+            return name
+    return None
+
+
+def read_packages(guest):
+    """``{name: version}`` of the installed NVIDIA, CUDA and cuDNN packages (``NVIDIA_PACKAGE_RE``).
+
+    dpkg's status file where it exists, else ``rpm``; ``{}`` on a guest with neither.
+    """
+    status = guest.files.read(DPKG_STATUS)
+    if status is not None:
+        return _dpkg_packages(status)
+    rpm = guest.which("rpm")
+    if rpm is None:
+        return {}
+    out = guest.output([rpm, "--query", "--all", "--queryformat", "%{NAME}|%{VERSION}-%{RELEASE}\\n"])
+    packages = {}
+    for line in out.splitlines():
+        name, sep, version = line.strip().partition("|")
+        if sep and NVIDIA_PACKAGE_RE.match(name):
+            packages[name] = version
+    return packages
+
+
+def _dpkg_packages(status):
+    packages = {}
+    for stanza in re.split(r"\n\s*\n", status):
+        fields = {}
+        for line in stanza.splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line[:1].isspace():
+                fields[key] = value.strip()
+        name = fields.get("Package", "")
+        # "install ok installed" (or "hold ok installed"): unpacked or half-configured packages do not count.
+        if NVIDIA_PACKAGE_RE.match(name) and fields.get("Status", "").split()[-1:] == ["installed"]:
+            packages[name] = fields.get("Version")
+    return packages
+
+
+def read_pci(guest):
+    """NVIDIA display and 3D controllers: from ``lspci -nn -d 10de:`` like the grid_driver role, else from sysfs."""
+    lspci = guest.which("lspci")
+    if lspci:
+        gpus = []
+        for line in guest.output([lspci, "-nn", "-d", "10de:"]).splitlines():
+            match = _LSPCI_RE.match(line.strip())
+            if match and match.group(2) in _GPU_CLASSES:
+                gpus.append({"address": match.group(1), "class": match.group(2),
+                             "device_id": "%s:%s" % (match.group(3).lower(), match.group(4).lower()),
+                             "description": line.strip()})
+        return {"source": "lspci", "gpus": gpus}
+    gpus = []
+    for device in guest.files.glob("/sys/bus/pci/devices/*"):
+        vendor = (guest.files.read(device + "/vendor") or "").strip().lower()
+        klass = (guest.files.read(device + "/class") or "").strip().lower()
+        if vendor == "0x10de" and klass[2:6] in _GPU_CLASSES:
+            model = (guest.files.read(device + "/device") or "").strip().lower()[2:]
+            gpus.append({"address": os.path.basename(device), "class": klass[2:6],
+                         "device_id": "10de:%s" % model, "description": None})
+    return {"source": "sysfs", "gpus": gpus}
+
+
+def read_service(guest, name):
+    """State of the systemd unit ``name``: its unit file, and with systemd running, whether it is active and enabled."""
+    unit = name if "." in name else name + ".service"
+    unit_file = next((path for path in (d + "/" + unit for d in UNIT_DIRS) if guest.files.exists(path)), None)
+    facts = {"name": name, "unit_file": unit_file, "systemd": systemd_running(guest), "exists": unit_file is not None,
+             "active": None, "state": None, "enabled": None, "unit_file_state": None}
+    systemctl = guest.which("systemctl")
+    if not facts["systemd"] or systemctl is None:
+        return facts
+    out = guest.output([systemctl, "show", unit, "--no-pager",
+                        "--property=LoadState,ActiveState,SubState,UnitFileState"])
+    props = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    facts.update(
+        exists=props.get("LoadState") == "loaded",
+        active=props.get("ActiveState") == "active",
+        state=props.get("ActiveState") or None,
+        enabled=props.get("UnitFileState") in ("enabled", "enabled-runtime"),
+        unit_file_state=props.get("UnitFileState") or None,
+    )
+    return facts
+
+
+def systemd_running(guest):
+    """Whether systemd is the running init (how ``sd_booted`` tells)."""
+    return guest.files.is_dir("/run/systemd/system")
+
+
+def read_clock_synchronized(guest):
+    """``timedatectl``'s NTPSynchronized as a bool; None where it cannot tell (no systemd)."""
+    timedatectl = guest.which("timedatectl")
+    if timedatectl is None or not systemd_running(guest):
+        return None
+    answer = guest.output([timedatectl, "show", "--property=NTPSynchronized", "--value"]).strip()
+    return {"yes": True, "no": False}.get(answer)

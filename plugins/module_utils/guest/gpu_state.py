@@ -1,0 +1,144 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One read of everything the guest roles decide on, behind ``gpu_guest_info``.
+
+Public API (see docs/gpu_guest_info.md): ``read_gpu_state(guest, probes)``, ``PROBES``, ``Guest`` and
+``GuestFiles``. A probe that fails leaves its key None and its error under ``errors``; the others still answer.
+Standard library only and Python 3.8 syntax: it runs on the guest.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import functools
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._access import CommandFailed, Guest, GuestFiles
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._cuda import (
+    read_container_toolkit,
+    read_cuda,
+    read_cudnn,
+)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._driver import read_driver
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import GRIDD_SERVICE, read_license
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import (
+    read_clock_synchronized,
+    read_os,
+    read_packages,
+    read_pci,
+    read_service,
+)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._catalog import parse_profile
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import MISSING_KINDS, NvidiaSmiError, collect
+
+__all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "read_gpu_state", "read_nvidia_smi"]
+
+# In the order they run and are returned.
+PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "cudnn", "container_toolkit")
+# Where the driver may put nvidia-smi besides PATH.
+NVIDIA_SMI_DIRS = ("/opt/nvidia/bin", "/usr/local/nvidia/bin")
+# collect()'s keys for commands this read never runs.
+_UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
+
+
+def read_gpu_state(guest, probes=None):
+    """``{probe: facts}`` for ``probes`` (None: all of ``PROBES``), plus ``gathered`` and ``errors``.
+
+    Reads several probes share (installed packages, nvidia-smi) run once. ``errors`` maps a probe to what went
+    wrong (``msg``; nvidia-smi's errors also ``kind``, ``rc`` and ``command``); a failed probe's key is None.
+    nvidia-smi reporting a guest without a working driver is not an error: ``nvidia_smi.present`` is false.
+    """
+    wanted = PROBES if probes is None else probes
+    state = {"gathered": [], "errors": guest.errors}
+    for name in PROBES:
+        if name not in wanted:
+            continue
+        state[name] = _part(guest, name, functools.partial(_READERS[name], guest))
+        state["gathered"].append(name)
+    return state
+
+
+def _part(guest, name, read):
+    """``read()``, or None with its error recorded under ``errors[name]``, so that the rest of the read goes on."""
+    try:
+        return read()
+    except Exception as err:  # pylint: disable=broad-except  # see read_gpu_state
+        guest.errors[name] = {"msg": str(err) or type(err).__name__}
+        return None
+
+
+def _license(guest):
+    service = _part(guest, "license.service", lambda: read_service(guest, GRIDD_SERVICE))
+    clock = _part(guest, "license.clock", lambda: read_clock_synchronized(guest))
+    return read_license(guest, _smi(guest), service, clock)
+
+
+def _packages(guest):
+    return guest.once("packages", lambda: read_packages(guest))
+
+
+def _smi(guest):
+    return guest.once("nvidia_smi", lambda: read_nvidia_smi(guest))
+
+
+def read_nvidia_smi(guest):
+    """``nvidia-smi -q -x`` (``-q`` where this nvidia-smi has no XML output) through the public parser.
+
+    Returns ``parse_query``'s facts with ``present``, ``path`` and, per GPU, ``vgpu_profile`` (the vSphere name,
+    ``grid_a100-4c``, of a vGPU); ``vgpu_profiles`` lists them. Without a working driver: ``present`` false with
+    nvidia-smi's ``kind`` and ``msg``; kinds other than a missing driver are also recorded under ``guest.errors``.
+    """
+    path = guest.nvidia_smi_path or guest.which("nvidia-smi", NVIDIA_SMI_DIRS)
+    if path is None or not guest.files.is_executable(path):
+        where = path or "PATH nor in %s" % ", ".join(NVIDIA_SMI_DIRS)
+        return _absent(NvidiaSmiError("not_installed", "No executable nvidia-smi in %s." % where), path)
+
+    def nvidia_smi(args):
+        return guest.run([path] + list(args))
+
+    try:
+        try:
+            facts = collect(nvidia_smi, [], "xml")
+        except NvidiaSmiError as err:
+            if err.kind not in ("not_supported", "unparsable"):
+                raise
+            facts = collect(nvidia_smi, [], "text")
+    except NvidiaSmiError as err:
+        if err.kind not in MISSING_KINDS:
+            guest.errors["nvidia_smi"] = err.as_dict()
+        return _absent(err, path)
+    for key in _UNUSED_SMI_KEYS:
+        facts.pop(key, None)
+    for gpu in facts["gpus"]:
+        gpu["vgpu_profile"] = _vgpu_profile(gpu)
+    facts.update(present=True, path=path, kind=None, msg=None,
+                 vgpu_profiles=[gpu["vgpu_profile"] for gpu in facts["gpus"] if gpu["vgpu_profile"]])
+    return facts
+
+
+def _absent(err, path):
+    return {"present": False, "path": path, "kind": err.kind, "msg": err.message, "gpus": [], "vgpu_profiles": []}
+
+
+def _vgpu_profile(gpu):
+    if gpu.get("virtualization_mode") != "VGPU" or not gpu.get("name"):
+        return None
+    try:
+        return parse_profile(gpu["name"])["name"]
+    except InputError:
+        return None
+
+
+_READERS = {
+    "os": lambda guest: guest.once("os", lambda: read_os(guest)),
+    "pci": read_pci,
+    "packages": _packages,
+    "driver": lambda guest: read_driver(guest, _packages(guest)),
+    "license": _license,
+    "nvidia_smi": _smi,
+    "cuda": read_cuda,
+    "cudnn": lambda guest: read_cudnn(guest, _packages(guest)),
+    "container_toolkit": lambda guest: read_container_toolkit(guest, _packages(guest)),
+}

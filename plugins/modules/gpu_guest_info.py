@@ -1,0 +1,208 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: gpu_guest_info
+short_description: The GPU state of a Linux vGPU guest in one read
+version_added: 0.1.0
+description:
+  - Returns in one task everything the guest roles decide on - the OS family and kernel; the NVIDIA GPUs on the PCI
+    bus; the GRID driver installed (Debian package, RHEL rpm or runfile) and loaded, and nouveau; C(gridd.conf), the
+    client configuration tokens, C(nvidia-gridd) and the license; what C(nvidia-smi) says; the CUDA toolkits and the
+    one on E(PATH); cuDNN; the NVIDIA Container Toolkit.
+  - Reads files and runs a few read-only commands (C(nvidia-smi -q -x), C(lspci), C(systemctl show),
+    C(timedatectl show), C(modinfo), C(rpm -qa) on RPM systems, C(nvidia-ctk --version)) that exist on the guest.
+  - Token files are described by name, size, mode, owner and SHA-1 checksum; their content is never returned.
+  - A probe that fails does not fail the module; its error is returned under RV(gpu_guest.errors).
+  - Uses only the Python standard library on the target. Never changes anything.
+author:
+  - gpuops maintainers (@gpuops)
+extends_documentation_fragment:
+  - gpuops.vgpu.attributes.INFO_MODULE
+attributes:
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+  action_group:
+    description: Use C(group/gpuops.vgpu.nvidia) in C(module_defaults) to set options once.
+    support: full
+    membership:
+      - gpuops.vgpu.nvidia
+options:
+  gather:
+    description:
+      - The probes to run; all of them when not set. Each gives the return value of its name.
+      - V(license) also runs nvidia-smi (for the license state), and V(driver), V(cudnn) and V(container_toolkit)
+        read the installed packages, but only the probes named here are returned.
+    type: list
+    elements: str
+    choices: [os, pci, packages, driver, license, nvidia_smi, cuda, cudnn, container_toolkit]
+  nvidia_smi_path:
+    description:
+      - Path of the C(nvidia-smi) binary. When not set, it is looked for in E(PATH), the system directories,
+        C(/opt/nvidia/bin) and C(/usr/local/nvidia/bin).
+    type: path
+  set_facts:
+    description:
+      - Also set the result as the host fact C(gpu_guest) (C(ansible_facts.gpu_guest)).
+    type: bool
+    default: false
+notes:
+  - nvidia-smi is read as XML, or as text where it has no XML output (the lab's stand-in driver).
+seealso:
+  - module: gpuops.vgpu.nvidia_smi_info
+  - name: gpu_guest_info and its probes
+    description: What each probe reads and returns, and the Python API behind the module.
+    link: https://github.com/gpuops/vgpu/blob/main/docs/gpu_guest_info.md
+"""
+
+EXAMPLES = r"""
+- name: Read the GPU state of every guest
+  gpuops.vgpu.gpu_guest_info:
+  register: guest
+
+- name: Install the GRID driver only where another version (or none) is installed
+  ansible.builtin.include_role:
+    name: gpuops.vgpu.grid_driver
+  when: guest.gpu_guest.driver.version != '510.47.03'
+
+- name: Guests whose vGPU is not licensed
+  ansible.builtin.debug:
+    msg: "{{ inventory_hostname }}: {{ guest.gpu_guest.license.statuses | join(', ') }}"
+  when: not guest.gpu_guest.license.licensed
+
+- name: Only the license, as a fact
+  gpuops.vgpu.gpu_guest_info:
+    gather: [license]
+    set_facts: true
+
+- name: The CUDA toolkit that login shells get
+  ansible.builtin.debug:
+    msg: "{{ ansible_facts.gpu_guest.cuda.on_path | default('none', true) }}"
+  when: ansible_facts.gpu_guest.cuda is defined
+"""
+
+RETURN = r"""
+gpu_guest:
+  description: The guest's GPU state, one key per probe run. Also set as the fact C(gpu_guest) with O(set_facts=true).
+  returned: always
+  type: dict
+  contains:
+    gathered:
+      description: The probes that ran.
+      type: list
+      elements: str
+      sample: [os, pci, packages, driver, license, nvidia_smi, cuda, cudnn, container_toolkit]
+    errors:
+      description:
+        - Per probe (or part, such as C(license.clock)) that failed, its error (C(msg); nvidia-smi's also C(kind),
+          C(rc), C(command)). A failed probe's key is null. Empty when everything answered.
+      type: dict
+      sample: {packages: {msg: "/usr/bin/rpm --query --all ... exited with 1: error: rpmdb open failed"}}
+    os:
+      description: C(family) (C(Debian), C(RedHat), C(Suse)), C(distribution), C(version), C(name), C(kernel),
+        C(package_format) (C(deb) or C(rpm)) and C(package_manager) (C(apt), C(dnf), C(dnf5), C(yum), C(zypper)).
+      type: dict
+      returned: when gathered
+      sample: {family: Debian, distribution: debian, version: "12", kernel: 6.1.0-18-amd64, package_format: deb}
+    pci:
+      description: NVIDIA display and 3D controllers (C(gpus), each C(address), C(class), C(device_id),
+        C(description)) and C(source) (C(lspci) or C(sysfs)).
+      type: dict
+      returned: when gathered
+    packages:
+      description: Installed NVIDIA, CUDA and cuDNN packages (names starting with nvidia, libnvidia, cuda, libcuda,
+        cudnn, libcudnn or kmod-nvidia), name to version.
+      type: dict
+      returned: when gathered
+      sample: {nvidia-linux-grid-510: 510.47.03}
+    driver:
+      description:
+        - The GRID driver. C(installed), C(format) (C(deb), C(rpm), C(run) or null), C(version) (installed),
+          C(packages), C(runfile) (C(installed), C(version) from the installer log), C(kernel_module_version)
+          (modinfo), C(loaded) and C(loaded_version) (the running kernel module).
+        - C(nouveau) - C(loaded), C(blacklisted), C(blacklist_files), C(blacklisted_on_cmdline).
+      type: dict
+      returned: when gathered
+    license:
+      description:
+        - C(gridd_conf) (C(path), C(exists), C(settings)), C(gridd_template), C(feature_type), C(token_dir) and
+          C(tokens) (each C(name), C(path), C(size), C(mode), C(owner), C(group), C(checksum); never the content).
+        - C(service) - nvidia-gridd's C(unit_file), C(exists), C(systemd), C(active), C(state), C(enabled).
+        - C(clock_synchronized), and from nvidia-smi C(licensed) (every GPU licensed; null without a working
+          driver), C(product), C(expiry) (the earliest, ISO 8601 UTC) and C(statuses).
+      type: dict
+      returned: when gathered
+    nvidia_smi:
+      description:
+        - What nvidia-smi says, as M(gpuops.vgpu.nvidia_smi_info) returns it (C(present), C(kind),
+          C(msg), C(path), C(driver_version), C(cuda_version), C(gpus)), plus per GPU C(vgpu_profile) (vSphere
+          name, such as C(grid_a100-4c)) and C(vgpu_profiles).
+      type: dict
+      returned: when gathered
+    cuda:
+      description: C(toolkits) under /usr/local/cuda-* (C(path), C(series), C(version), C(nvcc_version), C(nvcc)),
+        the /usr/local/cuda C(link), C(etc_environment_path), C(on_path) (the nvcc found first, C(source)
+        /etc/environment or PATH), C(profile_d) scripts and C(ld_so_conf) loader paths that name CUDA.
+      type: dict
+      returned: when gathered
+    cudnn:
+      description: cuDNN C(version) (of the toolkit /usr/local/cuda points to, else the first found), C(headers)
+        (each cudnn_version.h with its version) and C(packages).
+      type: dict
+      returned: when gathered
+      sample: {version: 8.9.7, headers: [{path: /usr/local/cuda-11.6/include/cudnn_version.h, version: 8.9.7}]}
+    container_toolkit:
+      description: NVIDIA Container Toolkit - C(installed), C(path) of nvidia-ctk, C(version), C(packages).
+      type: dict
+      returned: when gathered
+"""
+
+import os
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import (
+    PROBES,
+    Guest,
+    GuestFiles,
+    read_gpu_state,
+)
+
+# The guest's root; tests point it at a fake tree.
+ROOT = "/"
+
+
+def run(module):
+    def command(args):
+        return module.run_command(args, environ_update={"LC_ALL": "C"})
+
+    guest = Guest(GuestFiles(ROOT), command, path_dirs=os.environ.get("PATH", "").split(os.pathsep),
+                  nvidia_smi_path=module.params["nvidia_smi_path"])
+    state = read_gpu_state(guest, module.params["gather"])
+    result = {"gpu_guest": state}
+    if module.params["set_facts"]:
+        result["ansible_facts"] = {"gpu_guest": state}
+    return result
+
+
+def argument_spec():
+    return dict(
+        gather=dict(type="list", elements="str", choices=list(PROBES)),
+        nvidia_smi_path=dict(type="path"),
+        set_facts=dict(type="bool", default=False),
+    )
+
+
+def main():
+    run_module(argument_spec(), run, supports_check_mode=True)
+
+
+if __name__ == "__main__":
+    main()
