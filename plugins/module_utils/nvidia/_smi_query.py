@@ -27,8 +27,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._smi_values imp
 )
 
 
-
-
 class _Node(object):
     """A key, its value as printed (or None) and child nodes; keys are normalised with ``_key``."""
 

@@ -25,9 +25,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._smi_values imp
 )
 
 
-
-
 # --- nvidia-smi topo -m -----------------------------------------------------------------------------------------
+
 
 def _cells(line):
     if "\t" in line:

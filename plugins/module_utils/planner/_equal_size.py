@@ -16,10 +16,7 @@ __metaclass__ = type
 import heapq
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._placement import Placer
-from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import (
-    ZERO_GAIN,
-    ceil_div,
-)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import ZERO_GAIN
 from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._symmetric import SymmetricSteps
 
 # Exchange attempts of the local search: a bound real inventories stay far below; it caps the worst case.

@@ -7,25 +7,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 
 import pytest
 
 from ansible.module_utils import basic
 from ansible_collections.gpuops.vgpu.plugins.modules import gpu_guest_info
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.guest.guest_trees import TOKEN, FakeGuest
-
-try:
-    from ansible.module_utils.testing import patch_module_args
-except ImportError:  # ansible-core before 2.19
-    from unittest import mock
-
-    @contextlib.contextmanager
-    def patch_module_args(args):
-        payload = json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode()
-        with mock.patch.object(basic, "_ANSIBLE_ARGS", payload):
-            yield
 
 
 @pytest.fixture

@@ -53,6 +53,7 @@ MODEL_FACTS = {
     "H100-80": ("NVIDIA H100 PCIe", "0x2331", 81920, "hopper", True, None),
 }
 
+
 def _all_profiles():
     return [profile for model in _catalog.gpu_models().values() for profile in model["profiles"]]
 
