@@ -185,12 +185,12 @@ intents:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import (
     Registry,
+    bios_changes,
     choose_apply_time,
     diff_view,
     intent_report,
     open_bios_job,
     pending_values,
-    plan_changes,
     resolve_profile,
     unmet_intents,
     validate_attributes,
@@ -220,9 +220,9 @@ def wanted_values(params, vendor, registry, current, pending):
     return validate_attributes(params["attributes"], current, pending, registry, server), None
 
 
-def apply_plan(access, plan, bios, apply_time, jobs_uri, job_uri, job_required):
+def send_changes(access, changes, bios, apply_time, jobs_uri, job_uri, job_required):
     etag = bios["etag"]
-    for step in plan.steps:
+    for step in changes.steps:
         if step[0] == "delete_job":
             access.delete_job(odata_id(step[1]))
             job_uri = None
@@ -232,7 +232,7 @@ def apply_plan(access, plan, bios, apply_time, jobs_uri, job_uri, job_required):
             job_uri = created or job_uri
         elif step[0] == "create_job" and not job_uri:
             job_uri = access.create_job(jobs_uri, bios["settings_uri"])
-    if job_required and plan.pending_after and not job_uri:
+    if job_required and changes.pending_after and not job_uri:
         job_uri = access.create_job(jobs_uri, bios["settings_uri"])
     return job_uri
 
@@ -315,13 +315,13 @@ def run(module):
                                "applied." % client.baseuri, hint="Update the iDRAC firmware.")
             open_job = open_bios_job(access.jobs(jobs_uri))
         apply_time = choose_apply_time(bios["apply_times"])
-        plan = plan_changes(current, pending, wanted, job_required, open_job,
+        changes = bios_changes(current, pending, wanted, job_required, open_job,
                             patch_creates_job=job_required and apply_time is not None)
         job_uri = odata_id(open_job) if open_job else None
-        if not module.check_mode and plan.steps:
-            job_uri = apply_plan(access, plan, bios, apply_time, jobs_uri, job_uri, job_required)
+        if not module.check_mode and changes.steps:
+            job_uri = send_changes(access, changes, bios, apply_time, jobs_uri, job_uri, job_required)
 
-        pending_after = dict((n, v) for n, v in plan.pending_after.items() if n in wanted)
+        pending_after = dict((n, v) for n, v in changes.pending_after.items() if n in wanted)
         current_after = current
         rebooted = False
         if params["reboot"] == "if_needed" and pending_after:
@@ -334,17 +334,17 @@ def run(module):
     diff = diff_view(sorted(wanted), current, pending, pending_after, current_after)
     diff["wanted"] = dict(sorted(wanted.items()))
     result = dict(
-        changed=plan.changed or rebooted,
+        changed=changes.changed or rebooted,
         vendor=vendor,
         diff=diff,
-        changes=plan.changes,
+        changes=changes.attributes,
         pending_reboot=bool(pending_after),
         rebooted=rebooted and not module.check_mode,
         job=job_uri if pending_after or rebooted else None,
         apply_time=apply_time,
     )
     if intents is not None:
-        result["intents"] = intent_report(intents, wanted, pending_after, plan.changes)
+        result["intents"] = intent_report(intents, wanted, pending_after, changes.attributes)
     return result
 
 
