@@ -9,7 +9,8 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient, TransportError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._https_transport import TransportError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient
 
 BASE = "https://bmc.example:8443"
 PASSWORD = "S3cret-pass"
