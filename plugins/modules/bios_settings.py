@@ -183,169 +183,10 @@ intents:
     pcie_aer: {status: not_exposed, attributes: {}, changed: false, note: not exposed by this BIOS}
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import (
-    Registry,
-    choose_apply_time,
-    diff_view,
-    intent_report,
-    open_bios_job,
-    pending_values,
-    plan_changes,
-    resolve_profile,
-    unmet_intents,
-    validate_attributes,
-)
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient, odata_id
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess, wait_for
-
-FAILED_JOB_STATES = ("Failed", "CompletedWithErrors")
-
-
-def wanted_values(params, vendor, registry, current, pending):
-    if params["attributes"] is None:
-        wanted, intents = resolve_profile(params["profile"], vendor["family"], registry, current, pending)
-        unmet = unmet_intents(intents)
-        if unmet and params["strict"]:
-            raise InputError("Profile %s cannot be met on this %s: %s." % (
-                params["profile"], vendor["model"] or vendor["family"],
-                "; ".join("%s: %s" % item for item in sorted(unmet.items()))),
-                hint="Set strict: false to apply what the platform exposes and report the rest.")
-        return wanted, intents
-    if not params["attributes"]:
-        raise InputError("attributes is empty.", hint="Name at least one BIOS attribute, or use profile.")
-    server = "the %s at %s" % (vendor["model"] or "server", params["baseuri"])
-    return validate_attributes(params["attributes"], current, pending, registry, server), None
-
-
-def apply_plan(access, plan, bios, apply_time, jobs_uri, job_uri, job_required):
-    etag = bios["etag"]
-    for step in plan.steps:
-        if step[0] == "delete_job":
-            access.delete_job(odata_id(step[1]))
-            job_uri = None
-            etag = access.read()["etag"]
-        elif step[0] == "patch":
-            created = access.patch(bios["settings_uri"], step[1], apply_time, etag)
-            job_uri = created or job_uri
-        elif step[0] == "create_job" and not job_uri:
-            job_uri = access.create_job(jobs_uri, bios["settings_uri"])
-    if job_required and plan.pending_after and not job_uri:
-        job_uri = access.create_job(jobs_uri, bios["settings_uri"])
-    return job_uri
-
-
-def restart(access, force, timeout, client):
-    allowed = access.reset_types() or ["On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart"]
-    if access.power_state() != "On":
-        access.reset("On")
-        return
-    restart_type, shutdown_type = ("ForceRestart", "ForceOff") if force else ("GracefulRestart", "GracefulShutdown")
-    if restart_type in allowed:
-        access.reset(restart_type)
-        return
-    if shutdown_type not in allowed or "On" not in allowed:
-        raise ApiError("The BMC at %s offers none of %s, or %s and On (it offers %s)." % (
-            client.baseuri, restart_type, shutdown_type, ", ".join(allowed)))
-    access.reset(shutdown_type)
-    wait_for(lambda: access.power_state() == "Off", timeout, "Shutting down the server at %s" % client.baseuri,
-             sleep=client.sleep, clock=client.clock)
-    access.reset("On")
-
-
-def reboot_and_verify(access, client, params, wanted, job_uri):
-    """Restart, wait until the server is on with every wanted value current; fail when the BIOS dropped one."""
-    restart(access, params["reset_type"] == "force", params["reboot_timeout"], client)
-    misses = []
-
-    def applied():
-        if access.power_state() != "On":
-            return None
-        if job_uri:
-            job = client.get(job_uri, optional=True) or {}
-            if job.get("JobState") in FAILED_JOB_STATES:
-                raise TaskFailed("BIOS job %s on %s ended %s: %s" % (job.get("Id"), client.baseuri,
-                                                                     job.get("JobState"), job.get("Message")),
-                                 hint="Check the job in the BMC's job queue and the server's lifecycle log.")
-        bios = access.read()
-        current = bios["current"]
-        if all(current.get(name) == value for name, value in wanted.items()):
-            return bios
-        pending = pending_values(current, bios["shown"])
-        if not any(name in pending for name in wanted):
-            misses.append(1)
-            if len(misses) >= 2:
-                dropped = sorted((n, current.get(n)) for n, v in wanted.items() if current.get(n) != v)
-                raise TaskFailed("The server at %s restarted but its BIOS did not apply %s (values now: %s)." % (
-                    client.baseuri, ", ".join(n for n, _v in dropped), ", ".join("%s=%s" % item for item in dropped)),
-                    hint="Check the server's console or system event log for a BIOS setup error.")
-        return None
-
-    bios = wait_for(applied, params["reboot_timeout"], "The restart of the server at %s with the BIOS values "
-                    "applied" % client.baseuri, sleep=client.sleep, clock=client.clock)
-    return bios["current"]
-
-
-def run(module):
-    params = module.params
-    with RedfishClient.from_params(params) as client:
-        access = BiosAccess(client)
-        vendor = client.vendor()
-        bios = access.read()
-        if not bios["settings_uri"]:
-            raise ApiError("The BMC at %s does not advertise a BIOS settings object, so BIOS attributes cannot be "
-                           "changed over Redfish." % client.baseuri,
-                           hint="Update the BMC firmware (iDRAC8 needs 2.50.50.50 or later).")
-        current = bios["current"]
-        pending = pending_values(current, bios["shown"])
-        registry_doc = access.registry(bios["registry"])
-        registry = Registry.from_redfish(registry_doc) if registry_doc else Registry.from_current(current)
-        wanted, intents = wanted_values(params, vendor, registry, current, pending)
-
-        job_required = vendor["family"] == "dell"
-        jobs_uri = open_job = None
-        waiting = [name for name, value in wanted.items() if pending.get(name, current.get(name)) != value
-                   or current.get(name) != value]
-        if job_required and waiting:
-            jobs_uri = access.jobs_uri()
-            if not jobs_uri:
-                raise ApiError("The Dell BMC at %s links no job queue from its manager, so BIOS values cannot be "
-                               "applied." % client.baseuri, hint="Update the iDRAC firmware.")
-            open_job = open_bios_job(access.jobs(jobs_uri))
-        apply_time = choose_apply_time(bios["apply_times"])
-        plan = plan_changes(current, pending, wanted, job_required, open_job,
-                            patch_creates_job=job_required and apply_time is not None)
-        job_uri = odata_id(open_job) if open_job else None
-        if not module.check_mode and plan.steps:
-            job_uri = apply_plan(access, plan, bios, apply_time, jobs_uri, job_uri, job_required)
-
-        pending_after = dict((n, v) for n, v in plan.pending_after.items() if n in wanted)
-        current_after = current
-        rebooted = False
-        if params["reboot"] == "if_needed" and pending_after:
-            rebooted = True
-            current_after = dict(current, **pending_after)
-            if not module.check_mode:
-                current_after = reboot_and_verify(access, client, params, wanted, job_uri)
-            pending_after = {}
-
-    diff = diff_view(sorted(wanted), current, pending, pending_after, current_after)
-    diff["wanted"] = dict(sorted(wanted.items()))
-    result = dict(
-        changed=plan.changed or rebooted,
-        vendor=vendor,
-        diff=diff,
-        changes=plan.changes,
-        pending_reboot=bool(pending_after),
-        rebooted=rebooted and not module.check_mode,
-        job=job_uri if pending_after or rebooted else None,
-        apply_time=apply_time,
-    )
-    if intents is not None:
-        result["intents"] = intent_report(intents, wanted, pending_after, plan.changes)
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_settings import apply_bios_settings
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient
 
 
 def argument_spec():
@@ -359,9 +200,16 @@ def argument_spec():
     )
 
 
+def run(module, client):
+    params = module.params
+    return apply_bios_settings(client, params["baseuri"], attributes=params["attributes"], profile=params["profile"],
+                               strict=params["strict"], reboot=params["reboot"], reset_type=params["reset_type"],
+                               reboot_timeout=params["reboot_timeout"], check_mode=module.check_mode)
+
+
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True, mutually_exclusive=[("attributes", "profile")],
-               required_one_of=[("attributes", "profile")])
+    run_module(argument_spec(), run, client=RedfishClient.from_params, supports_check_mode=True,
+               mutually_exclusive=[("attributes", "profile")], required_one_of=[("attributes", "profile")])
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""BIOS logic without I/O: attribute registries, intent profiles per vendor, pending-aware diff, apply planning.
+"""BIOS logic without I/O: attribute registries, intent profiles per vendor, pending-aware diff, what to send.
 
 Everything here works on plain dicts read from a BMC, so it is tested without one. ``_bios_access`` reads and writes;
-``bios_settings`` joins the two.
+``_bios_settings`` joins the two.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -355,7 +355,7 @@ def unmet_intents(intents):
                 if info["status"] in ("not_exposed", "read_only"))
 
 
-# -- diff and planning --------------------------------------------------------------------------------------------
+# -- diff and changes to send -------------------------------------------------------------------------------------
 
 def open_bios_job(jobs):
     """The open BIOS configuration job among Dell jobs, if any."""
@@ -365,11 +365,15 @@ def open_bios_job(jobs):
     return None
 
 
-class Plan:
-    """What to send, in order. ``steps`` are tuples: (patch, attributes), (delete_job, job), (create_job,)."""
+class BiosChanges:
+    """The values to send and the requests that send them, in order.
 
-    def __init__(self, changes, steps, pending_after):
-        self.changes = changes
+    ``attributes``: the wanted values that differ from the pending (else current) ones. ``steps``: tuples
+    (patch, attributes), (delete_job, job), (create_job,). ``pending_after``: the pending values once sent.
+    """
+
+    def __init__(self, attributes, steps, pending_after):
+        self.attributes = attributes
         self.steps = steps
         self.pending_after = pending_after
 
@@ -378,7 +382,7 @@ class Plan:
         return bool(self.steps)
 
 
-def plan_changes(current, pending, wanted, job_required, open_job, patch_creates_job):
+def bios_changes(current, pending, wanted, job_required, open_job, patch_creates_job):
     """Compare with pending values when present, else current, and decide what to send.
 
     Dell applies pending values only through a BIOS job and refuses new pending values while one is scheduled: a
@@ -405,7 +409,7 @@ def plan_changes(current, pending, wanted, job_required, open_job, patch_creates
     elif waiting and job_required and not open_job:
         steps.append(("create_job",))
     pending_after = dict((name, value) for name, value in pending_after.items() if current.get(name) != value)
-    return Plan(changes, steps, pending_after)
+    return BiosChanges(changes, steps, pending_after)
 
 
 def choose_apply_time(supported):

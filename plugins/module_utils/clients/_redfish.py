@@ -5,7 +5,8 @@
 
 Sessions (``X-Auth-Token``, deleted at the end) with a basic-auth fallback, resources reached by following
 ``@odata.id`` links from the service root, bounded retries with backoff on 503/429 and connection failures
-(honouring ``Retry-After``), timeouts, and vendor detection. Raises the typed errors of ``_errors``.
+(honouring ``Retry-After``), timeouts, and vendor detection. Raises the typed errors of ``_errors``. The HTTPS
+requests themselves go through ``_https_transport``.
 
 What is read and written through it lives beside it: the BIOS, Dell jobs and power in ``bmc/_bios_access``,
 thermal readings in ``bmc/_thermal``.
@@ -15,15 +16,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
-import email.utils
 import json
 import random
-import socket
-import ssl
 import time
 
-from http.client import HTTPException, HTTPSConnection
 from urllib.parse import urlsplit
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
@@ -31,6 +27,14 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ConnectionFailure,
     InputError,
     NotFound,
+)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._https_transport import (
+    HttpsTransport,
+    Response,
+    TransportError,
+    basic_authorization,
+    parse_json,
+    retry_after_seconds,
 )
 
 SERVICE_ROOT = "/redfish/v1/"
@@ -119,77 +123,6 @@ def detect_vendor(system, manager=None, root=None):
     }
 
 
-class Response:
-    def __init__(self, status, headers, body):
-        self.status = status
-        self.headers = dict((key.lower(), value) for key, value in (headers or {}).items())
-        self.body = body
-
-    def header(self, name):
-        return self.headers.get(name.lower())
-
-
-class TransportError(Exception):
-    """A request that got no HTTP answer. ``kind``: refused, timeout, reset, tls, dns or other."""
-
-    def __init__(self, kind, reason):
-        super(TransportError, self).__init__(reason)
-        self.kind = kind
-        self.reason = reason
-
-
-def _classify(reason):
-    if isinstance(reason, ssl.SSLCertVerificationError):
-        return "tls", getattr(reason, "verify_message", None) or str(reason)
-    if isinstance(reason, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
-        return "reset", "the connection was closed during the TLS handshake"
-    if isinstance(reason, ssl.SSLError):
-        return "tls", str(reason)
-    if isinstance(reason, ConnectionRefusedError):
-        return "refused", "connection refused"
-    if isinstance(reason, (socket.timeout, TimeoutError)):
-        return "timeout", "timed out"
-    if isinstance(reason, socket.gaierror):
-        return "dns", "the name does not resolve (%s)" % reason
-    if isinstance(reason, (ConnectionResetError, BrokenPipeError, HTTPException)):
-        return "reset", "the connection was closed (%s)" % (reason or type(reason).__name__)
-    return "other", str(reason)
-
-
-class HttpsTransport:
-    """Sends requests straight to the BMC (no proxy). The TLS context is built once per client, not per request."""
-
-    def __init__(self):
-        self._contexts = {}
-
-    def context(self, validate_certs):
-        if validate_certs not in self._contexts:
-            if validate_certs:
-                context = ssl.create_default_context()
-            else:
-                context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            self._contexts[validate_certs] = context
-        return self._contexts[validate_certs]
-
-    def __call__(self, method, url, body, headers, timeout, validate_certs):
-        """One request. Returns (status, headers, raw body) or raises TransportError."""
-        parts = urlsplit(url)
-        connection = HTTPSConnection(parts.hostname, parts.port or 443, timeout=timeout,
-                                     context=self.context(validate_certs))
-        try:
-            connection.request(method, parts.path + ("?" + parts.query if parts.query else ""), body=body,
-                               headers=headers)
-            answer = connection.getresponse()
-            return answer.status, dict(answer.getheaders()), answer.read()
-        except (OSError, HTTPException) as err:
-            kind, reason = _classify(err)
-            raise TransportError(kind, reason)
-        finally:
-            connection.close()
-
-
 class RedfishClient:
     """Talks to one BMC. Use as a context manager so the session is deleted at the end, even on failure."""
 
@@ -264,7 +197,7 @@ class RedfishClient:
     def _auth_headers(self):
         if self._token:
             return {"X-Auth-Token": self._token}
-        return {"Authorization": "Basic " + _basic_token(self.username, self.password)}
+        return {"Authorization": basic_authorization(self.username, self.password)}
 
     # -- requests ------------------------------------------------------------------------------------------------
 
@@ -308,7 +241,7 @@ class RedfishClient:
                 self._backoff(attempt, None)
                 attempt += 1
                 continue
-            answer = Response(status, answer_headers, _parse_json(raw))
+            answer = Response(status, answer_headers, parse_json(raw))
             if status in RETRY_STATUSES and attempt < retries:
                 self._backoff(attempt, answer.header("Retry-After"))
                 attempt += 1
@@ -337,7 +270,7 @@ class RedfishClient:
 
     def _backoff(self, attempt, retry_after):
         delay = min(BACKOFF_CAP, BACKOFF_BASE * (2 ** attempt)) * random.uniform(0.8, 1.2)
-        wait = _retry_after_seconds(retry_after)
+        wait = retry_after_seconds(retry_after)
         if wait is not None:
             delay = min(RETRY_AFTER_CAP, wait)
         self.sleep(delay)
@@ -446,20 +379,6 @@ class RedfishClient:
         return detect_vendor(self.system(), self.manager(), self.root)
 
 
-def _basic_token(username, password):
-    raw = ("%s:%s" % (username, password)).encode("utf-8")
-    return base64.b64encode(raw).decode("ascii")
-
-
-def _parse_json(raw):
-    if not raw:
-        return None
-    try:
-        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
-    except ValueError:
-        return {"_text": (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)[:300]}
-
-
 def _redfish_messages(body):
     """Human messages and message ids from a Redfish error (or extended info) body."""
     if not isinstance(body, dict):
@@ -473,19 +392,3 @@ def _redfish_messages(body):
     if not messages and body.get("_text"):
         messages = [body["_text"]]
     return messages, ids
-
-
-def _retry_after_seconds(value):
-    """Seconds from a Retry-After header (delta seconds or an HTTP date); None when absent or unreadable."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""BIOS logic: registries, validation, intent profiles per vendor, pending-aware diff and apply planning."""
+"""BIOS logic: registries, validation, intent profiles per vendor, pending-aware diff and what to send."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -266,58 +266,58 @@ def test_intent_report_gives_implied_intents_their_providers_status():
     assert report["pcie_aer"]["status"] == "not_exposed"
 
 
-# -- planning --------------------------------------------------------------------------------------------------------
+# -- changes to send -------------------------------------------------------------------------------------------------
 
 CURRENT = {"A": "Disabled", "B": "Disabled", "C": "Enabled"}
 WANTED = {"A": "Enabled", "B": "Enabled", "C": "Enabled"}
 SCHEDULED = {"@odata.id": "/Jobs/JID_1", "Id": "JID_1", "JobType": "BIOSConfiguration", "JobState": "Scheduled"}
 
 
-def test_plan_sends_only_what_differs_from_pending_else_current():
-    plan = bios.plan_changes(CURRENT, {"A": "Enabled"}, WANTED, False, None, False)
-    assert plan.changes == {"B": "Enabled"}
-    assert plan.steps == [("patch", {"B": "Enabled"})]
-    assert plan.pending_after == {"A": "Enabled", "B": "Enabled"}
+def test_only_what_differs_from_pending_else_current_is_sent():
+    changes = bios.bios_changes(CURRENT, {"A": "Enabled"}, WANTED, False, None, False)
+    assert changes.attributes == {"B": "Enabled"}
+    assert changes.steps == [("patch", {"B": "Enabled"})]
+    assert changes.pending_after == {"A": "Enabled", "B": "Enabled"}
 
 
 def test_second_run_before_the_reboot_changes_nothing():
-    plan = bios.plan_changes(CURRENT, {"A": "Enabled", "B": "Enabled"}, WANTED, True, SCHEDULED, False)
-    assert not plan.changed
-    assert plan.pending_after == {"A": "Enabled", "B": "Enabled"}
+    changes = bios.bios_changes(CURRENT, {"A": "Enabled", "B": "Enabled"}, WANTED, True, SCHEDULED, False)
+    assert not changes.changed
+    assert changes.pending_after == {"A": "Enabled", "B": "Enabled"}
 
 
 def test_dell_without_apply_time_needs_a_job_after_the_patch():
-    plan = bios.plan_changes(CURRENT, {}, WANTED, True, None, False)
-    assert plan.steps == [("patch", {"A": "Enabled", "B": "Enabled"}), ("create_job",)]
+    changes = bios.bios_changes(CURRENT, {}, WANTED, True, None, False)
+    assert changes.steps == [("patch", {"A": "Enabled", "B": "Enabled"}), ("create_job",)]
 
 
 def test_dell_with_apply_time_gets_the_job_from_the_patch():
-    plan = bios.plan_changes(CURRENT, {}, WANTED, True, None, True)
-    assert plan.steps == [("patch", {"A": "Enabled", "B": "Enabled"})]
+    changes = bios.bios_changes(CURRENT, {}, WANTED, True, None, True)
+    assert changes.steps == [("patch", {"A": "Enabled", "B": "Enabled"})]
 
 
 def test_dell_pending_values_without_a_job_get_one():
-    plan = bios.plan_changes(CURRENT, {"A": "Enabled", "B": "Enabled"}, WANTED, True, None, False)
-    assert plan.steps == [("create_job",)]
+    changes = bios.bios_changes(CURRENT, {"A": "Enabled", "B": "Enabled"}, WANTED, True, None, False)
+    assert changes.steps == [("create_job",)]
 
 
 def test_dell_scheduled_job_is_replaced_keeping_earlier_pending_values():
     pending = {"A": "Enabled", "Other": "x"}
-    plan = bios.plan_changes(dict(CURRENT, Other="y"), pending, WANTED, True, SCHEDULED, False)
-    assert plan.steps == [("delete_job", SCHEDULED), ("patch", {"A": "Enabled", "Other": "x", "B": "Enabled"}),
-                          ("create_job",)]
+    changes = bios.bios_changes(dict(CURRENT, Other="y"), pending, WANTED, True, SCHEDULED, False)
+    assert changes.steps == [("delete_job", SCHEDULED), ("patch", {"A": "Enabled", "Other": "x", "B": "Enabled"}),
+                             ("create_job",)]
 
 
 def test_running_job_refuses_new_values():
     running = dict(SCHEDULED, JobState="Running")
     with pytest.raises(ApiError, match="is Running"):
-        bios.plan_changes(CURRENT, {}, WANTED, True, running, False)
+        bios.bios_changes(CURRENT, {}, WANTED, True, running, False)
 
 
 def test_values_already_current_need_nothing_even_on_dell():
-    plan = bios.plan_changes(WANTED, {}, WANTED, True, None, False)
-    assert not plan.changed
-    assert plan.pending_after == {}
+    changes = bios.bios_changes(WANTED, {}, WANTED, True, None, False)
+    assert not changes.changed
+    assert changes.pending_after == {}
 
 
 def test_open_bios_job_ignores_other_and_finished_jobs():

@@ -8,9 +8,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-import socket
-import ssl
-from http.client import RemoteDisconnected
 
 import pytest
 
@@ -191,12 +188,6 @@ def test_certificate_errors_are_not_retried_and_explain_validate_certs():
     assert "validate_certs: false" in str(caught.value)
 
 
-def test_retry_after_as_http_date(monkeypatch):
-    monkeypatch.setattr(rf.time, "time", lambda: 1000000000.0)
-    assert rf._retry_after_seconds("Sun, 09 Sep 2001 01:46:50 GMT") == 10.0
-    assert rf._retry_after_seconds("soon") is None
-
-
 # -- errors and links --------------------------------------------------------------------------------------------------
 
 def test_redfish_error_messages_are_surfaced_with_their_ids():
@@ -279,16 +270,3 @@ def test_members_are_read_one_by_one_without_expand():
 def test_vendor_detection(system, manager, family, generation):
     vendor = rf.detect_vendor(system, manager)
     assert (vendor["family"], vendor["generation"]) == (family, generation)
-
-
-@pytest.mark.parametrize("error, kind", [
-    (ssl.SSLCertVerificationError(1, "certificate verify failed"), "tls"),
-    (ssl.SSLEOFError(8, "EOF occurred in violation of protocol"), "reset"),
-    (ConnectionRefusedError(111, "Connection refused"), "refused"),
-    (socket.timeout("timed out"), "timeout"),
-    (socket.gaierror(-2, "Name or service not known"), "dns"),
-    (RemoteDisconnected("Remote end closed connection without response"), "reset"),
-    (OSError(113, "No route to host"), "other"),
-])
-def test_transport_errors_are_classified(error, kind):
-    assert rf._classify(error)[0] == kind
