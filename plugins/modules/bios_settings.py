@@ -139,12 +139,22 @@ diff:
   description:
     - Current and pending values of the wanted attributes before and after the run (predicted in check mode),
       and the wanted values.
-  returned: always
+  returned: with C(--diff)
   type: dict
   sample:
     before: {current: {SriovGlobalEnable: Disabled}, pending: {}}
     after: {current: {SriovGlobalEnable: Disabled}, pending: {SriovGlobalEnable: Enabled}}
     wanted: {SriovGlobalEnable: Enabled}
+wanted:
+  description: The attributes and values this run asked for (from O(attributes), or what O(profile) maps to).
+  returned: always
+  type: dict
+  sample: {SriovGlobalEnable: Enabled, ProcVirtualization: Enabled}
+pending:
+  description: Wanted attributes whose new value waits for a reboot after this run (predicted in check mode).
+  returned: always
+  type: dict
+  sample: {SriovGlobalEnable: Enabled}
 changes:
   description: Attributes this run sent as pending values (would send, in check mode).
   returned: always

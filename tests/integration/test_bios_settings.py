@@ -83,7 +83,8 @@ def bios(lab, run_tasks):
 
     def run(bmc, *steps, **kwargs):
         tasks = [step if "name" in step else
-                 {"name": "bios_settings %d" % i, "gpuops.vgpu.bios_settings": dict(step, baseuri=bmc.baseuri)}
+                 {"name": "bios_settings %d" % i, "gpuops.vgpu.bios_settings": dict(step, baseuri=bmc.baseuri),
+                  "diff": True}
                  for i, step in enumerate(steps)]
         return run_tasks(tasks, module_defaults=defaults, **kwargs)
 

@@ -78,6 +78,8 @@ def apply_bios_settings(client, baseuri, attributes=None, profile=None, strict=F
         changed=changes.changed or rebooted,
         vendor=vendor,
         diff=diff,
+        wanted=diff["wanted"],
+        pending=diff["after"]["pending"],
         changes=changes.attributes,
         pending_reboot=bool(pending_after),
         rebooted=rebooted and not check_mode,
