@@ -340,7 +340,8 @@ def _automation(out, cluster, hosts, facts, opts):
         out.add("cluster", name, "drs_dpm", "WARN", "DRS/DPM are as gpuops.vgpu.cluster_vgpu prepare left them "
                 "(DRS %s, DPM %s); its record was never restored." % (_onoff(cluster["drs_enabled"]),
                                                                       _onoff(cluster["dpm_enabled"])),
-                "Run role gpuops.vgpu.cluster_vgpu with cluster_vgpu_action: restore once the vGPU work is done.")
+                "Run the restore entry point of role gpuops.vgpu.cluster_vgpu (tasks_from: restore) once the vGPU "
+                "work is done.")
         return
     for key, label in (("drs", "DRS"), ("dpm", "DPM")):
         value, behavior = cluster.get(key + "_enabled"), cluster.get(key + "_behavior")
@@ -349,7 +350,7 @@ def _automation(out, cluster, hosts, facts, opts):
         if wanted is not None and bool(value) != wanted:
             out.add("cluster", name, key, "FAIL", "%s; doctor_%s_enabled expects it %s." % (
                 state, key, _onoff(wanted)), "Set it with gpuops.vgpu.cluster_automation, or restore it with role "
-                "gpuops.vgpu.cluster_vgpu (cluster_vgpu_action: restore).")
+                "gpuops.vgpu.cluster_vgpu (tasks_from: restore).")
             continue
         running = any(gpu.get("used") for host in hosts for gpu in host["gpus"])
         hot = (facts.get("hotmigrate") or {}).get("value")
