@@ -11,24 +11,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from functools import wraps
-
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _inventory
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
-
-def _inventory_filter(func):
-    """Turn the inventory model's input errors into filter errors named after the filter."""
-
-    @wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except ValueError as err:
-            raise AnsibleFilterError("%s: %s" % (func.__name__, err))
-
-    return wrapper
+_inventory_filter = filter_errors(ValueError)
 
 
 @_inventory_filter
