@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters that bridge the doctor role and its logic in ``plugin_utils/_doctor_facts.py`` and ``_doctor.py``.
+"""Filters that bridge the doctor role and its logic in ``plugin_utils/_doctor_facts.py`` and ``_doctor.py``, and
+give other roles the doctor's rules (``hosts_alike``).
 
 Each filter is documented in the YAML file of its name next to this one (``ansible-doc -t filter <name>``).
 """
@@ -71,6 +72,14 @@ def doctor_table(findings):
     return _doctor.table(_findings(findings, "doctor_table"))
 
 
+def hosts_alike(gpu_inventory, nvidia_smi=None):
+    """``gpu_info_result | gpuops.vgpu.hosts_alike(nvidia_smi)``: GPUs and ECC alike across the hosts."""
+    hosts = gpu_inventory.get("hosts") if isinstance(gpu_inventory, dict) else gpu_inventory
+    if not isinstance(hosts, list):
+        raise AnsibleFilterError("hosts_alike: expects a gpuops.vgpu.gpu_info result or its hosts list.")
+    return _doctor.hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
+
+
 class FilterModule(object):
     """The doctor's filters."""
 
@@ -80,4 +89,5 @@ class FilterModule(object):
             "doctor_checks": doctor_checks,
             "doctor_summary": doctor_summary,
             "doctor_table": doctor_table,
+            "hosts_alike": hosts_alike,
         }

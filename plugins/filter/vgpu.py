@@ -10,26 +10,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from functools import wraps
-
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
-
-def _catalog_filter(func):
-    """Turn the catalog's input errors into filter errors that carry the catalog's message."""
-
-    @wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except GpuopsError as err:
-            raise AnsibleFilterError("%s: %s" % (func.__name__, err))
-
-    return wrapper
+# The catalog's input errors become filter errors that carry the catalog's message.
+_catalog_filter = filter_errors(GpuopsError)
 
 
 @_catalog_filter

@@ -18,7 +18,7 @@ import json
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_facts import COMPONENTS, match
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_facts import COMPONENTS, host_smi_facts, match
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINTS as SMI_HINTS
 
@@ -341,7 +341,8 @@ def _automation(out, cluster, hosts, facts, opts):
         out.add("cluster", name, "drs_dpm", "WARN", "DRS/DPM are as gpuops.vgpu.cluster_vgpu prepare left them "
                 "(DRS %s, DPM %s); its record was never restored." % (_onoff(cluster["drs_enabled"]),
                                                                       _onoff(cluster["dpm_enabled"])),
-                "Run role gpuops.vgpu.cluster_vgpu with cluster_vgpu_action: restore once the vGPU work is done.")
+                "Run the restore entry point of role gpuops.vgpu.cluster_vgpu (tasks_from: restore) once the vGPU "
+                "work is done.")
         return
     for key, label in (("drs", "DRS"), ("dpm", "DPM")):
         value, behavior = cluster.get(key + "_enabled"), cluster.get(key + "_behavior")
@@ -350,7 +351,7 @@ def _automation(out, cluster, hosts, facts, opts):
         if wanted is not None and bool(value) != wanted:
             out.add("cluster", name, key, "FAIL", "%s; doctor_%s_enabled expects it %s." % (
                 state, key, _onoff(wanted)), "Set it with gpuops.vgpu.cluster_automation, or restore it with role "
-                "gpuops.vgpu.cluster_vgpu (cluster_vgpu_action: restore).")
+                "gpuops.vgpu.cluster_vgpu (tasks_from: restore).")
             continue
         running = any(gpu.get("used") for host in hosts for gpu in host["gpus"])
         hot = (facts.get("hotmigrate") or {}).get("value")
@@ -365,9 +366,48 @@ def _onoff(value):
     return "on" if value else "off"
 
 
+def gpu_sets(hosts):
+    """Host name to its GPUs' names, sorted and joined: equal strings mean the same GPU models and counts."""
+    return dict((h["name"], " + ".join(sorted(g.get("device_name") or "?" for g in h.get("gpus") or [])) or "no GPU")
+                for h in hosts)
+
+
+def ecc_modes(hosts):
+    """``(seen, unknown, pending)`` over hosts with ``nvidia_smi`` facts as ``_doctor_facts`` makes them.
+
+    ``seen``: "<host> <GPU>" to ECC on (True) or off; ``unknown``: hosts without nvidia-smi; ``pending``: the GPUs
+    whose ECC changes at the next reset.
+    """
+    seen, unknown, pending = {}, [], []
+    for host in hosts:
+        smi = host.get("nvidia_smi")
+        if not smi or smi.get("error"):
+            unknown.append(host["name"])
+            continue
+        for gpu in smi["gpus"]:
+            where = "%s %s" % (host["name"], gpu["pci_id"])
+            seen[where] = bool(gpu.get("ecc_mode_current"))
+            if gpu.get("ecc_mode_pending") is not None and gpu["ecc_mode_pending"] != gpu.get("ecc_mode_current"):
+                pending.append(where)
+    return seen, unknown, pending
+
+
+def hosts_alike(hosts, nvidia_smi=None):
+    """The ``gpus_alike`` and ``ecc_alike`` rules over ``gpu_info`` hosts and host to ``nvidia_smi_info`` results.
+
+    ECC is compared over the GPUs of the hosts that have an entry in ``nvidia_smi``.
+    """
+    nvidia_smi = nvidia_smi or {}
+    sets = gpu_sets(hosts)
+    seen, _unknown, pending = ecc_modes([{"name": h["name"], "nvidia_smi": host_smi_facts(nvidia_smi[h["name"]], h)}
+                                         for h in hosts if h["name"] in nvidia_smi])
+    return {"gpus_alike": len(set(sets.values())) <= 1, "gpus": sets,
+            "ecc_alike": len(set(seen.values())) <= 1, "ecc": dict((w, _onoff(v)) for w, v in seen.items()),
+            "ecc_pending": pending}
+
+
 def _gpus_alike(out, cluster, hosts):
-    signatures = dict((h["name"], " + ".join(sorted(g["device_name"] or "?" for g in h["gpus"])) or "no GPU")
-                      for h in hosts)
+    signatures = gpu_sets(hosts)
     if len(set(signatures.values())) <= 1:
         out.add("cluster", cluster, "gpus_alike", "PASS", "Every host carries %s." % (
             list(signatures.values())[0] if signatures else "nothing (no host)"))
@@ -426,17 +466,7 @@ def _image(out, cluster, opts):
 
 
 def _ecc_alike(out, cluster, hosts):
-    seen, unknown, pending = {}, [], []
-    for host in hosts:
-        smi = host.get("nvidia_smi")
-        if not smi or smi.get("error"):
-            unknown.append(host["name"])
-            continue
-        for gpu in smi["gpus"]:
-            where = "%s %s" % (host["name"], gpu["pci_id"])
-            seen[where] = bool(gpu.get("ecc_mode_current"))
-            if gpu.get("ecc_mode_pending") is not None and gpu["ecc_mode_pending"] != gpu.get("ecc_mode_current"):
-                pending.append(where)
+    seen, unknown, pending = ecc_modes(hosts)
     if not seen:
         out.add("cluster", cluster, "ecc_alike", "SKIP", "ECC not known: no host-side nvidia-smi (vSphere does not "
                 "expose GPU ECC).", FIX["host_smi"])

@@ -23,6 +23,36 @@ COMPONENTS = {
 }
 
 
+def _by_item(value):
+    """Key to result from a registered loop (``results``, each with its ``item``), or a dict as it is."""
+    if isinstance(value, dict) and isinstance(value.get("results"), list):
+        return dict((result.get("item"), result) for result in value["results"])
+    return value or {}
+
+
+def _bmc_entry(raw, name):
+    """``{address, info, bios}`` of a host: from ``bmc``, else from the ``bmc_info`` and ``bios`` reads."""
+    if name in (raw.get("bmc") or {}):
+        return raw["bmc"][name]
+    address = (raw.get("bmc_addresses") or {}).get(name)
+    if address is None:
+        return None
+    return {"address": address, "info": _by_item(raw.get("bmc_info")).get(name),
+            "bios": _by_item(raw.get("bios")).get(name)}
+
+
+def _guests(raw):
+    """``{name, vm, profile, nvidia_smi, cuda}`` per guest; ``guest_facts`` wins over what was gathered."""
+    smi, cuda = _by_item(raw.get("guest_nvidia_smi")), _by_item(raw.get("guest_cuda"))
+    given = raw.get("guest_facts") or {}
+    listed = []
+    for guest in raw.get("guests") or []:
+        facts = given.get(guest["name"]) or {}
+        listed.append(dict(guest, nvidia_smi=facts.get("nvidia_smi", guest.get("nvidia_smi", smi.get(guest["name"]))),
+                           cuda=facts.get("cuda_version", guest.get("cuda", cuda.get(guest["name"])))))
+    return listed
+
+
 def _outcome(result, key):
     """``(data, error)`` of a registered result that should carry ``key``.
 
@@ -87,15 +117,15 @@ def collect(raw, options=None):
         "hosts": [_host_facts(h, raw, scanned.get(h.get("cluster"), {}).get(h["name"]), opts) for h in hosts],
         "vms": [_vm_facts(vm) for vm in inventory.get("vms") or []],
         "vms_error": None if vcenter_error else raw.get("vms_error"),
-        "guests": [_guest_facts(g) for g in raw.get("guests") or []],
+        "guests": [_guest_facts(g) for g in _guests(raw)],
         "guests_group": raw.get("guests_group"),
         "bmc_gathered": raw.get("bmc_gathered", True) is not False,
     }
 
 
 def _cluster_facts(name, raw):
-    automation, automation_error = _outcome((raw.get("automation") or {}).get(name), "previous")
-    vlcm, vlcm_error = _outcome((raw.get("vlcm") or {}).get(name), "cluster")
+    automation, automation_error = _outcome(_by_item(raw.get("automation")).get(name), "previous")
+    vlcm, vlcm_error = _outcome(_by_item(raw.get("vlcm")).get(name), "cluster")
     record = (raw.get("cluster_vgpu_records") or {}).get(name) or {}
     facts = dict((key, ((automation or {}).get("previous") or {}).get(key))
                  for key in ("drs_enabled", "drs_behavior", "dpm_enabled", "dpm_behavior"))
@@ -120,9 +150,10 @@ def _cluster_facts(name, raw):
 
 def _host_facts(host, raw, compliance, opts):
     name = host["name"]
-    smi, smi_error = _smi((raw.get("host_nvidia_smi") or {}).get(name))
+    given = _by_item(raw.get("host_nvidia_smi_given"))
+    smi_read = given[name] if name in given else _by_item(raw.get("host_nvidia_smi")).get(name)
+    smi, _smi_error = _smi(smi_read)
     by_bus = dict((bus_id(g.get("pci_bus_id")), g) for g in (smi or {}).get("gpus") or [])
-    vcenter_ids = dict((bus_id(g.get("pci_id")), g.get("pci_id")) for g in host.get("gpus") or [])
     gpus = []
     for gpu in host.get("gpus") or []:
         seen = by_bus.get(bus_id(gpu.get("pci_id")), {})
@@ -141,16 +172,26 @@ def _host_facts(host, raw, compliance, opts):
         "profiles": [dict((k, p.get(k)) for k in ("name", "max_per_gpu", "capacity", "free", "cuda"))
                      for p in host.get("supported_profiles") or []],
         "driver": _driver_facts(name, smi, raw, compliance, opts),
-        "nvidia_smi": None if smi is None and smi_error is None else {
-            "error": smi_error or (None if (smi or {}).get("present", True) else "%s: %s" % (
-                smi.get("kind"), smi.get("msg"))),
-            "kind": (smi or {}).get("kind"),
-            "driver_version": (smi or {}).get("driver_version"),
-            "gpus": [dict([("pci_id", vcenter_ids.get(bus_id(g.get("pci_bus_id")), g.get("pci_bus_id")))] + [
-                (k, g.get(k)) for k in ("name", "temperature_gpu_c", "ecc_mode_current", "ecc_mode_pending")])
-                for g in (smi or {}).get("gpus") or []],
-        },
-        "bmc": _bmc_facts((raw.get("bmc") or {}).get(name)),
+        "nvidia_smi": host_smi_facts(smi_read, host),
+        "bmc": _bmc_facts(_bmc_entry(raw, name)),
+    }
+
+
+def host_smi_facts(value, host):
+    """A host's nvidia-smi facts: ``value`` is an ``nvidia_smi_info`` result or its facts, ``host`` the host's
+    ``gpu_info`` entry, whose PCI ids name the GPUs. None when nothing was read."""
+    smi, smi_error = _smi(value)
+    if smi is None and smi_error is None:
+        return None
+    vcenter_ids = dict((bus_id(g.get("pci_id")), g.get("pci_id")) for g in host.get("gpus") or [])
+    return {
+        "error": smi_error or (None if (smi or {}).get("present", True) else "%s: %s" % (
+            smi.get("kind"), smi.get("msg"))),
+        "kind": (smi or {}).get("kind"),
+        "driver_version": (smi or {}).get("driver_version"),
+        "gpus": [dict([("pci_id", vcenter_ids.get(bus_id(g.get("pci_bus_id")), g.get("pci_bus_id")))] + [
+            (k, g.get(k)) for k in ("name", "temperature_gpu_c", "ecc_mode_current", "ecc_mode_pending")])
+            for g in (smi or {}).get("gpus") or []],
     }
 
 

@@ -110,7 +110,6 @@ def reboot_inventory(lab, tmp_path):
 
 
 def run_role(lab, run_tasks, inventory, hosts=SERVERS, check=False, expect_failure=False, **variables):
-    variables["bios_vcenter_port"] = lab.port
     task = {"name": "bios", "ansible.builtin.include_role": {"name": "gpuops.vgpu.bios"}, "vars": variables}
     return run_tasks([task], hosts=hosts, inventories=[inventory], check=check, expect_failure=expect_failure)
 

@@ -14,15 +14,14 @@ import pytest
 HOTMIGRATE = "vgpu.hotmigrate.enabled"
 
 
-def include(**role_vars):
-    return {"name": "cluster_vgpu role", "ansible.builtin.include_role": {"name": "gpuops.vgpu.cluster_vgpu"},
-            "vars": role_vars}
+def include(entry_point="prepare", **role_vars):
+    return {"name": "cluster_vgpu role", "ansible.builtin.include_role": {
+        "name": "gpuops.vgpu.cluster_vgpu", "tasks_from": entry_point}, "vars": role_vars}
 
 
 def play(lab, run_tasks, tasks, check=False, expect_failure=False):
-    """Tasks with nothing but the inventory's vcenter_* variables for the connection."""
-    return run_tasks(tasks, check=check, expect_failure=expect_failure,
-                     module_defaults={"group/gpuops.vgpu.vcenter": {}}, extra_vars={"vcenter_port": lab.port})
+    """Tasks in a play that sets the vCenter connection once, for the role too."""
+    return run_tasks(tasks, check=check, expect_failure=expect_failure)
 
 
 def automation(lab, name="gpu-cluster"):
@@ -35,6 +34,11 @@ def smi(*ecc):
     """A host's nvidia_smi result as gpuops.vgpu.nvidia_smi_info returns it, one GPU per ECC value."""
     return {"present": True, "gpus": [{"pci_bus_id": "00000000:%02X:00.0" % (0x3B + n), "ecc_mode_current": value}
                                       for n, value in enumerate(ecc)]}
+
+
+def gpu(lab, host):
+    """PCI id of the host's first GPU, as vCenter names it."""
+    return lab.host(host)["gpus"][0]["pci_id"]
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +89,14 @@ def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_ta
 
 
 def test_restore_in_a_later_run_puts_drs_dpm_back_exactly(lab, run_tasks, start, state_file):
-    play(lab, run_tasks, [include(cluster_vgpu_action="restore", cluster_vgpu_state_file=state_file)])
+    play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
     assert automation(lab) == start["gpu-cluster"]
     assert lab.state()["settings"][HOTMIGRATE] is True, "restore leaves vGPU vMotion on"
     with open(state_file) as handle:
         assert json.load(handle)["state"] == "restored"
 
     before = lab.state()
-    again = play(lab, run_tasks, [include(cluster_vgpu_action="restore", cluster_vgpu_state_file=state_file)])
+    again = play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
     assert [result["_task"] for result in again.results if result.get("changed")] == []
     assert lab.state() == before
 
@@ -105,7 +109,7 @@ def test_prepare_and_restore_in_one_run_with_the_default_state_file(lab, run_tas
         {"name": "state after prepare", "ansible.builtin.debug": {"msg": "{{ lookup('file', '%s') }}" % default_file}},
         {"name": "drop the file, so restore uses the fact", "ansible.builtin.file": {
             "path": str(default_file), "state": "absent"}},
-        include(cluster_vgpu_action="restore"),
+        include("restore"),
     ])
     assert json.loads(next(r["msg"] for r in run.results if r["_task"] == "state after prepare"))["state"] == "prepared"
     assert not default_file.exists()
@@ -115,7 +119,7 @@ def test_prepare_and_restore_in_one_run_with_the_default_state_file(lab, run_tas
 def test_restore_without_a_record_fails_clearly(lab, run_tasks, tmp_path):
     before = lab.state()
     missing = str(tmp_path / "nothing.json")
-    run = play(lab, run_tasks, [include(cluster_vgpu_action="restore", cluster_vgpu_state_file=missing)],
+    run = play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=missing)],
                expect_failure=True)
     assert "Nothing to restore" in run.failed[0]["msg"] and missing in run.failed[0]["msg"]
     assert lab.state() == before
@@ -135,7 +139,7 @@ def test_an_asymmetric_cluster_fails_before_any_change_or_warns(lab, run_tasks, 
     assert any("WARNING" in str(result.get("msg", "")) and "esxi-11.lab.local" in str(result.get("msg", ""))
                for result in run.results)
     assert automation(lab, "mixed-cluster")["drs_enabled"] is False
-    play(lab, run_tasks, [include(cluster_vgpu_cluster="mixed-cluster", cluster_vgpu_action="restore",
+    play(lab, run_tasks, [include("restore", cluster_vgpu_cluster="mixed-cluster",
                                   cluster_vgpu_state_file=state_file)])
     assert automation(lab, "mixed-cluster") == start["mixed-cluster"]
 
@@ -147,8 +151,8 @@ def test_ecc_that_differs_fails_before_any_change_naming_the_gpus(lab, run_tasks
     run = play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts,
                                         cluster_vgpu_state_file=str(tmp_path / "s.json"))], expect_failure=True)
     message = run.failed[0]["msg"]
-    assert "esxi-02.lab.local 00000000:3B:00.0: ECC off" in message
-    assert "esxi-01.lab.local 00000000:3B:00.0: ECC on" in message
+    assert "esxi-02.lab.local %s: ECC off" % gpu(lab, "esxi-02.lab.local") in message
+    assert "esxi-01.lab.local %s: ECC on" % gpu(lab, "esxi-01.lab.local") in message
     assert lab.state() == before
 
 
@@ -156,12 +160,12 @@ def test_ecc_alike_passes(lab, run_tasks, start, tmp_path):
     state_file = str(tmp_path / "s.json")
     facts = {"esxi-01.lab.local": smi(True), "esxi-02.lab.local": smi(True), "esxi-03.lab.local": smi(True)}
     play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts, cluster_vgpu_state_file=state_file),
-                          include(cluster_vgpu_action="restore", cluster_vgpu_state_file=state_file)])
+                          include("restore", cluster_vgpu_state_file=state_file)])
     assert automation(lab) == start["gpu-cluster"]
 
 
 def test_arguments_are_validated_before_anything_runs(lab, run_tasks):
     before = lab.state()
-    run = play(lab, run_tasks, [include(cluster_vgpu_action="undo")], expect_failure=True)
-    assert "cluster_vgpu_action" in run.failed[0]["msg"] and "prepare, restore" in run.failed[0]["msg"]
+    run = play(lab, run_tasks, [include(cluster_vgpu_symmetry="maybe")], expect_failure=True)
+    assert "cluster_vgpu_symmetry" in run.failed[0]["msg"] and "fail, warn, ignore" in run.failed[0]["msg"]
     assert lab.state() == before

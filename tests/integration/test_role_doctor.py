@@ -47,7 +47,6 @@ def inventory(lab, path, guests=None):
 
 
 def run_doctor(run_tasks, lab, tmp_path, inventories, check=False, expect_failure=False, **variables):
-    variables.setdefault("doctor_vcenter_port", lab.port)
     task = {"name": "doctor", "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor"}, "vars": variables}
     return run_tasks([task], check=check, expect_failure=expect_failure, inventories=inventories)
 

@@ -138,10 +138,10 @@ def test_report_renders_in_chromium_and_shows_the_lab_as_it_is(lab, run_tasks, t
     out = tmp_path / "out"
     tasks = [
         {"name": "doctor", "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor"}, "vars": {
-            "doctor_vcenter_port": lab.port, "doctor_verdict": False, "doctor_output_dir": str(out),
+            "doctor_verdict": False, "doctor_output_dir": str(out),
             "doctor_guest_facts": {"trainer.lab": {"nvidia_smi": guest_facts(), "cuda_version": "11.6.2"}}}},
         {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
-            "fleet_report_vcenter_port": lab.port, "fleet_report_output_dir": str(out)}},
+            "fleet_report_output_dir": str(out)}},
     ]
     run = run_tasks(tasks, inventories=[site_inventory(lab, tmp_path / "site.yml")])
     assert lab.state() == carved
@@ -202,8 +202,7 @@ def test_check_mode_report_from_the_doctor_file(lab, run_tasks, tmp_path, carved
         "facts": {"hosts": [], "guests": [], "vms": []}}
     (out / "doctor.json").write_text(json.dumps(doctor))
     task = {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
-        "fleet_report_vcenter_port": lab.port, "fleet_report_output_dir": str(out),
-        "fleet_report_clusters": ["gpu-cluster"]}}
+        "fleet_report_output_dir": str(out), "fleet_report_clusters": ["gpu-cluster"]}}
     run_tasks([task], check=True)
     assert lab.state() == carved
     html = (out / "fleet-report.html").read_text()
@@ -231,7 +230,7 @@ def test_the_playbooks_write_the_report_then_apply_the_doctors_verdict(lab, tmp_
 def test_bad_input_fails_before_anything_is_read(lab, run_tasks, tmp_path):
     lab.reset_stats()
     task = {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
-        "fleet_report_vcenter_port": lab.port, "fleet_report_clusters": {"gpu-cluster": True},
+        "fleet_report_clusters": {"gpu-cluster": True},
         "fleet_report_output_dir": str(tmp_path)}}
     run = run_tasks([task], expect_failure=True)
     assert "fleet_report_clusters" in run.failed[0]["msg"]

@@ -42,11 +42,10 @@ def bundles(lab):
 
 
 def role(lab, run_tasks, check=False, expect_failure=False, **role_vars):
-    """The role with nothing but the inventory's vcenter_* variables for the connection."""
+    """The role in a play that sets the vCenter connection once, for the role too."""
     task = {"name": "host_driver role", "ansible.builtin.include_role": {"name": "gpuops.vgpu.host_driver"},
             "vars": role_vars}
-    return run_tasks([task], check=check, expect_failure=expect_failure,
-                     module_defaults={"group/gpuops.vgpu.vcenter": {}}, extra_vars={"vcenter_port": lab.port})
+    return run_tasks([task], check=check, expect_failure=expect_failure)
 
 
 def by_task(run):

@@ -14,11 +14,10 @@ P40 = "0000:3b:00.0"
 
 
 def role(lab, run_tasks, check=False, expect_failure=False, verbosity=0, callback="ansible.posix.json", **role_vars):
-    """Include the role with nothing but the inventory's vcenter_* variables for the connection."""
+    """Include the role in a play that sets the vCenter connection once, for the role too."""
     return run_tasks([{"name": "host_graphics role", "ansible.builtin.include_role": {"name": "gpuops.vgpu.host_graphics"},
                        "vars": role_vars}],
-                     check=check, expect_failure=expect_failure, verbosity=verbosity, callback=callback,
-                     module_defaults={"group/gpuops.vgpu.vcenter": {}}, extra_vars={"vcenter_port": lab.port})
+                     check=check, expect_failure=expect_failure, verbosity=verbosity, callback=callback)
 
 
 def task(run, name):

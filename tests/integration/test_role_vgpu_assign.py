@@ -28,13 +28,11 @@ def guests_inventory(tmp_path):
 
 
 def role(**variables):
-    variables.setdefault("vgpu_assign_vcenter_port", None)
     return [{"name": "vgpu_assign", "ansible.builtin.include_role": {"name": "gpuops.vgpu.vgpu_assign"},
              "vars": variables}]
 
 
 def run_role(run_tasks, lab, inventory, check=False, expect_failure=False, **variables):
-    variables["vgpu_assign_vcenter_port"] = lab.port
     variables.setdefault("vgpu_assign_plan", False)
     return run_tasks(role(**variables), inventories=[inventory], check=check, expect_failure=expect_failure)
 
@@ -45,9 +43,19 @@ def placement(run):
     return facts[-1]
 
 
+def pending(run_tasks, inventory, **variables):
+    """The pending entry point's answer: does any VM need a vGPU change."""
+    task = {"name": "vgpu_assign pending", "ansible.builtin.include_role": {
+        "name": "gpuops.vgpu.vgpu_assign", "tasks_from": "pending"}, "vars": variables}
+    run = run_tasks([task], inventories=[inventory])
+    return [r["ansible_facts"]["vgpu_assign_pending"] for r in run.results
+            if "vgpu_assign_pending" in r.get("ansible_facts", {})][-1]
+
+
 def test_check_mode_changes_nothing(lab, run_tasks, guests_inventory):
     before = lab.state()
     run_role(run_tasks, lab, guests_inventory, check=True)
+    assert pending(run_tasks, guests_inventory) is True
     assert lab.state() == before
 
 
@@ -73,6 +81,8 @@ def test_profiles_from_inventory_powered_on_and_placed(lab, run_tasks, guests_in
     again = run_role(run_tasks, lab, guests_inventory, vgpu_assign_power_on=True)
     assigned = [r for r in again.results if r.get("_task", "").endswith("Put the vGPU profiles on the VMs, in one task for all of them")]
     assert assigned and assigned[0]["changed"] is False
+    assert pending(run_tasks, guests_inventory, vgpu_assign_power_on=True) is False
+    assert pending(run_tasks, guests_inventory) is False
 
 
 def test_running_vm_needing_a_change_stops_the_role_before_any_change(lab, run_tasks, guests_inventory, tmp_path):
@@ -144,7 +154,7 @@ def test_each_cluster_planned_on_its_own(lab, run_tasks, tmp_path):
 
 
 def test_bad_role_input_fails_without_showing_the_password(lab, run_tasks, guests_inventory):
-    run = run_tasks(role(vgpu_assign_power="maybe", vgpu_assign_vcenter_port=lab.port), inventories=[guests_inventory],
+    run = run_tasks(role(vgpu_assign_power="maybe"), inventories=[guests_inventory],
                     expect_failure=True, verbosity=3, callback="ansible.builtin.default")
     assert "vgpu_assign_power" in run.stdout and "maybe" in run.stdout
     assert lab.connection["password"] not in run.stdout + run.stderr

@@ -19,7 +19,7 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.plugin_utils.doctor_data
 
 def test_filter_names():
     assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_facts", "doctor_summary",
-                                                       "doctor_table"]
+                                                       "doctor_table", "hosts_alike"]
     assert sorted(fleet_report.FilterModule().filters()) == ["fleet_report_data", "fleet_report_html"]
 
 
@@ -50,3 +50,70 @@ def test_bad_input_names_the_filter_and_what_it_expects(call, words):
     with pytest.raises(AnsibleFilterError) as err:
         call()
     assert words in str(err.value)
+
+
+def _registered(results):
+    """A loop's registered result, as the doctor role keeps it."""
+    return {"changed": False, "results": [dict(result, item=item) for item, result in results.items()]}
+
+
+def test_registered_loops_give_the_same_facts_as_keyed_results():
+    raw = healthy()
+    keyed = doctor.doctor_facts(raw)
+    guests = raw.pop("guests")
+    bmc = raw.pop("bmc")
+    raw.update(
+        automation=_registered(raw["automation"]), vlcm=_registered(raw["vlcm"]),
+        host_nvidia_smi=_registered(raw["host_nvidia_smi"]),
+        bmc_addresses=dict((host, entry["address"]) for host, entry in bmc.items()),
+        bmc_info=_registered(dict((host, entry["info"]) for host, entry in bmc.items())),
+        bios=_registered(dict((host, entry["bios"]) for host, entry in bmc.items())),
+        guests=[dict((k, g[k]) for k in ("name", "vm", "profile")) for g in guests],
+        guest_nvidia_smi=_registered(dict((g["name"], g["nvidia_smi"]) for g in guests)),
+        guest_cuda=_registered(dict((g["name"], g["cuda"]) for g in guests)))
+    assert doctor.doctor_facts(raw) == keyed
+
+
+def test_given_facts_win_over_what_was_gathered():
+    raw = healthy()
+    host = sorted(raw["host_nvidia_smi"])[0]
+    raw["host_nvidia_smi_given"] = {host: {"nvidia_smi": {"present": True, "driver_version": "535.54.03",
+                                                          "gpus": []}}}
+    guest = raw["guests"][0]["name"]
+    raw["guests"][0].pop("nvidia_smi")
+    raw["guest_facts"] = {guest: {"cuda_version": "11.8"}}
+    raw["guest_nvidia_smi"] = {guest: {"unreachable": True, "msg": "no route"}}
+    facts = doctor.doctor_facts(raw)
+    assert next(h for h in facts["hosts"] if h["name"] == host)["driver"]["version"] == "535.54.03"
+    assert facts["guests"][0]["cuda_toolkit"] == "11.8"
+    assert facts["guests"][0]["error"] == "unreachable: no route"
+
+
+HOSTS_ALIKE = {"hosts": [
+    {"name": "esxi-01", "gpus": [{"pci_id": "0000:3b:00.0", "device_name": "Tesla P40"}]},
+    {"name": "esxi-02", "gpus": [{"pci_id": "0000:3b:00.0", "device_name": "Tesla P40"}]},
+]}
+
+
+def _smi(*ecc):
+    return {"present": True, "gpus": [{"pci_bus_id": "00000000:%02X:00.0" % (0x3B + n), "ecc_mode_current": value,
+                                       "ecc_mode_pending": value} for n, value in enumerate(ecc)]}
+
+
+def test_hosts_alike_by_the_doctors_rules():
+    alike = doctor.hosts_alike(HOSTS_ALIKE, {"esxi-01": _smi(True), "esxi-02": {"nvidia_smi": _smi(True)}})
+    assert alike == {"gpus_alike": True, "gpus": {"esxi-01": "Tesla P40", "esxi-02": "Tesla P40"},
+                     "ecc_alike": True, "ecc": {"esxi-01 0000:3b:00.0": "on", "esxi-02 0000:3b:00.0": "on"},
+                     "ecc_pending": []}
+    assert doctor.hosts_alike(HOSTS_ALIKE["hosts"])["ecc"] == {}, "no nvidia-smi: nothing to compare"
+
+
+def test_hosts_that_differ():
+    hosts = HOSTS_ALIKE["hosts"] + [{"name": "esxi-03", "gpus": [
+        {"pci_id": "0000:3b:00.0", "device_name": "Tesla T4"}, {"pci_id": "0000:3c:00.0", "device_name": "Tesla T4"}]}]
+    alike = doctor.hosts_alike(hosts, {"esxi-01": _smi(True), "esxi-03": _smi(True, False), "elsewhere": _smi(False)})
+    assert not alike["gpus_alike"] and alike["gpus"]["esxi-03"] == "Tesla T4 + Tesla T4"
+    assert not alike["ecc_alike"]
+    assert alike["ecc"] == {"esxi-01 0000:3b:00.0": "on", "esxi-03 0000:3b:00.0": "on", "esxi-03 0000:3c:00.0": "off"}
+    with pytest.raises(AnsibleFilterError, match="hosts_alike: expects a gpuops.vgpu.gpu_info result"):
+        doctor.hosts_alike({"msg": "failed"})

@@ -13,6 +13,8 @@ from ansible_collections.gpuops.vgpu.plugins.filter.inventory import (
     FilterModule,
     apply_plan,
     plan_scopes,
+    vgpu_guests,
+    vgpu_placement,
     vgpu_requests,
 )
 
@@ -81,6 +83,46 @@ def test_apply_plans():
     assert "host" not in VMS[0], "the input list is left as it was"
 
 
+def test_guests_with_or_without_a_profile():
+    assert vgpu_guests(["train-2.example.com", "no-gpu"], HOSTVARS) == [
+        {"name": "train-2.example.com", "vm": "train-2", "profile": "grid_p40-8q"},
+        {"name": "no-gpu", "vm": "no-gpu", "profile": None},
+    ]
+    with pytest.raises(AnsibleFilterError, match="vgpu_guests: guests no-gpu and dup both name the VM no-gpu"):
+        vgpu_guests(["no-gpu", "dup"], dict(HOSTVARS, dup={"vgpu_vm_name": "no-gpu"}))
+    with pytest.raises(AnsibleFilterError, match="vgpu_guests: vgpu_profile of odd"):
+        vgpu_guests(["odd"], {"odd": {"vgpu_profile": 8}})
+
+
+PLACED = {
+    "hosts": [{"name": "esxi-01", "gpus": [
+        {"pci_id": "0000:3b:00.0", "profile": "grid_p40-8q", "vms": ["a"]},
+        {"pci_id": "0000:3c:00.0", "profile": "grid_p40-3q", "vms": ["b"]}]}],
+    "vms": [
+        {"name": "a", "host": "esxi-01", "power_state": "poweredOn", "vgpus": [{"profile": "grid_p40-8q"}]},
+        {"name": "b", "host": "esxi-01", "power_state": "poweredOn", "vgpus": [{"profile": "grid_p40-8q"}]},
+        {"name": "c", "host": "esxi-02", "power_state": "poweredOff", "vgpus": [{"profile": "grid_a100-4c"}]},
+        {"name": "d", "host": "esxi-sa", "power_state": "poweredOff", "vgpus": []},
+    ],
+}
+
+
+def test_placement_of_each_vm():
+    placed = vgpu_placement(PLACED, VMS)
+    assert placed[0] == {"name": "a", "profile": "grid_p40-8q", "profiles": ["grid_p40-8q"],
+                         "power_state": "poweredOn", "host": "esxi-01", "gpu": "0000:3b:00.0", "ok": True}
+    assert [(vm["name"], vm["gpu"], vm["ok"]) for vm in placed] == [
+        ("a", "0000:3b:00.0", True), ("b", "0000:3c:00.0", True), ("c", None, True), ("d", None, False)]
+
+
+def test_placement_when_the_vms_should_run():
+    placed = vgpu_placement(PLACED, VMS, running=True)
+    assert [vm["ok"] for vm in placed] == [True, False, False, False], "b runs on a GPU carved for 3Q, c is off"
+    with pytest.raises(AnsibleFilterError, match="vgpu_placement: the GPU inventory names the VM d, which was not"):
+        vgpu_placement(PLACED, VMS[:3])
+
+
 def test_filter_map():
-    assert FilterModule().filters() == {"vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes,
-                                        "apply_plan": apply_plan}
+    assert FilterModule().filters() == {"vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests,
+                                        "plan_scopes": plan_scopes, "apply_plan": apply_plan,
+                                        "vgpu_placement": vgpu_placement}

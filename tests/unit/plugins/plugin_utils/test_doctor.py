@@ -249,7 +249,7 @@ def test_vcenter_settings_and_cluster_automation():
         "FAIL", "PASS")
     raw["cluster_vgpu_records"]["gpu-cluster"]["state"] = "prepared"
     prepared = find(check(raw), "drs_dpm", "gpu-cluster")
-    assert prepared["status"] == "WARN" and "cluster_vgpu_action: restore" in prepared["remediation"]
+    assert prepared["status"] == "WARN" and "tasks_from: restore" in prepared["remediation"]
     raw["automation"]["gpu-cluster"] = {"failed": True, "msg": "Cluster 'gpu-cluster' not found."}
     assert find(check(raw), "drs_dpm", "gpu-cluster")["status"] == "SKIP"
 
