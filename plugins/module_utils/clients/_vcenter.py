@@ -174,36 +174,17 @@ class VCenterClient:
         index = dict((task._moId, position) for position, task in enumerate(tasks))
         seen = dict((moid, {}) for moid in index)
         outcomes = [None] * len(tasks)
-        collector = self.call(self.content.propertyCollector.CreatePropertyCollector)
-        try:
-            obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=task) for task in tasks]
-            prop_spec = vmodl.query.PropertyCollector.PropertySpec(
-                type=vim.Task, pathSet=["info.state", "info.error", "info.result"], all=False)
-            self.call(collector.CreateFilter,
-                      vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
-                      partialUpdates=True)
-            deadline = time.monotonic() + timeout
-            version = ""
-            while any(outcome is None for outcome in outcomes):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    running = sum(1 for outcome in outcomes if outcome is None)
-                    raise TimeoutExpired("%d of %d vCenter tasks were still running after %s seconds."
-                                         % (running, len(tasks), timeout))
-                options = vmodl.query.PropertyCollector.WaitOptions(maxWaitSeconds=max(1, int(min(remaining, 60))))
-                update = self.call(collector.WaitForUpdatesEx, version, options)
-                if update is None:
-                    continue
-                version = update.version
-                for filter_set in update.filterSet:
-                    for obj_update in filter_set.objectSet:
-                        moid = obj_update.obj._moId
-                        for change in obj_update.changeSet or []:
-                            seen[moid][change.name] = change.val
-                        if seen[moid].get("info.state") in ("success", "error"):
-                            outcomes[index[moid]] = self._outcome(seen[moid])
-        finally:
-            self.call(collector.DestroyPropertyCollector)
+
+        def on_change(moid, name, value):
+            seen[moid][name] = value
+            if seen[moid].get("info.state") in ("success", "error"):
+                outcomes[index[moid]] = self._outcome(seen[moid])
+
+        if not self._watch(tasks, vim.Task, ["info.state", "info.error", "info.result"], on_change,
+                           lambda: all(outcome is not None for outcome in outcomes), timeout):
+            running = sum(1 for outcome in outcomes if outcome is None)
+            raise TimeoutExpired("%d of %d vCenter tasks were still running after %s seconds."
+                                 % (running, len(tasks), timeout))
         return outcomes
 
     def run_tasks(self, starters, parallel=8, timeout=3600):
@@ -238,20 +219,34 @@ class VCenterClient:
         if not objects:
             return []
         values = {}
+
+        def on_change(moid, name, value):
+            if name == path:
+                values[moid] = value
+
+        def waiting():
+            return [obj._moId for obj in objects if values.get(obj._moId) not in wanted]
+
+        self._watch(objects, type(objects[0]), [path], on_change, lambda: not waiting(), timeout)
+        return waiting()
+
+    def _watch(self, objects, obj_type, paths, on_change, finished, timeout):
+        """Follow ``paths`` of ``objects`` through one PropertyCollector filter and WaitForUpdatesEx, handing each
+        change to ``on_change(moid, path, value)``, until ``finished()`` holds (True) or ``timeout`` passes (False).
+        """
         collector = self.call(self.content.propertyCollector.CreatePropertyCollector)
         try:
             obj_specs = [vmodl.query.PropertyCollector.ObjectSpec(obj=obj) for obj in objects]
-            prop_spec = vmodl.query.PropertyCollector.PropertySpec(type=type(objects[0]), pathSet=[path], all=False)
+            prop_spec = vmodl.query.PropertyCollector.PropertySpec(type=obj_type, pathSet=paths, all=False)
             self.call(collector.CreateFilter,
                       vmodl.query.PropertyCollector.FilterSpec(objectSet=obj_specs, propSet=[prop_spec]),
                       partialUpdates=True)
             deadline = time.monotonic() + timeout
             version = ""
-            while True:
-                waiting = [obj._moId for obj in objects if values.get(obj._moId) not in wanted]
+            while not finished():
                 remaining = deadline - time.monotonic()
-                if not waiting or remaining <= 0:
-                    return waiting
+                if remaining <= 0:
+                    return False
                 options = vmodl.query.PropertyCollector.WaitOptions(maxWaitSeconds=max(1, int(min(remaining, 60))))
                 update = self.call(collector.WaitForUpdatesEx, version, options)
                 if update is None:
@@ -260,8 +255,8 @@ class VCenterClient:
                 for filter_set in update.filterSet:
                     for obj_update in filter_set.objectSet:
                         for change in obj_update.changeSet or []:
-                            if change.name == path:
-                                values[obj_update.obj._moId] = change.val
+                            on_change(obj_update.obj._moId, change.name, change.val)
+            return True
         finally:
             self.call(collector.DestroyPropertyCollector)
 

@@ -14,7 +14,10 @@ __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import (
+    NVIDIA_VENDOR_ID,
+    describe_graphics_config,
+)
 
 try:
     from pyVmomi import vim
@@ -29,16 +32,9 @@ AFTER_PROPERTIES = ["config.graphicsConfig", "config.graphicsInfo"]
 
 
 def describe_config(config):
-    """A HostGraphicsConfig as plain data."""
-    if config is None:
-        return {"default_graphics_type": None, "assignment_policy": None, "devices": []}
-    return {
-        "default_graphics_type": config.hostDefaultGraphicsType,
-        "assignment_policy": config.sharedPassthruAssignmentPolicy,
-        "devices": [{"pci_id": entry.deviceId, "graphics_type": entry.graphicsType,
-                     "vgpu_mode": getattr(entry, "vgpuMode", None) or None}
-                    for entry in config.deviceType or []],
-    }
+    """A HostGraphicsConfig as plain data; a host without one reads as nothing configured."""
+    return describe_graphics_config(config) or {"default_graphics_type": None, "assignment_policy": None,
+                                                "devices": []}
 
 
 def configured_type(state, pci_id):

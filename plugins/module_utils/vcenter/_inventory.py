@@ -121,7 +121,7 @@ def _describe_host(host, vm_items):
         "datacenter": host["datacenter"],
         "connection_state": host.get("runtime.connectionState"),
         "maintenance_mode": bool(host.get("runtime.inMaintenanceMode")),
-        "graphics_config": _describe_config(config),
+        "graphics_config": describe_graphics_config(config),
         "gpus": gpus,
         "supported_profiles": _profile_capacity(supported, gpus),
     }
@@ -134,7 +134,8 @@ def _configured_types(config):
     return types
 
 
-def _describe_config(config):
+def describe_graphics_config(config):
+    """A HostGraphicsConfig as plain data; None when vCenter has none for the host."""
     if config is None:
         return None
     return {
