@@ -133,7 +133,7 @@ commit:
   type: str
 diff:
   description: The components before and after.
-  returned: always
+  returned: with C(--diff)
   type: dict
 """
 
