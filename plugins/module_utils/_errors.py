@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Typed errors raised by the collection's clients and logic.
 
-Clients never call ``fail_json``; they raise one of these. ``_module_base`` turns them into a failure message
-that names the object, the value and what the user can do about it.
+Clients and logic raise one of these and never end the module themselves; ``_module_base.run_module`` turns them
+into the module's failure, with a message that names the object, the value and what the user can do about it.
 """
 
 from __future__ import absolute_import, division, print_function
