@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
-
 from pyVmomi import vim
 
 from vsphere_direct import Direct
