@@ -3,6 +3,7 @@
 
     labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc] [--guests]
     labctl.py down [--state-dir DIR]
+    labctl.py reset [--state-dir DIR]
     labctl.py status [--state-dir DIR]
 
 Credentials and the vCenter port come from inventories/lab (group_vars), so the lab and the inventory that
@@ -18,6 +19,7 @@ import ssl
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import yaml
@@ -35,6 +37,8 @@ GUEST_LABEL = "owner=gpuops-lab"
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
 INVENTORY_VARS = os.path.join(ROOT, "inventories", "lab", "group_vars")
 START_TIMEOUT = 60
+# A BMC that a test took down (a fault) refuses connections until its time is up; a reset waits that long at most.
+BMC_DOWN_TIMEOUT = 60
 
 
 def inventory_settings():
@@ -171,19 +175,38 @@ def stop_pid(pid, timeout=10):
             pass
 
 
-def wait_answering(url, timeout=20):
-    context = ssl.create_default_context()
+def lab_tls():
+    """A client context for the lab's own self-signed certificate (no system trust store to load)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def wait_answering(url, timeout=20, method="GET", context=None):
+    context = context or lab_tls()
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with urllib.request.urlopen(url, context=context, timeout=5) as answer:
+            with urllib.request.urlopen(urllib.request.Request(url, method=method), context=context,
+                                        timeout=30) as answer:
                 return json.load(answer)
+        except urllib.error.HTTPError:
+            raise
         except OSError:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def reset_lab(services):
+    """Put a running lab back to its start without a restart: the vCenter builds its topology again, every BMC
+    goes back to its factory state. Returns the vCenter's answer."""
+    context = lab_tls()
+    answer = wait_answering(services["vcenter"]["lab"] + "/reset", method="POST", context=context)
+    for bmc in services.get("bmc", {}).get("hosts", {}).values():
+        wait_answering(bmc["baseuri"] + "/lab/reset", timeout=BMC_DOWN_TIMEOUT, method="POST", context=context)
+    return answer
 
 
 def cmd_up(args):
@@ -276,6 +299,17 @@ def cmd_down(args):
         os.unlink(path)
 
 
+def cmd_reset(args):
+    services = read_services(os.path.abspath(args.state_dir))
+    pid = services.get("vcenter", {}).get("pid")
+    if not pid or not pid_alive(pid):
+        sys.exit("The lab is not running.")
+    started = time.monotonic()
+    answer = reset_lab(services)
+    print("The lab is back to its start (vCenter %s ms, %d BMCs; %.2f s in all)." % (
+        answer["reset_ms"], len(services.get("bmc", {}).get("hosts", {})), time.monotonic() - started))
+
+
 def cmd_status(args):
     services = read_services(os.path.abspath(args.state_dir))
     running = dict((name, svc) for name, svc in services.items() if "pid" not in svc or pid_alive(svc["pid"]))
@@ -288,7 +322,7 @@ def cmd_status(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("up", "down", "status"):
+    for name in ("up", "down", "reset", "status"):
         cmd = sub.add_parser(name)
         cmd.add_argument("--state-dir", default=os.path.join(ROOT, ".tmp", "lab"))
         if name == "up":
@@ -300,7 +334,7 @@ def main():
             cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),
                              help="shift every port, so a second lab can run beside the first")
     args = parser.parse_args()
-    {"up": cmd_up, "down": cmd_down, "status": cmd_status}[args.command](args)
+    {"up": cmd_up, "down": cmd_down, "reset": cmd_reset, "status": cmd_status}[args.command](args)
 
 
 if __name__ == "__main__":

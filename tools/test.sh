@@ -76,9 +76,13 @@ stage_units() {
 }
 
 stage_integration() {
-  # Two workers, each with a lab of its own (see tests/integration/conftest.py); a test file stays on one worker.
-  pytest -p no:cacheprovider -q -n "${INTEGRATION_WORKERS:-2}" --dist loadfile tests/integration \
-    --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
+  # Two workers, each with a lab of its own that is reset before every test (tests/integration/conftest.py), in a
+  # random order (pytest-randomly): INTEGRATION_SEED=<seed> repeats one. A test file stays on one worker, so a file
+  # that needs a topology of its own restarts that worker's lab once rather than at every test.
+  local seed=${INTEGRATION_SEED:-$((RANDOM * 32768 + RANDOM))}
+  echo "random order: --randomly-seed=$seed (INTEGRATION_SEED=$seed repeats it)"
+  pytest -p no:cacheprovider -q -n "${INTEGRATION_WORKERS:-2}" --dist loadfile -p randomly --randomly-seed="$seed" \
+    tests/integration --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
 }
 
 stage_molecule() {

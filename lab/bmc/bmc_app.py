@@ -57,13 +57,15 @@ def error_response(err):
 
 
 class BmcApp:
-    """``drivers`` are the sushy drivers of this BMC; ``on_down()`` is called when a test asks the BMC to refuse
-    connections for a while."""
+    """``new_drivers()`` gives the sushy drivers of this BMC over a fresh state, at start and at every reset;
+    ``on_down()`` is called when a test asks the BMC to refuse connections for a while."""
 
-    def __init__(self, bmc, sushy_app, drivers, on_down=None):
+    def __init__(self, bmc, sushy_app, new_drivers, on_down=None):
         self.bmc = bmc
         self.sushy_app = sushy_app
-        self.drivers = drivers
+        self.new_drivers = new_drivers
+        self.drivers = new_drivers()
+        self.sushy_written = False  # whether sushy's state may have changed since the drivers were made
         self.on_down = on_down
         p = bmc.profile
         self.paths = {
@@ -109,7 +111,7 @@ class BmcApp:
             ("GET", "/lab/faults"): lambda request: json_response(self.bmc.ground_truth()["faults"]),
             ("POST", "/lab/faults"): self.lab_fault,
             ("DELETE", "/lab/faults"): self.lab_clear_faults,
-            ("POST", "/lab/reset-state"): self.lab_reset_state,
+            ("POST", "/lab/reset"): self.lab_reset,
             ("POST", "/lab/config"): self.lab_config,
         }
 
@@ -180,6 +182,7 @@ class BmcApp:
         environ = dict(request.environ)
         environ.pop("HTTP_AUTHORIZATION", None)
         environ["lab.drivers"] = self.drivers
+        self.sushy_written = self.sushy_written or request.method not in ("GET", "HEAD")
         return Response.from_app(self.sushy_app, environ, buffered=True)
 
     def sushy_json(self, request):
@@ -459,8 +462,10 @@ class BmcApp:
         self.bmc.reset_statistics()
         return Response(status=204)
 
-    def lab_reset_state(self, request):
+    def lab_reset(self, request):
         self.bmc.factory_reset()
+        if self.sushy_written:  # new drivers write their state files: tens of milliseconds
+            self.drivers, self.sushy_written = self.new_drivers(), False
         return json_response(self.bmc.ground_truth())
 
     def lab_config(self, request):

@@ -222,6 +222,11 @@ class BmcServer:
         threading.Thread(target=cycle, name="bmc-down-%s" % self.bmc.port, daemon=True).start()
 
 
+def fresh_drivers(bmc, identity, parent):
+    """A function that gives the BMC's sushy drivers over a state directory emptied first."""
+    return lambda: SushyDrivers(bmc, identity, fresh_dir(parent, bmc.host))
+
+
 def fresh_dir(parent, name):
     """A BMC starts from its factory state: sushy's saved state of an earlier run is dropped."""
     path = os.path.join(parent, name)
@@ -262,9 +267,8 @@ def main():
         vendor = host["bmc"]["vendor"]
         bmc = Bmc(host["name"], int(host["bmc"]["port"]), vendor, load_profile(vendor, identity),
                   args.username, args.password, args.reset_seconds)
-        drivers = SushyDrivers(bmc, identity, fresh_dir(args.state_dir, host["name"]))
         server = BmcServer(bmc, ssl_context)
-        server.start(BmcApp(bmc, sushy_app, drivers, on_down=server.down))
+        server.start(BmcApp(bmc, sushy_app, fresh_drivers(bmc, identity, args.state_dir), on_down=server.down))
         servers.append(server)
         baseuri = "https://127.0.0.1:%s" % bmc.port
         ready[host["name"]] = {"baseuri": baseuri, "vendor": vendor, "lab": baseuri + "/lab"}

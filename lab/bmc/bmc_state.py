@@ -99,7 +99,6 @@ class Bmc:
         self.default_reset_seconds = reset_seconds
         self.registry = Registry(profile["bios"]["attributes"])
         self.lock = threading.RLock()
-        self._ids = itertools.count(1)
         self.factory_reset()
 
     # -- lab control -------------------------------------------------------------------------------------------
@@ -107,6 +106,7 @@ class Bmc:
     def factory_reset(self):
         with self.lock:
             self.reset_seconds = self.default_reset_seconds
+            self._ids = itertools.count(1)
             self.power = "On"
             self.current = self.registry.factory()
             self.pending = {}

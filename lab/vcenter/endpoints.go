@@ -117,7 +117,7 @@ func (l *Lab) labHandler() http.Handler {
 	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
-			"/lab/stats/reset, /lab/faults, /lab/depot/)", r.URL.Path)
+			"/lab/stats/reset, /lab/faults, /lab/depot/, /lab/reset)", r.URL.Path)
 	})
 	return mux
 }

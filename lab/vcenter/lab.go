@@ -39,6 +39,11 @@ type Lab struct {
 	inflight interface{}
 	// taskMessages holds the localized message of tasks that failed with a lab fault, until the task is patched.
 	taskMessages map[types.ManagedObjectReference]*labFault
+
+	// background counts the work that runs outside a request (REST tasks, guest shutdowns); retiring is closed
+	// when a reset replaces the lab (reset.go).
+	background sync.WaitGroup
+	retiring   chan struct{}
 }
 
 func NewLab(catalog *Catalog) *Lab {
@@ -50,6 +55,7 @@ func NewLab(catalog *Catalog) *Lab {
 		hostByRef:    map[types.ManagedObjectReference]*hostState{},
 		vmKnown:      map[types.ManagedObjectReference]bool{},
 		taskMessages: map[types.ManagedObjectReference]*labFault{},
+		retiring:     make(chan struct{}),
 	}
 }
 

@@ -87,21 +87,33 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(dataDir)
 
-	l, svc, err := NewSimulator(catalog, topo, dataDir)
-	if err != nil {
-		return err
-	}
-	l.vlcm.configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
 	sdk := &url.URL{Scheme: "https", Host: ln.Addr().String(), Path: "/sdk"}
-	svc.Listen = &url.URL{Scheme: sdk.Scheme, Host: sdk.Host, Path: sdk.Path,
-		User: url.UserPassword(o.username, o.password)}
-	simulator.Map.SessionManager().ServiceHostName = sdk.Host
+	// build makes the topology's vCenter, at start and again at every reset (POST /lab/reset).
+	build := func() (*Lab, *simulator.Service, error) {
+		if err := emptyDir(dataDir); err != nil {
+			return nil, nil, err
+		}
+		l, svc, err := NewSimulator(catalog, topo, dataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.vlcm.configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
+		svc.Listen = &url.URL{Scheme: sdk.Scheme, Host: sdk.Host, Path: sdk.Path,
+			User: url.UserPassword(o.username, o.password)}
+		simulator.Map.SessionManager().ServiceHostName = sdk.Host
+		return l, svc, nil
+	}
+	labs, err := newLabServer(build)
+	if err != nil {
+		return err
+	}
+	l := labs.lab
 	server := &http.Server{
-		Handler:           l.Handler(svc),
+		Handler:           labs,
 		TLSConfig:         tlsConfig,
 		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1 only, as vCenter's SDK
 		ReadHeaderTimeout: 30 * time.Second,
@@ -161,6 +173,20 @@ func scratchDir() string {
 		return "/dev/shm"
 	}
 	return os.TempDir()
+}
+
+// emptyDir removes what dir holds (the datastores' files of the lab a reset replaces).
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, entry := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, entry.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func countGPUs(l *Lab) int {

@@ -339,7 +339,9 @@ func (l *Lab) startTask(c *restCall, service, operation string, target map[strin
 	t := &restTask{ID: randomHex(16) + ":" + service, Service: service, Operation: operation, Target: target,
 		User: c.user, Status: "PENDING", Total: 1}
 	l.vlcm.tasks[t.ID] = t
+	l.background.Add(1)
 	go func() {
+		defer l.background.Done()
 		l.mu.Lock()
 		t.Status, t.Started, t.Progress = "RUNNING", time.Now(), operation+" started"
 		l.mu.Unlock()

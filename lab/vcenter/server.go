@@ -106,6 +106,7 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if blockingMethods[call.method] {
+			releaseGate(r)
 			svc.ServeSDK(w, r)
 			return
 		}

@@ -84,6 +84,35 @@ func (tl *testLab) state(t *testing.T) stateJSON {
 	return s
 }
 
+// runVGPU puts the first host in Shared Direct and powers the first VM on with a P40-8Q vGPU.
+func (tl *testLab) runVGPU(t *testing.T, ctx context.Context, c *govmomi.Client) {
+	t.Helper()
+	host := tl.hosts[0]
+	if _, err := methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
+		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: xorgService}); err != nil {
+		t.Fatal(err)
+	}
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{MemoryReservationLockedToMax: types.NewBool(true),
+		DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{
+			Operation: types.VirtualDeviceConfigSpecOperationAdd, Device: &types.VirtualPCIPassthrough{VirtualDevice: types.VirtualDevice{
+				Backing: &types.VirtualPCIPassthroughVmiopBackingInfo{Vgpu: "grid_p40-8q"}}}}}})
+	if err == nil {
+		err = task.Wait(ctx)
+	}
+	if err == nil {
+		if task, err = vm.PowerOn(ctx); err == nil {
+			err = task.Wait(ctx)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLoginAndOneInventoryRead(t *testing.T) {
 	tl := startLab(t)
 	if _, err := tl.connect(t, "wrong"); err == nil || !strings.Contains(err.Error(), "Login failure") {

@@ -27,7 +27,13 @@ var labOptions = []struct {
 
 func newSettingManager(om *simulator.OptionManager) *settingManager {
 	m := &settingManager{OptionManager: *om}
-	m.Setting = append([]types.BaseOptionValue(nil), om.Setting...)
+	// The simulator's defaults are shared by every simulator of the process and UpdateOptions changes an option in
+	// place: each lab gets its own copies, so a reset brings the defaults back.
+	m.Setting = make([]types.BaseOptionValue, 0, len(om.Setting)+len(labOptions))
+	for _, o := range om.Setting {
+		value := *o.GetOptionValue()
+		m.Setting = append(m.Setting, &value)
+	}
 	for _, o := range labOptions {
 		m.SupportedOption = append(m.SupportedOption, types.OptionDef{
 			ElementDescription: types.ElementDescription{

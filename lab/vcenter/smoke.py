@@ -6,8 +6,8 @@
 
     smoke.py [--binary lab/.build/vcsim-gpu] [--catalog lab/vcenter/testdata/catalog-sample.json] [--no-scale]
 
-Starts its own simulators on free ports with topologies of its own (a small one for the rules, a 30-host/300-VM one
-for timing), so it never disturbs a running lab. Needs the stdlib and pyVmomi. Exits 1 on any mismatch.
+Starts its own simulators on free ports with topologies of its own (a small one for the rules, then a reset back to
+its start; a 30-host/300-VM one for timing), so it never disturbs a running lab. Needs the stdlib and pyVmomi. Exits 1 on any mismatch.
 """
 
 import argparse
@@ -622,6 +622,26 @@ def test_connection_drop_and_stats(t, sim, inv):
     t.equal(sim.lab("GET", "/lab/stats")[1]["soap_requests"], stats["soap_requests"], "lab endpoints not counted")
 
 
+def test_reset(t, sim, start):
+    print("reset to the start")
+    si = sim.connect()
+    sim.lab("POST", "/lab/faults", {"kind": "drop_connection", "count": 5})
+    started = time.monotonic()
+    status, answer = sim.lab("POST", "/lab/reset")
+    t.equal(status, 200, "POST /lab/reset (%s)" % answer)
+    print("  reset in %.3fs (%s ms in the simulator)" % (time.monotonic() - started, answer.get("reset_ms")))
+    t.equal(sim.state(), start, "state after the rules' changes and a reset")
+    t.equal(sim.lab("GET", "/lab/faults")[1]["faults"], [], "faults after the reset")
+    try:
+        si.RetrieveContent().rootFolder.childEntity
+        t.check(False, "a session from before the reset still works")
+    except vim.fault.NotAuthenticated:
+        pass
+    si = sim.connect()
+    t.equal(len(read_inventory(si)), len(start["hosts"]) + len(start["vms"]), "inventory read after the reset")
+    Disconnect(si)
+
+
 def test_bad_topologies(t, binary, catalog, workdir):
     print("topology errors")
     cases = {
@@ -667,6 +687,9 @@ def test_scale(t, binary, catalog, workdir):
         t.check(sim.startup < 10, "startup within 10 s (%.2fs)" % sim.startup)
         t.check(read < 5 and lab_state < 5, "reads within 5 s (%.2fs, %.2fs)" % (read, lab_state))
         Disconnect(si)
+        status, answer = sim.lab("POST", "/lab/reset")
+        print("  reset %s ms" % answer.get("reset_ms"))
+        t.check(status == 200 and answer["reset_ms"] < 5000, "reset within 5 s (%s %s)" % (status, answer))
     finally:
         sim.stop()
 
@@ -682,6 +705,7 @@ def main():
         sim = Simulator(args.binary, args.catalog, TOPOLOGY, workdir, "rules")
         print("vcsim-gpu at %s (started in %.2fs)" % (sim.url, sim.startup))
         try:
+            start = sim.state()
             si = sim.connect()
             inv = test_login_and_reads(t, sim, si)
             for test in (test_config_target,):
@@ -690,6 +714,7 @@ def main():
                          test_maintenance, test_bulk, test_cluster, test_connection_drop_and_stats):
                 test(t, sim, inv)
             Disconnect(si)
+            test_reset(t, sim, start)
         finally:
             code = sim.stop()
             t.equal(code, 0, "exit code after SIGTERM")

@@ -492,7 +492,9 @@ func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): installing the image", hostName, done+1, total)
 	v.lab.mu.Unlock()
 
-	time.Sleep(v.remediationDelay)
+	if !v.lab.pause(v.remediationDelay) {
+		return "ERROR", fmt.Sprintf("Host %s: the lab was reset during the installation.", hostName)
+	}
 
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()

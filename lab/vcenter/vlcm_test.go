@@ -12,10 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/vmware/govmomi/object"
-	"github.com/vmware/govmomi/vim25/methods"
-	"github.com/vmware/govmomi/vim25/types"
 )
 
 const (
@@ -313,30 +309,7 @@ func TestRemediationFailsOnHostThatCannotEvacuate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	host := tl.hosts[0]
-	if _, err := methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
-		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: xorgService}); err != nil {
-		t.Fatal(err)
-	}
-	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
-	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{MemoryReservationLockedToMax: types.NewBool(true),
-		DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{
-			Operation: types.VirtualDeviceConfigSpecOperationAdd, Device: &types.VirtualPCIPassthrough{VirtualDevice: types.VirtualDevice{
-				Backing: &types.VirtualPCIPassthroughVmiopBackingInfo{Vgpu: "grid_p40-8q"}}}}}})
-	if err == nil {
-		err = task.Wait(ctx)
-	}
-	if err == nil {
-		if task, err = vm.PowerOn(ctx); err == nil {
-			err = task.Wait(ctx)
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl.runVGPU(t, ctx, c)
 	a := tl.login(t)
 	base := imageWithDriver(t, tl, a)
 

@@ -202,11 +202,7 @@ func (vm *labVM) ShutdownGuest(ctx *simulator.Context, req *types.ShutdownGuest)
 	}
 	vm.shutdownPending = true
 	epoch, ref := vm.epoch, vm.Self
-	time.AfterFunc(l.faults.ShutdownDelay(vm.Name, defaultShutdownDelay), func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.finishShutdown(ctx, ref, epoch)
-	})
+	l.later(l.faults.ShutdownDelay(vm.Name, defaultShutdownDelay), func() { l.finishShutdown(ctx, ref, epoch) })
 	return body
 }
 

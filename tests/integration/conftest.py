@@ -4,8 +4,11 @@
 """Integration harness: the lab, and real ansible-playbook runs against it.
 
 Fixtures:
-- ``lab`` (per test module): a freshly started lab with the default topology, so every test file starts from the
-  same ground truth; stopped afterwards.
+- ``lab`` (per test): the lab of the default topology at its start. Each pytest-xdist worker starts one for the
+  session and resets it before every test (``labctl.py reset``: the vCenter builds its topology again, every BMC
+  goes back to its factory state), so any test runs alone or in any order.
+- ``labs`` (per session): ``labs(topology, extra)`` gives the lab of another topology the same way, for test files
+  that override ``lab``; a worker runs one lab at a time and restarts it only to change the topology.
 - ``run_tasks``: runs a list of tasks in a play on localhost with the collection and the vCenter connection set
   once through ``module_defaults``; returns the per-task results.
 """
@@ -14,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib.util
 import json
 import os
 import ssl
@@ -35,6 +39,18 @@ _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
 PORT_OFFSET = int(os.environ.get("LAB_PORT_OFFSET") or 0) + 1000 * int(_WORKER[2:] or 0)
 DEFAULT_STATE_DIR = os.path.join(ROOT, ".tmp", "lab" if not PORT_OFFSET else "lab-%d" % PORT_OFFSET)
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
+
+
+def _load_lab_control():
+    spec = importlib.util.spec_from_file_location("gpuops_lab_control", LABCTL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LAB_CONTROL = _load_lab_control()
+# The labs this worker started: state directory -> (topology, extra options of labctl up).
+_STARTED = {}
 
 
 def _insecure_context():
@@ -94,6 +110,10 @@ class Lab:
     def reset_stats(self):
         self.request("POST", "/lab/stats/reset")
 
+    def reset(self):
+        """The whole lab back to its start, without a restart; vCenter sessions end."""
+        LAB_CONTROL.reset_lab(self.services)
+
     def add_fault(self, **fault):
         self.request("POST", "/lab/faults", fault)
 
@@ -119,16 +139,37 @@ def start_lab(state_dir=DEFAULT_STATE_DIR, topology=DEFAULT_TOPOLOGY, extra=()):
     """A fresh lab: whatever ran in ``state_dir`` is stopped first."""
     labctl("down", state_dir)
     labctl("up", state_dir, "--topology", topology, "--port-offset", str(PORT_OFFSET), *extra)
+    _STARTED[state_dir] = (os.path.abspath(topology), tuple(extra))
     return Lab(state_dir)
 
 
-@pytest.fixture(scope="module")
-def lab():
-    started = start_lab()
+def _running(state_dir):
+    services = LAB_CONTROL.read_services(state_dir)
+    return bool(services) and all(LAB_CONTROL.pid_alive(service["pid"]) for service in services.values()
+                                  if "pid" in service)
+
+
+def lab_at_start(topology=DEFAULT_TOPOLOGY, extra=(), state_dir=DEFAULT_STATE_DIR):
+    """The lab of ``topology`` at its start: the one this worker runs in ``state_dir`` reset, or a new one."""
+    if _STARTED.get(state_dir) == (os.path.abspath(topology), tuple(extra)) and _running(state_dir):
+        running = Lab(state_dir)
+        running.reset()
+        return running
+    return start_lab(state_dir, topology, extra)
+
+
+@pytest.fixture(scope="session")
+def labs():
     try:
-        yield started
+        yield lab_at_start
     finally:
-        labctl("down", started.state_dir)
+        for state_dir in list(_STARTED):
+            labctl("down", state_dir)
+
+
+@pytest.fixture
+def lab(labs):
+    return labs()
 
 
 class PlaybookRun:

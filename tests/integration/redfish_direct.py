@@ -69,7 +69,7 @@ class LabBmc:
                     if key.split()[0] in ("PATCH", "POST", "DELETE", "PUT") and "/Sessions" not in key)
 
     def factory_reset(self):
-        self.lab("POST", "/reset-state")
+        self.lab("POST", "/reset")
 
     def fault(self, **fault):
         self.lab("POST", "/faults", fault)

@@ -25,7 +25,7 @@ def truth(lab, name=CLUSTER):
             "dpm_enabled": cluster["dpm"]["enabled"], "dpm_behavior": cluster["dpm"]["behavior"]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def start(lab):
     """DRS/DPM of both clusters as the lab started them (default topology)."""
     state = {CLUSTER: truth(lab), "mixed-cluster": truth(lab, "mixed-cluster")}
@@ -65,6 +65,7 @@ def test_a_behavior_alone_leaves_the_on_off_switches(lab, run_tasks):
 
 
 def test_restore_returns_the_cluster_exactly_to_its_start(lab, run_tasks, start):
+    automation(run_tasks, drs_enabled=False, dpm_enabled=False, drs_behavior="partiallyAutomated")
     result = automation(run_tasks, restore=start[CLUSTER])
     assert result["changed"] is True
     assert truth(lab) == result["current"] == start[CLUSTER]

@@ -35,6 +35,13 @@ def gpu(lab, host_name):
     return lab.host(host_name)["gpus"][0]
 
 
+@pytest.fixture
+def shared_direct_cluster(lab):
+    """The cluster's P40s configured and running as Shared Direct, as host_graphics leaves them."""
+    for host in CLUSTER_HOSTS:
+        _running_as(lab, host, "sharedDirect")
+
+
 def test_check_mode_predicts_the_change_and_changes_nothing(lab, run_tasks):
     before = lab.state()
     result = host_graphics(run_tasks, check=True, cluster="gpu-cluster", default_graphics_type="sharedDirect",
@@ -84,7 +91,7 @@ def test_shared_direct_on_the_cluster_restarts_xorg_where_changed_and_a_rerun_ch
     assert restarts(lab) == changed
 
 
-def test_soap_requests_with_nothing_to_change_are_a_small_constant(lab, run_tasks):
+def test_soap_requests_with_nothing_to_change_are_a_small_constant(lab, run_tasks, shared_direct_cluster):
     lab.reset_stats()
     result = host_graphics(run_tasks, cluster="gpu-cluster", default_graphics_type="sharedDirect",
                            gpu_graphics_type="sharedDirect", assignment_policy="performance")
@@ -96,7 +103,7 @@ def test_soap_requests_with_nothing_to_change_are_a_small_constant(lab, run_task
     assert stats["soap_requests"] == 8
 
 
-def test_diff_shows_before_and_after(lab, run_tasks):
+def test_diff_shows_before_and_after(lab, run_tasks, shared_direct_cluster):
     result = host_graphics(run_tasks, diff=True, esxi_hostnames=["esxi-01.lab.local"],
                            assignment_policy="consolidation")
     assert result["diff"]["before"]["esxi-01.lab.local"]["assignment_policy"] == "performance"
@@ -125,7 +132,7 @@ def test_a_device_entry_changes_only_that_gpu(lab, run_tasks):
     assert after["xorg_restarts"] == before["xorg_restarts"] + 1
 
 
-def test_a_vgpu_mode_vcenter_does_not_keep_is_reported(lab, run_tasks):
+def test_a_vgpu_mode_vcenter_does_not_keep_is_reported(lab, run_tasks, shared_direct_cluster):
     host = "esxi-02.lab.local"
     before = lab.host(host)
     result = host_graphics(run_tasks, esxi_hostnames=[host],
@@ -153,7 +160,17 @@ def _configure_without_restart(lab, host_name, graphics_type):
         direct.close()
 
 
-def test_a_pending_graphics_type_gets_its_xorg_restart(lab, run_tasks):
+def _running_as(lab, host_name, graphics_type):
+    """The host's P40 configured as graphics_type, then Xorg restarted so that it runs as such."""
+    _configure_without_restart(lab, host_name, graphics_type)
+    direct = Direct(lab)
+    try:
+        direct.host(host_name).configManager.serviceSystem.RestartService(id="xorg")
+    finally:
+        direct.close()
+
+
+def test_a_pending_graphics_type_gets_its_xorg_restart(lab, run_tasks, shared_direct_cluster):
     host = "esxi-03.lab.local"
     _configure_without_restart(lab, host, "shared")
     pending = gpu(lab, host)
@@ -173,6 +190,7 @@ def test_a_pending_graphics_type_gets_its_xorg_restart(lab, run_tasks):
 
 def test_restart_xorg_never_leaves_the_restart_and_warns(lab, run_tasks):
     host = "esxi-03.lab.local"
+    _running_as(lab, host, "shared")
     count = lab.host(host)["xorg_restarts"]
     result = host_graphics(run_tasks, esxi_hostnames=[host], gpu_graphics_type="sharedDirect",
                            default_graphics_type="sharedDirect", restart_xorg="never")
@@ -189,7 +207,7 @@ def test_restart_xorg_never_leaves_the_restart_and_warns(lab, run_tasks):
     assert lab.host(host)["xorg_restarts"] == count + 1
 
 
-def test_a_gpu_with_a_running_vgpu_vm_changes_type_only_with_force(lab, run_tasks):
+def test_a_gpu_with_a_running_vgpu_vm_changes_type_only_with_force(lab, run_tasks, shared_direct_cluster):
     host = "esxi-01.lab.local"
     direct = Direct(lab)
     try:

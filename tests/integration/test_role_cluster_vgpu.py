@@ -41,7 +41,7 @@ def gpu(lab, host):
     return lab.host(host)["gpus"][0]["pci_id"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def start(lab):
     state = {"gpu-cluster": automation(lab), "mixed-cluster": automation(lab, "mixed-cluster"),
              HOTMIGRATE: lab.state()["settings"][HOTMIGRATE]}
@@ -51,9 +51,15 @@ def start(lab):
     return state
 
 
-@pytest.fixture(scope="module")
-def state_file(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("cluster_vgpu") / "gpu-cluster.json")
+@pytest.fixture
+def state_file(tmp_path):
+    return str(tmp_path / "gpu-cluster.json")
+
+
+@pytest.fixture
+def prepared(lab, run_tasks, state_file):
+    """gpu-cluster after a prepare, recorded in state_file."""
+    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file)])
 
 
 def test_prepare_in_check_mode_changes_nothing(lab, run_tasks, start, state_file):
@@ -79,7 +85,7 @@ def test_prepare_turns_drs_dpm_off_allows_vgpu_vmotion_and_records_the_start(lab
     assert not any("WARNING" in str(result.get("msg", "")) for result in run.results), "gpu-cluster is symmetric"
 
 
-def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_tasks, start, state_file):
+def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_tasks, start, state_file, prepared):
     before = lab.state()
     run = play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file)])
     assert [result["_task"] for result in run.results if result.get("changed")] == []
@@ -88,7 +94,7 @@ def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_ta
         assert json.load(handle)["previous"] == start["gpu-cluster"]
 
 
-def test_restore_in_a_later_run_puts_drs_dpm_back_exactly(lab, run_tasks, start, state_file):
+def test_restore_in_a_later_run_puts_drs_dpm_back_exactly(lab, run_tasks, start, state_file, prepared):
     play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
     assert automation(lab) == start["gpu-cluster"]
     assert lab.state()["settings"][HOTMIGRATE] is True, "restore leaves vGPU vMotion on"

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The doctor role against the lab: findings follow the lab's ground truth, and the doctor changes nothing.
 
-The tests run in order on one lab: first the fresh lab, then the lab after (part of) the job, set up with plain
-pyVmomi and Redfish calls and the vLCM modules.
+Each test starts from the fresh lab; the lab after (part of) the job is set up with plain pyVmomi and Redfish calls
+and the vLCM modules.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -70,7 +70,7 @@ def rest_writes(lab):
                 if not route.startswith("GET ") and not route.endswith(" /api/session"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def bmcs(lab):
     found = dict((name, LabBmc(lab, name)) for name in lab.bmcs)
     for bmc in found.values():

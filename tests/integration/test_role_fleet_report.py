@@ -110,7 +110,7 @@ def guest_facts():
     return facts
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def carved(lab):
     """Shared Direct on esxi-01 and esxi-02, two 8Q vGPUs on the first and one 3Q on the second, all running."""
     direct = Direct(lab)

@@ -9,7 +9,6 @@ __metaclass__ = type
 
 import pytest
 
-from conftest import labctl
 from vlcm_lab import (
     BASE_IMAGE,
     DAEMON,
@@ -20,22 +19,18 @@ from vlcm_lab import (
     Depot,
     cluster_state,
     host_components,
-    start_vlcm_lab,
+    vlcm_lab_at_start,
 )
 
 IMAGE = {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION}
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    started = start_vlcm_lab(tmp_path_factory.mktemp("host-driver"), delay_ms=100)
-    try:
-        yield started
-    finally:
-        labctl("down", started.state_dir)
+@pytest.fixture
+def lab(labs, tmp_path_factory):
+    return vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=100)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def bundles(lab):
     depot = Depot(lab)
     return {"paths": [depot.driver(), depot.daemon()], "prefix": depot.url_prefix, "depot": depot}
@@ -106,6 +101,8 @@ def test_bundles_by_url_and_no_remediation(lab, run_tasks, bundles):
 
 
 def test_full_run_installs_the_driver_on_every_host(lab, run_tasks, bundles):
+    role(lab, run_tasks, host_driver_bundles=["file://" + path for path in bundles["paths"]],
+         host_driver_remediate=False)
     run = role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
                host_driver_accept_eula=True)
     tasks = by_task(run)
@@ -122,6 +119,8 @@ def test_full_run_installs_the_driver_on_every_host(lab, run_tasks, bundles):
 
 
 def test_a_second_run_changes_nothing(lab, run_tasks, bundles):
+    role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+         host_driver_accept_eula=True)
     before = lab.state()
     run = role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
                host_driver_accept_eula=True)

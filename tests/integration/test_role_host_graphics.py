@@ -74,6 +74,7 @@ def test_named_hosts_with_another_policy(lab, run_tasks):
 def test_a_gpu_that_keeps_its_type_fails_the_check_naming_it(lab, run_tasks):
     direct = Direct(lab)
     try:
+        direct.shared_direct("esxi-01.lab.local")
         direct.add_vgpu("gpu-vm-01", "grid_p40-8q")
         direct.power_on("gpu-vm-01")
     finally:

@@ -86,6 +86,13 @@ def test_profiles_from_inventory_powered_on_and_placed(lab, run_tasks, guests_in
 
 
 def test_running_vm_needing_a_change_stops_the_role_before_any_change(lab, run_tasks, guests_inventory, tmp_path):
+    direct = Direct(lab)
+    try:
+        direct.shared_direct("esxi-01.lab.local")
+        direct.add_vgpu("gpu-vm-02", "grid_p40-8q")
+        direct.power_on("gpu-vm-02")
+    finally:
+        direct.close()
     other = tmp_path / "other.yml"
     other.write_text(yaml.safe_dump({"gpu_guests": {"hosts": {"gpu-vm-02": {"vgpu_profile": "grid_p40-4q"}}}}))
     before = lab.state()

@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
+from pyVmomi import vim
 
 from vsphere_direct import Direct
 
@@ -54,7 +55,17 @@ def test_hotmigrate_true_lands_as_a_boolean_and_a_rerun_changes_nothing(lab, run
     assert lab.state()["settings"][HOTMIGRATE] is True
 
 
+def set_directly(lab, key, value):
+    """A setting changed with plain pyVmomi, as another client would."""
+    direct = Direct(lab)
+    try:
+        direct.content.setting.UpdateOptions(changedValue=[vim.option.OptionValue(key=key, value=value)])
+    finally:
+        direct.close()
+
+
 def test_words_for_booleans_are_typed(lab, run_tasks):
+    set_directly(lab, HOTMIGRATE, True)
     assert settings(run_tasks, settings={HOTMIGRATE: "no"})["changed"] is True
     assert lab.state()["settings"][HOTMIGRATE] is False
     assert settings(run_tasks, settings={HOTMIGRATE: "yes"})["changed"] is True
@@ -63,6 +74,7 @@ def test_words_for_booleans_are_typed(lab, run_tasks):
 
 
 def test_an_int_setting_takes_a_numeric_string_and_only_changed_keys_are_sent(lab, run_tasks):
+    set_directly(lab, HOTMIGRATE, True)
     start = direct_values(lab, "event.maxAge", "event.batchsize")
     assert isinstance(start["event.maxAge"], int)
     lab.reset_stats()

@@ -9,7 +9,6 @@ __metaclass__ = type
 
 import pytest
 
-from conftest import labctl
 from vlcm_lab import (
     BASE_IMAGE,
     DAEMON,
@@ -21,24 +20,28 @@ from vlcm_lab import (
     cluster_state,
     host_components,
     routes_called,
-    start_vlcm_lab,
+    set_image,
+    vlcm_lab_at_start,
 )
 
 DRIVER_535 = "535.54.06-1OEM.800.1.0.20613240"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    started = start_vlcm_lab(tmp_path_factory.mktemp("vlcm-image"))
-    try:
-        depot, rest = Depot(started), Rest(started)
-        for bundle in (depot.driver(), depot.driver("535.54.06"), depot.daemon()):
-            info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
-                             {"source_type": "PULL", "location": depot.url(bundle)})
-            assert info["status"] == "SUCCEEDED", info
-        yield started
-    finally:
-        labctl("down", started.state_dir)
+@pytest.fixture
+def lab(labs, tmp_path_factory):
+    started = vlcm_lab_at_start(labs, tmp_path_factory)
+    depot, rest = Depot(started), Rest(started)
+    for bundle in (depot.driver(), depot.driver("535.54.06"), depot.daemon()):
+        info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
+                         {"source_type": "PULL", "location": depot.url(bundle)})
+        assert info["status"] == "SUCCEEDED", info
+    return started
+
+
+@pytest.fixture
+def driver_in_the_image(lab):
+    """gpu-cluster's image with the driver and the daemon, committed directly."""
+    set_image(Rest(lab), {DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION})
 
 
 def image(run_tasks, check=False, diff=False, expect_failure=False, **options):
@@ -80,13 +83,13 @@ def test_set_components_then_a_rerun_changes_nothing(lab, run_tasks):
     assert cluster_state(lab)["image"] == truth["image"]
 
 
-def test_null_version_keeps_the_version_in_the_image(lab, run_tasks):
+def test_null_version_keeps_the_version_in_the_image(lab, run_tasks, driver_in_the_image):
     result = image(run_tasks, components={DRIVER: None})
     assert result["changed"] is False
     assert cluster_state(lab)["image"][DRIVER] == DRIVER_VERSION
 
 
-def test_update_one_component_leaves_the_others(lab, run_tasks):
+def test_update_one_component_leaves_the_others(lab, run_tasks, driver_in_the_image):
     result = image(run_tasks, diff=True, components={DRIVER: DRIVER_535})
     assert result["changed"] is True
     assert result["diff"]["before"]["components"][DRIVER] == DRIVER_VERSION
@@ -95,7 +98,7 @@ def test_update_one_component_leaves_the_others(lab, run_tasks):
     assert cluster_state(lab)["image"][DRIVER] == DRIVER_VERSION
 
 
-def test_remove_and_add_back(lab, run_tasks):
+def test_remove_and_add_back(lab, run_tasks, driver_in_the_image):
     removed = image(run_tasks, remove_components=[DAEMON, "never-there"])
     assert removed["changed"] is True and removed["changes"]["delete"] == [DAEMON]
     assert cluster_state(lab)["image"] == {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION}
@@ -140,7 +143,7 @@ def test_contradicting_options_fail(lab, run_tasks):
     assert "both in components and in remove_components" in result["msg"]
 
 
-def test_depot_in_use_by_the_image_cannot_be_removed(lab, run_tasks):
+def test_depot_in_use_by_the_image_cannot_be_removed(lab, run_tasks, driver_in_the_image):
     depot = Depot(lab)
     result = run_tasks([{"name": "vlcm_depot", "gpuops.vgpu.vlcm_depot": {
         "location": depot.url(depot.driver()), "state": "absent"}}], expect_failure=True).result(0)

@@ -20,7 +20,7 @@ def depot_task(run_tasks, check=False, expect_failure=False, diff=False, **optio
     return run.result(0)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def depot(lab):
     return Depot(lab)
 

@@ -9,22 +9,18 @@ __metaclass__ = type
 
 import pytest
 
-from conftest import labctl
-from vlcm_lab import BASE_IMAGE, DAEMON, DAEMON_VERSION, DRIVER, DRIVER_VERSION, Depot, Rest, start_vlcm_lab
+from vlcm_lab import BASE_IMAGE, DAEMON, DAEMON_VERSION, DRIVER, DRIVER_VERSION, Depot, Rest, vlcm_lab_at_start
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    started = start_vlcm_lab(tmp_path_factory.mktemp("vlcm-info"))
-    try:
-        depot, rest = Depot(started), Rest(started)
-        for bundle in (depot.driver(), depot.daemon()):
-            info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
-                             {"source_type": "PULL", "location": depot.url(bundle)})
-            assert info["status"] == "SUCCEEDED", info
-        yield started
-    finally:
-        labctl("down", started.state_dir)
+@pytest.fixture
+def lab(labs, tmp_path_factory):
+    started = vlcm_lab_at_start(labs, tmp_path_factory)
+    depot, rest = Depot(started), Rest(started)
+    for bundle in (depot.driver(), depot.daemon()):
+        info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
+                         {"source_type": "PULL", "location": depot.url(bundle)})
+        assert info["status"] == "SUCCEEDED", info
+    return started
 
 
 def info(run_tasks, check=False, expect_failure=False, **options):

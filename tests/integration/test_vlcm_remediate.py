@@ -11,7 +11,6 @@ import re
 
 import pytest
 
-from conftest import labctl
 from vlcm_lab import (
     BASE_IMAGE,
     DAEMON,
@@ -23,7 +22,8 @@ from vlcm_lab import (
     Rest,
     host_components,
     routes_called,
-    start_vlcm_lab,
+    set_image,
+    vlcm_lab_at_start,
 )
 from vsphere_direct import Direct
 
@@ -34,28 +34,16 @@ SCAN = "POST /api/esx/settings/clusters/{cluster}/software?action=scan&vmw-task=
 IMAGE = {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION}
 
 
-def set_image(rest, components):
-    """Commit components to gpu-cluster's image directly through vLCM's drafts."""
-    drafts = "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id("gpu-cluster")
-    draft = rest.call("POST", drafts)
-    rest.call("PATCH", "%s/%s/software/components" % (drafts, draft), {"components_to_set": components})
-    info = rest.task("POST", "%s/%s?action=commit&vmw-task=true" % (drafts, draft), {})
-    assert info["status"] == "SUCCEEDED", info
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    started = start_vlcm_lab(tmp_path_factory.mktemp("vlcm-remediate"), delay_ms=DELAY_MS)
-    try:
-        depot, rest = Depot(started), Rest(started)
-        for bundle in (depot.driver(), depot.driver("535.54.06"), depot.daemon()):
-            info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
-                             {"source_type": "PULL", "location": depot.url(bundle)})
-            assert info["status"] == "SUCCEEDED", info
-        set_image(rest, {DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION})
-        yield started
-    finally:
-        labctl("down", started.state_dir)
+@pytest.fixture
+def lab(labs, tmp_path_factory):
+    started = vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=DELAY_MS)
+    depot, rest = Depot(started), Rest(started)
+    for bundle in (depot.driver(), depot.driver("535.54.06"), depot.daemon()):
+        info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
+                         {"source_type": "PULL", "location": depot.url(bundle)})
+        assert info["status"] == "SUCCEEDED", info
+    set_image(rest, {DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION})
+    return started
 
 
 def remediate(run_tasks, check=False, expect_failure=False, diff=False, **options):
@@ -113,7 +101,7 @@ def test_one_host_only(lab, run_tasks):
     assert not any(state[1] for state in hosts_state(lab).values()), "no host left in maintenance mode"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def vgpu_vm_on_esxi_03(lab):
     """gpu-vm-07 runs a vGPU on esxi-03 and vGPU vMotion is off, so DRS cannot move it."""
     direct = Direct(lab)
@@ -141,6 +129,7 @@ def test_precheck_stops_before_any_host_changes(lab, run_tasks, vgpu_vm_on_esxi_
 
 
 def test_a_host_that_cannot_evacuate_fails_with_the_reason(lab, run_tasks, vgpu_vm_on_esxi_03):
+    remediate(run_tasks, accept_eula=True, hosts=["esxi-02.lab.local"])
     result = remediate(run_tasks, expect_failure=True, accept_eula=True, precheck=False)
     assert "Remediation of cluster 'gpu-cluster' failed on esxi-03.lab.local" in result["msg"]
     assert "gpu-vm-07 (its vGPUs need vGPU vMotion: vgpu.hotmigrate.enabled is false)" in result["msg"]
@@ -159,6 +148,7 @@ def test_a_host_that_cannot_evacuate_fails_with_the_reason(lab, run_tasks, vgpu_
 
 
 def test_remediation_completes_once_the_vm_is_off(lab, run_tasks, vgpu_vm_on_esxi_03):
+    remediate(run_tasks, accept_eula=True, hosts=["esxi-01.lab.local", "esxi-02.lab.local"])
     direct = Direct(lab)
     try:
         direct.power_off(vgpu_vm_on_esxi_03)
@@ -175,6 +165,7 @@ def test_remediation_completes_once_the_vm_is_off(lab, run_tasks, vgpu_vm_on_esx
 
 
 def test_a_rerun_changes_nothing(lab, run_tasks):
+    remediate(run_tasks, accept_eula=True)
     lab.reset_stats()
     result = remediate(run_tasks, accept_eula=True)
     assert result["changed"] is False

@@ -23,8 +23,8 @@ import jsonschema
 import pytest
 import requests
 
-from conftest import ROOT, labctl
-from vlcm_lab import DAEMON, DRIVER, DRIVER_VERSION, Depot, start_vlcm_lab
+from conftest import ROOT
+from vlcm_lab import DAEMON, DRIVER, DRIVER_VERSION, Depot, vlcm_lab_at_start
 from vsphere_direct import Direct
 
 # The collection's own client, from the collection tree Ansible uses (make collection-link).
@@ -203,13 +203,9 @@ def spec():
         return Spec(json.load(handle))
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    started = start_vlcm_lab(tmp_path_factory.mktemp("vlcm-spec"), delay_ms=20)
-    try:
-        yield started
-    finally:
-        labctl("down", started.state_dir)
+@pytest.fixture
+def lab(labs, tmp_path_factory):
+    return vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=20)
 
 
 def expect_error(call, *args, **kwargs):

@@ -26,12 +26,24 @@ def profiles(lab, name):
     return sorted(v["profile"] for v in lab.vm(name)["vgpus"])
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def shared_direct_hosts(lab):
     direct = Direct(lab)
     try:
         for host in ("esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"):
             direct.shared_direct(host)
+    finally:
+        direct.close()
+
+
+def given(lab, vgpus=(), powered_on=()):
+    """Set up with plain pyVmomi: the (VM, profile) vGPUs added, then the VMs powered on."""
+    direct = Direct(lab)
+    try:
+        for vm, profile in vgpus:
+            direct.add_vgpu(vm, profile)
+        for vm in powered_on:
+            direct.power_on(vm)
     finally:
         direct.close()
 
@@ -60,6 +72,7 @@ def test_add_then_idempotent(lab, run_tasks):
 
 
 def test_diff_shows_before_and_after(lab, run_tasks):
+    given(lab, vgpus=[("gpu-vm-01", "grid_p40-8q")])
     run = run_tasks(vm_vgpu(profile="grid_p40-4q", vms=[{"name": "gpu-vm-01"}]), diff=True, check=True)
     diff = run.result(0)["diff"]
     assert diff["before"]["gpu-vm-01"]["profiles"] == ["grid_p40-8q"]
@@ -67,6 +80,7 @@ def test_diff_shows_before_and_after(lab, run_tasks):
 
 
 def test_profile_change_leaves_one_device(lab, run_tasks):
+    given(lab, vgpus=[("gpu-vm-01", "grid_p40-8q")])
     keys_before = [v["key"] for v in lab.vm("gpu-vm-01")["vgpus"]]
     run_tasks(vm_vgpu(vms=[{"name": "gpu-vm-01", "profile": "grid_p40-4q"}]))
     vm = lab.vm("gpu-vm-01")
@@ -84,6 +98,7 @@ def test_multi_vgpu_and_back(lab, run_tasks):
 
 
 def test_absent_and_release(lab, run_tasks):
+    given(lab, vgpus=[("gpu-vm-02", "grid_p40-8q")])
     run_tasks(vm_vgpu(state="absent", vms=[{"name": "gpu-vm-02"}]))
     vm = lab.vm("gpu-vm-02")
     assert vm["vgpus"] == [] and vm["memory_reservation_locked_to_max"] is True
@@ -133,6 +148,7 @@ def test_powered_on_vm_with_power_never_fails_before_any_change(lab, run_tasks):
 
 
 def test_shutdown_guest_changes_and_powers_back_on(lab, run_tasks):
+    given(lab, vgpus=[("gpu-vm-01", "grid_p40-4q")], powered_on=["gpu-vm-01"])
     assert lab.vm("gpu-vm-01")["power_state"] == "poweredOn"
     result = run_tasks(vm_vgpu(profile="grid_p40-8q", power="shutdown_guest", shutdown_timeout=60,
                                vms=[{"name": "gpu-vm-01"}])).result(0)
@@ -146,6 +162,7 @@ def test_shutdown_guest_changes_and_powers_back_on(lab, run_tasks):
 
 
 def test_guest_that_ignores_shutdown(lab, run_tasks):
+    given(lab, vgpus=[("gpu-vm-01", "grid_p40-8q")], powered_on=["gpu-vm-01"])
     lab.add_fault(kind="shutdown_ignored", vm="gpu-vm-01")
     try:
         run = run_tasks(vm_vgpu(profile="grid_p40-4q", power="shutdown_guest", shutdown_timeout=2,
@@ -200,6 +217,7 @@ def test_one_failed_reconfigure_does_not_stop_the_others(lab, run_tasks):
 
 def test_dropped_connection_fails_one_vm_and_the_rest_complete(lab, run_tasks):
     names = ("gpu-vm-07", "gpu-vm-08", "gpu-vm-09")
+    given(lab, vgpus=[(name, "grid_p40-3q") for name in names])
     lab.add_fault(kind="drop_connection", method="ReconfigVM_Task", count=1)
     try:
         run = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names]), expect_failure=True)
@@ -219,6 +237,7 @@ def test_dropped_connection_fails_one_vm_and_the_rest_complete(lab, run_tasks):
 
 def test_cross_check_with_community_vmware(lab, run_tasks):
     """An independent client reads the profile vm_vgpu set."""
+    run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": "gpu-vm-07"}]))
     conn = lab.connection
     run = run_tasks([{"name": "read", "community.vmware.vmware_guest_vgpu_info": {
         "hostname": conn["hostname"], "port": conn["port"], "username": conn["username"],

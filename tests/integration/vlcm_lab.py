@@ -18,7 +18,7 @@ import urllib.request
 
 import yaml
 
-from conftest import DEFAULT_TOPOLOGY, ROOT, start_lab
+from conftest import DEFAULT_TOPOLOGY, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "lab", "tools"))
 import make_bundle  # noqa: E402  pylint: disable=wrong-import-position
@@ -37,14 +37,24 @@ def vlcm_topology(directory, delay_ms=200):
         if cluster["name"] == "mixed-cluster":
             cluster["image_managed"] = False
     topology["vlcm"] = {"remediation_delay_ms": delay_ms}
-    path = os.path.join(str(directory), "vlcm-topology.json")
+    path = os.path.join(str(directory), "vlcm-topology-%dms.json" % delay_ms)
     with open(path, "w") as handle:
         json.dump(topology, handle)
     return path
 
 
-def start_vlcm_lab(directory, delay_ms=200):
-    return start_lab(topology=vlcm_topology(directory, delay_ms), extra=("--no-bmc",))
+def vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=200):
+    """The lab of vlcm_topology(), without BMCs, at its start; test files with the same delay share it."""
+    return labs(vlcm_topology(tmp_path_factory.getbasetemp(), delay_ms), extra=("--no-bmc",))
+
+
+def set_image(rest, components):
+    """Commit components to gpu-cluster's image directly through vLCM's drafts."""
+    drafts = "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id("gpu-cluster")
+    draft = rest.call("POST", drafts)
+    rest.call("PATCH", "%s/%s/software/components" % (drafts, draft), {"components_to_set": components})
+    info = rest.task("POST", "%s/%s?action=commit&vmw-task=true" % (drafts, draft), {})
+    assert info["status"] == "SUCCEEDED", info
 
 
 class Depot:
