@@ -14,6 +14,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_cluster import hosts_alike as _hosts_alike
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor_facts
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
@@ -77,7 +78,7 @@ def hosts_alike(gpu_inventory, nvidia_smi=None):
     hosts = gpu_inventory.get("hosts") if isinstance(gpu_inventory, dict) else gpu_inventory
     if not isinstance(hosts, list):
         raise AnsibleFilterError("hosts_alike: expects a gpuops.vgpu.gpu_info result or its hosts list.")
-    return _doctor.hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
+    return _hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
 
 
 class FilterModule(object):
