@@ -31,6 +31,10 @@ func (h *taskHooks) Reference() types.ManagedObjectReference {
 }
 
 func (h *taskHooks) PutObject(obj mo.Reference) {
+	if cluster, ok := obj.(*simulator.ClusterComputeResource); ok {
+		h.lab.newCluster(cluster)
+		return
+	}
 	task, ok := obj.(*simulator.Task)
 	if !ok {
 		return

@@ -22,6 +22,7 @@ const (
 // Build creates the topology's inventory in an empty simulator (no DC0, no default hosts or VMs) and wraps the
 // objects that get GPU behaviour. dataDir holds the datastores' files.
 func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) error {
+	installPropertyCollector()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
 	if err != nil {
@@ -65,6 +66,7 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 		cluster = object.NewClusterComputeResource(c, ref)
 		l.clusters = append(l.clusters, ref)
 		cfg := simulator.Map.Get(ref).(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		fillClusterDefaults(cfg)
 		cfg.DrsConfig = drsConfig(cs.DRS)
 		cfg.DpmConfigInfo = dpmConfig(cs.DPM)
 		for _, hs := range cs.Hosts {

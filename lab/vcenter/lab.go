@@ -107,7 +107,7 @@ func (l *Lab) host(ref types.ManagedObjectReference) *hostState {
 	return h
 }
 
-// attachHost registers a host's GPU devices, graphics manager and service system with the simulator.
+// attachHost registers a host's GPU devices, graphics manager, service system and other managers with the simulator.
 func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	hw := *obj.Hardware
 	hw.PciDevice = append(append([]types.HostPciDevice(nil), obj.Hardware.PciDevice...), h.pciDevices()...)
@@ -120,6 +120,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	gm, ss := h.graphics.Self, h.svc.Self
 	obj.ConfigManager.GraphicsManager = &gm
 	obj.ConfigManager.ServiceSystem = &ss
+	l.attachConfigManagers(h, obj)
 
 	product := esxiAbout(obj.Config.Product)
 	obj.Config.Product = product

@@ -20,11 +20,12 @@ var blockingMethods = map[string]bool{
 	"CancelWaitForUpdates": true,
 }
 
-// Requests whose task hooks need their arguments (see taskHooks).
+// Requests whose task and registry hooks need their arguments (see taskHooks).
 var hookedMethods = map[string]bool{
 	"EnterMaintenanceMode_Task":       true,
 	"ReconfigureComputeResource_Task": true,
 	"PowerOnMultiVM_Task":             true,
+	"CreateClusterEx":                 true,
 }
 
 // Handler is the simulated vCenter's HTTP front: SOAP at /sdk, the lab endpoints at /lab/, REST under /api/.

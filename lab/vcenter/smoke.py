@@ -259,6 +259,51 @@ def test_login_and_reads(t, sim, si):
     return inv
 
 
+def test_client_reads(t, si):
+    """What vSphere clients read with plain pyVmomi attribute access (Fetch, one property per call)."""
+    print("pyVmomi attribute access: unset properties, vSAN, PCI passthrough, cluster configuration")
+    content = si.RetrieveContent()
+    view = content.viewManager.CreateContainerView(content.rootFolder, [], True)
+    objects = list(view.view)
+    view.Destroy()
+    vm = next(o for o in objects if isinstance(o, vim.VirtualMachine))
+    t.equal((vm.snapshot, vm.parentVApp), (None, None), "unset VM properties read as None")
+    for host in (o for o in objects if isinstance(o, vim.HostSystem)):
+        managers = (getattr(host.configManager, p.name) for p in host.configManager._GetPropertyList())
+        objects += [m for m in managers if isinstance(m, vim.ManagedObject)]
+        status = host.configManager.vsanSystem.QueryHostStatus()
+        t.equal((status.health, status.nodeState.state, status.uuid), ("unknown", "disabled", None),
+                "vSAN status of %s" % host.name)
+        passthru = {p.id: p for p in host.config.pciPassthruInfo}
+        t.equal(sorted(passthru), sorted(d.id for d in host.hardware.pciDevice),
+                "a passthrough entry per PCI device of %s" % host.name)
+        for device in host.hardware.pciDevice:
+            entry = passthru.get(device.id)
+            if device.vendorId == 0x10de:
+                t.check(entry and entry.passthruCapable and not entry.passthruEnabled,
+                        "GPU %s of %s passthrough capable, not enabled" % (device.id, host.name))
+            if device.classId >> 8 == 0x06:
+                t.check(entry and not entry.passthruCapable, "bridge %s of %s not capable" % (device.id, host.name))
+        t.equal(len(host.configManager.pciPassthruSystem.pciPassthruInfo), len(passthru),
+                "pciPassthruSystem of %s" % host.name)
+    for cluster in (o for o in objects if isinstance(o, vim.ClusterComputeResource)):
+        config = cluster.configurationEx
+        t.equal((config.vsanConfigInfo.enabled, config.vsanConfigInfo.defaultConfig.autoClaimStorage,
+                 config.dasConfig.enabled, config.dasConfig.defaultVmSettings.vmToolsMonitoringSettings.minUpTime,
+                 config.dpmConfigInfo.enabled, config.proactiveDrsConfig.enabled),
+                (False, False, False, 120, False, False), "configurationEx defaults of %s" % cluster.name)
+    failed = []
+    for obj in objects + [content.rootFolder]:
+        for prop in obj._GetPropertyList():
+            if prop.version in ("vim.version.v8_0_3_0", "vim.version.v9_0_0_0", "vim.version.v9_1_0_0"):
+                continue  # newer than the lab's API (8.0.2): vCenter 8.0.2 refuses them too
+            try:
+                getattr(obj, prop.name)
+            except vmodl.MethodFault as err:
+                failed.append("%s.%s: %s" % (obj._moId, prop.name, type(err).__name__))
+    t.equal(failed, [], "every property of every managed object reads through pyVmomi")
+
+
 def test_config_target(t, inv):
     print("environment browser: sharedGpuPassthroughTypes")
     cluster = inv.hosts["esxi-01"].parent
@@ -708,6 +753,7 @@ def main():
             start = sim.state()
             si = sim.connect()
             inv = test_login_and_reads(t, sim, si)
+            test_client_reads(t, si)
             for test in (test_config_target,):
                 test(t, inv)
             for test in (test_settings, test_graphics, test_reconfigure, test_power_on, test_migration,

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// fetchCall is the SOAP exchange of PropertyCollector.Fetch, which govmomi has no public method for.
+type fetchCall struct {
+	Req    *fetchRequest  `xml:"urn:vim25 Fetch,omitempty"`
+	Res    *FetchResponse `xml:"urn:vim25 FetchResponse,omitempty"`
+	Fault_ *soap.Fault    `xml:"http://schemas.xmlsoap.org/soap/envelope/ Fault,omitempty"`
+}
+
+type fetchRequest struct {
+	This types.ManagedObjectReference `xml:"_this"`
+	Prop string                       `xml:"prop"`
+}
+
+func (b *fetchCall) Fault() *soap.Fault { return b.Fault_ }
+
+func fetch(ctx context.Context, t *testing.T, c *soap.Client, ref types.ManagedObjectReference, prop string) (
+	types.AnyType, error) {
+	t.Helper()
+	call := &fetchCall{Req: &fetchRequest{This: ref, Prop: prop}}
+	if err := c.RoundTrip(ctx, call, call); err != nil {
+		return nil, err
+	}
+	if call.Res == nil {
+		t.Fatalf("Fetch %s.%s: no response", ref, prop)
+	}
+	return call.Res.Returnval, nil
+}
+
+func TestFetchAnswersUnsetPropertiesUnset(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := tl.vms[0]
+	for _, prop := range []string{"snapshot", "parentVApp"} {
+		value, err := fetch(ctx, t, c.Client.Client, vm, prop)
+		if err != nil || value != nil {
+			t.Errorf("Fetch %s: got %v, %v; want unset", prop, value, err)
+		}
+	}
+	if name, err := fetch(ctx, t, c.Client.Client, vm, "name"); err != nil || name != "vm-1" {
+		t.Errorf("Fetch name: got %v, %v", name, err)
+	}
+	if _, err := fetch(ctx, t, c.Client.Client, vm, "noSuchProperty"); !soap.IsSoapFault(err) {
+		t.Errorf("Fetch of an unknown property: got %v, want a fault", err)
+	}
+	cluster := tl.clusters[0]
+	if enabled, err := fetch(ctx, t, c.Client.Client, cluster, "configManagerEnabled"); err != nil || enabled != false {
+		t.Errorf("Fetch configManagerEnabled: got %v, %v", enabled, err)
+	}
+}
+
+func TestHostConfigManagers(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[types.ManagedObjectReference]bool{}
+	for _, h := range tl.hosts {
+		var host mo.HostSystem
+		if err := object.NewHostSystem(c.Client, h.ref).Properties(ctx, h.ref,
+			[]string{"configManager", "hardware.pciDevice", "config.pciPassthruInfo"}, &host); err != nil {
+			t.Fatal(err)
+		}
+		cm := host.ConfigManager
+		for _, ref := range []*types.ManagedObjectReference{cm.VsanSystem, cm.PciPassthruSystem, cm.CpuScheduler,
+			cm.VmotionSystem, cm.HealthStatusSystem, cm.DateTimeSystem, cm.PowerSystem} {
+			if ref == nil || seen[*ref] {
+				t.Fatalf("host %s: manager %v missing or shared with another host", h.name, ref)
+			}
+			seen[*ref] = true
+			var content []types.ObjectContent
+			if err := property.DefaultCollector(c.Client).Retrieve(ctx, []types.ManagedObjectReference{*ref}, nil,
+				&content); err != nil {
+				t.Errorf("host %s: %s answers %v", h.name, ref, err)
+			}
+		}
+		status, err := methods.QueryHostStatus(ctx, c, &types.QueryHostStatus{This: *cm.VsanSystem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := status.Returnval; s.Health != "unknown" || s.NodeState.State != "disabled" || s.Uuid != "" {
+			t.Errorf("host %s: vSAN status %+v, want a host without vSAN", h.name, s)
+		}
+
+		passthru := map[string]*types.HostPciPassthruInfo{}
+		for _, p := range host.Config.PciPassthruInfo {
+			passthru[p.GetHostPciPassthruInfo().Id] = p.GetHostPciPassthruInfo()
+		}
+		if len(passthru) != len(host.Hardware.PciDevice) {
+			t.Errorf("host %s: %d passthrough entries for %d PCI devices", h.name, len(passthru),
+				len(host.Hardware.PciDevice))
+		}
+		for _, d := range host.Hardware.PciDevice {
+			p := passthru[d.Id]
+			switch {
+			case p == nil:
+				t.Errorf("host %s: no passthrough entry for %s", h.name, d.Id)
+			case d.VendorId == int16(uint16(nvidiaVendorID)) && !p.PassthruCapable:
+				t.Errorf("host %s: GPU %s not passthrough capable", h.name, d.Id)
+			case uint16(d.ClassId)>>8 == pciClassBridge && p.PassthruCapable:
+				t.Errorf("host %s: bridge %s passthrough capable", h.name, d.Id)
+			case p.PassthruEnabled || p.PassthruActive || p.DependentDevice != d.Id:
+				t.Errorf("host %s: device %s starts as %+v", h.name, d.Id, p)
+			}
+		}
+		var system mo.HostPciPassthruSystem
+		if err := c.RetrieveOne(ctx, *cm.PciPassthruSystem, nil, &system); err != nil {
+			t.Fatal(err)
+		}
+		if len(system.PciPassthruInfo) != len(passthru) {
+			t.Errorf("host %s: pciPassthruSystem lists %d devices, config %d", h.name, len(system.PciPassthruInfo),
+				len(passthru))
+		}
+	}
+}
+
+func TestClusterConfigurationDefaults(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	configOf := func(ref types.ManagedObjectReference) *types.ClusterConfigInfoEx {
+		var cluster mo.ClusterComputeResource
+		if err := c.RetrieveOne(ctx, ref, []string{"configurationEx"}, &cluster); err != nil {
+			t.Fatal(err)
+		}
+		return cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	}
+	checkDefaults := func(name string, cfg *types.ClusterConfigInfoEx) {
+		if cfg.VsanConfigInfo == nil || isTrue(cfg.VsanConfigInfo.Enabled) || cfg.VsanConfigInfo.DefaultConfig == nil {
+			t.Errorf("%s: vsanConfigInfo %+v", name, cfg.VsanConfigInfo)
+		}
+		das := cfg.DasConfig
+		if das.Enabled == nil || *das.Enabled || das.AdmissionControlPolicy == nil || das.DefaultVmSettings == nil ||
+			das.DefaultVmSettings.VmToolsMonitoringSettings == nil || das.HostMonitoring != "enabled" {
+			t.Errorf("%s: dasConfig %+v", name, das)
+		}
+		if cfg.DpmConfigInfo == nil || cfg.ProactiveDrsConfig == nil || cfg.InfraUpdateHaConfig == nil {
+			t.Errorf("%s: DPM %+v, proactive DRS %+v, Quick Boot %+v", name, cfg.DpmConfigInfo,
+				cfg.ProactiveDrsConfig, cfg.InfraUpdateHaConfig)
+		}
+	}
+	topo := configOf(tl.clusters[0])
+	checkDefaults("topology cluster", topo)
+	if !isTrue(topo.DrsConfig.Enabled) {
+		t.Errorf("topology cluster: DRS from the topology lost: %+v", topo.DrsConfig)
+	}
+
+	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := folders.HostFolder
+	plain, err := folder.CreateCluster(ctx, "plain", types.ClusterConfigSpecEx{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configOf(plain.Reference())
+	checkDefaults("API cluster", cfg)
+	if isTrue(cfg.DrsConfig.Enabled) || cfg.DrsConfig.DefaultVmBehavior != types.DrsBehaviorFullyAutomated {
+		t.Errorf("API cluster with an empty spec: DRS %+v, want off and fullyAutomated", cfg.DrsConfig)
+	}
+	drs, err := folder.CreateCluster(ctx, "with-drs", types.ClusterConfigSpecEx{
+		DrsConfig: &types.ClusterDrsConfigInfo{Enabled: types.NewBool(true)},
+		DpmConfig: &types.ClusterDpmConfigInfo{DefaultDpmBehavior: types.DpmBehaviorAutomated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = configOf(drs.Reference())
+	if !isTrue(cfg.DrsConfig.Enabled) || cfg.DpmConfigInfo.DefaultDpmBehavior != types.DpmBehaviorAutomated {
+		t.Errorf("API cluster with DRS in its spec: DRS %+v, DPM %+v", cfg.DrsConfig, cfg.DpmConfigInfo)
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// fillClusterDefaults completes what the simulator leaves empty in a new cluster's configurationEx with what vCenter
+// sets for a cluster created through the API with an empty spec: HA, DRS, DPM, vSAN, proactive DRS and Quick Boot
+// (infraUpdateHa) all off, with their documented defaults (ClusterDasConfigInfo, ClusterDasVmSettings,
+// ClusterVmToolsMonitoringSettings, ClusterDrsConfigInfo, ClusterDpmConfigInfo in the vSphere Web Services API
+// reference). Clients read these without checking for unset parts (community.vmware's vmware_cluster_info reads
+// vsanConfigInfo.enabled).
+func fillClusterDefaults(cfg *types.ClusterConfigInfoEx) {
+	cfg.DasConfig = types.ClusterDasConfigInfo{
+		Enabled:               types.NewBool(false),
+		VmMonitoring:          string(types.ClusterDasConfigInfoVmMonitoringStateVmMonitoringDisabled),
+		HostMonitoring:        string(types.ClusterDasConfigInfoServiceStateEnabled),
+		VmComponentProtecting: string(types.ClusterDasConfigInfoServiceStateDisabled),
+		FailoverLevel:         1,
+		AdmissionControlPolicy: &types.ClusterFailoverResourcesAdmissionControlPolicy{
+			CpuFailoverResourcesPercent:    50,
+			MemoryFailoverResourcesPercent: 50,
+			FailoverLevel:                  1,
+			AutoComputePercentages:         types.NewBool(true),
+		},
+		AdmissionControlEnabled: types.NewBool(true),
+		DefaultVmSettings: &types.ClusterDasVmSettings{
+			RestartPriority:        string(types.ClusterDasVmSettingsRestartPriorityMedium),
+			RestartPriorityTimeout: 600,
+			IsolationResponse:      string(types.ClusterDasVmSettingsIsolationResponseNone),
+			VmToolsMonitoringSettings: &types.ClusterVmToolsMonitoringSettings{
+				Enabled:          types.NewBool(false),
+				VmMonitoring:     string(types.ClusterDasConfigInfoVmMonitoringStateVmMonitoringDisabled),
+				ClusterSettings:  types.NewBool(true),
+				FailureInterval:  30,
+				MinUpTime:        120,
+				MaxFailures:      3,
+				MaxFailureWindow: 3600,
+			},
+		},
+		HBDatastoreCandidatePolicy: string(types.ClusterDasConfigInfoHBDatastoreCandidateAllFeasibleDsWithUserPreference),
+	}
+	cfg.DrsConfig = drsConfig(&AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)})
+	cfg.DpmConfigInfo = dpmConfig(&AutomationSpec{Behavior: string(types.DpmBehaviorManual)})
+	cfg.VsanConfigInfo = &types.VsanClusterConfigInfo{
+		Enabled:       types.NewBool(false),
+		DefaultConfig: &types.VsanClusterConfigInfoHostDefaultInfo{AutoClaimStorage: types.NewBool(false)},
+	}
+	cfg.ProactiveDrsConfig = &types.ClusterProactiveDrsConfigInfo{Enabled: types.NewBool(false)}
+	cfg.InfraUpdateHaConfig = &types.ClusterInfraUpdateHaConfigInfo{
+		Enabled:             types.NewBool(false),
+		Behavior:            string(types.ClusterInfraUpdateHaConfigInfoBehaviorTypeManual),
+		ModerateRemediation: string(types.ClusterInfraUpdateHaConfigInfoRemediationTypeQuarantineMode),
+		SevereRemediation:   string(types.ClusterInfraUpdateHaConfigInfoRemediationTypeQuarantineMode),
+	}
+	if cfg.VmSwapPlacement == "" {
+		cfg.VmSwapPlacement = string(types.VirtualMachineConfigInfoSwapPlacementTypeVmDirectory)
+	}
+}
+
+// applyCreateSpec applies the parts of CreateClusterEx's spec that the simulator ignores: HA, DRS, DPM and vSAN
+// switched on or configured at creation, as vCenter does.
+func applyCreateSpec(cfg *types.ClusterConfigInfoEx, spec *types.ClusterConfigSpecEx) {
+	if spec.DasConfig != nil && spec.DasConfig.Enabled != nil {
+		cfg.DasConfig.Enabled = types.NewBool(*spec.DasConfig.Enabled)
+	}
+	cfg.DrsConfig = mergeDRS(cfg.DrsConfig, spec.DrsConfig)
+	cfg.DpmConfigInfo = mergeDPM(cfg.DpmConfigInfo, spec.DpmConfig)
+	if spec.VsanConfig != nil && spec.VsanConfig.Enabled != nil {
+		cfg.VsanConfigInfo.Enabled = types.NewBool(*spec.VsanConfig.Enabled)
+	}
+}
+
+// newCluster is called for every object the simulator registers; a cluster created through the API gets vCenter's
+// defaults and its creation spec.
+func (l *Lab) newCluster(cluster *simulator.ClusterComputeResource) {
+	cfg, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	if !ok || cfg.VsanConfigInfo != nil {
+		return
+	}
+	fillClusterDefaults(cfg)
+	if req, ok := l.inflight.(*types.CreateClusterEx); ok && req.Name == cluster.Name {
+		applyCreateSpec(cfg, &req.Spec)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+const pciClassBridge = 0x06 // PCI base class of host, ISA and PCI-to-PCI bridges
+
+// vsanSystem is a host's HostVsanSystem (configManager.vsanSystem). Every ESXi host has one, vSAN enabled or not;
+// the lab's hosts run without vSAN.
+type vsanSystem struct {
+	mo.HostVsanSystem
+}
+
+func newVsanSystem(h *hostState) *vsanSystem {
+	s := &vsanSystem{}
+	s.Self = types.ManagedObjectReference{Type: "HostVsanSystem", Value: "vsanSystem-" + hostNumber(h.ref)}
+	host := h.ref
+	s.Config = types.VsanHostConfigInfo{
+		Enabled:         types.NewBool(false),
+		HostSystem:      &host,
+		ClusterInfo:     &types.VsanHostConfigInfoClusterInfo{},
+		StorageInfo:     &types.VsanHostConfigInfoStorageInfo{AutoClaimStorage: types.NewBool(false)},
+		NetworkInfo:     &types.VsanHostConfigInfoNetworkInfo{},
+		FaultDomainInfo: &types.VsanHostFaultDomainInfo{},
+	}
+	return s
+}
+
+// QueryHostStatus answers what a host outside any vSAN cluster reports: no cluster or node UUID, health "unknown"
+// and node state "disabled" (VsanHostClusterStatus, VsanHostHealthState, VsanHostNodeState in the vSphere Web
+// Services API reference).
+func (s *vsanSystem) QueryHostStatus(req *types.QueryHostStatus) soap.HasFault {
+	return &methods.QueryHostStatusBody{Res: &types.QueryHostStatusResponse{Returnval: types.VsanHostClusterStatus{
+		Health:    "unknown",
+		NodeState: types.VsanHostClusterStatusState{State: "disabled"},
+	}}}
+}
+
+// pciPassthruSystem is a host's HostPciPassthruSystem (configManager.pciPassthruSystem), read-only: its
+// pciPassthruInfo is the host's config.pciPassthruInfo.
+type pciPassthruSystem struct {
+	mo.HostPciPassthruSystem
+}
+
+func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPassthruSystem {
+	s := &pciPassthruSystem{}
+	s.Self = types.ManagedObjectReference{Type: "HostPciPassthruSystem",
+		Value: "pciPassthruSystem-" + hostNumber(h.ref)}
+	s.PciPassthruInfo = pciPassthruInfo(devices)
+	return s
+}
+
+// Refresh re-reads the devices' state on ESXi; the lab's state never goes stale.
+func (s *pciPassthruSystem) Refresh(req *types.Refresh) soap.HasFault {
+	return &methods.RefreshBody{Res: &types.RefreshResponse{}}
+}
+
+// pciPassthruInfo has an entry per PCI device, as ESXi reports them: every device but the bridges can be passed
+// through, none is at start. dependentDevice is the device vmkernel must release for passthrough, the device itself
+// for an endpoint (HostPciPassthruInfo in the vSphere Web Services API reference).
+func pciPassthruInfo(devices []types.HostPciDevice) []types.BaseHostPciPassthruInfo {
+	info := make([]types.BaseHostPciPassthruInfo, len(devices))
+	for i, d := range devices {
+		info[i] = &types.HostPciPassthruInfo{
+			Id:              d.Id,
+			DependentDevice: d.Id,
+			PassthruCapable: uint16(d.ClassId)>>8 != pciClassBridge,
+		}
+	}
+	return info
+}
+
+// hostNumber is the number in a host's id (host-21 -> 21); vCenter names a host's managers after it.
+func hostNumber(ref types.ManagedObjectReference) string {
+	return ref.Value[strings.LastIndex(ref.Value, "-")+1:]
+}
+
+// attachConfigManagers gives a host its vSAN and PCI passthrough systems, and an object for every other
+// configManager reference the simulator leaves pointing at nothing (it hands all hosts the same ids, such as
+// ha-vmotion-system, without registering objects for them). Those answer their properties unset, as a host that
+// reports nothing for them; their methods are not implemented (MethodNotFound).
+func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
+	vsan := newVsanSystem(h)
+	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
+	simulator.Map.Put(vsan)
+	simulator.Map.Put(passthru)
+	vsanRef, passthruRef := vsan.Self, passthru.Self
+	obj.ConfigManager.VsanSystem = &vsanRef
+	obj.ConfigManager.PciPassthruSystem = &passthruRef
+	obj.Config.PciPassthruInfo = pciPassthruInfo(obj.Hardware.PciDevice)
+
+	managers := reflect.ValueOf(&obj.ConfigManager).Elem()
+	for i := 0; i < managers.NumField(); i++ {
+		ref, ok := managers.Field(i).Interface().(*types.ManagedObjectReference)
+		if !ok || ref == nil || simulator.Map.Get(*ref) != nil {
+			continue
+		}
+		own := types.ManagedObjectReference{Type: ref.Type,
+			Value: strings.TrimPrefix(ref.Value, "ha-") + "-" + hostNumber(h.ref)}
+		placeholder, err := mo.ObjectContentToType(types.ObjectContent{Obj: own}, true)
+		if err != nil {
+			continue
+		}
+		simulator.Map.Put(placeholder.(mo.Reference))
+		managers.Field(i).Set(reflect.ValueOf(&own))
+	}
+}
