@@ -3,6 +3,8 @@ lab has one user; accounts are not created or changed through it)."""
 
 import zlib
 
+from bmc_inventory import collection, link
+
 ACCOUNT_SERVICE = "/redfish/v1/AccountService"
 # Redfish's predefined roles and their privileges (DSP0266, "Roles").
 ROLES = {
@@ -10,15 +12,6 @@ ROLES = {
     "Operator": ["Login", "ConfigureSelf", "ConfigureComponents"],
     "ReadOnly": ["Login", "ConfigureSelf"],
 }
-
-
-def link(path):
-    return {"@odata.id": path}
-
-
-def collection(path, kind, name, member_ids):
-    return {"@odata.id": path, "@odata.type": "#%sCollection.%sCollection" % (kind, kind), "Name": name,
-            "Members@odata.count": len(member_ids), "Members": [link("%s/%s" % (path, i)) for i in member_ids]}
 
 
 class AccountResources:
@@ -48,8 +41,9 @@ class AccountResources:
             return None
         return {"@odata.id": "%s/Accounts/%s" % (ACCOUNT_SERVICE, member),
                 "@odata.type": "#ManagerAccount.v1_4_0.ManagerAccount", "Id": member, "Name": "User Account",
-                "@odata.etag": 'W/"%s"' % zlib.crc32(("%s/%s" % (member, self.username)).encode()),
-                "UserName": self.username, "RoleId": "Administrator", "AccountTypes": ["Redfish"], "Enabled": True, "Locked": False,
+                "@odata.etag": 'W/"%08x"' % zlib.crc32(("%s/%s" % (member, self.username)).encode()),
+                "UserName": self.username, "RoleId": "Administrator", "AccountTypes": ["Redfish"], "Enabled": True,
+                "Locked": False,
                 "Password": None, "Links": {"Role": link(ACCOUNT_SERVICE + "/Roles/Administrator")}}
 
     def role(self, member):

@@ -17,15 +17,13 @@ from urllib.parse import parse_qs
 from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
-from bmc_documents import METADATA_TYPE, metadata_document, odata_document, version_document
 from bmc_inventory import InventoryResources
+from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
+                          sushy_allow, version_document)
 from bmc_state import RedfishError
 from bmc_thermal import ThermalResources
 
 LOG = logging.getLogger("bmc")
-# The query parameters of OData's that a client may send; other ones starting with $ are refused (DSP0266, "Query
-# parameters": unsupported ones that start with $ answer 501).
-ODATA_QUERIES = ("$expand", "$select", "$filter", "$top", "$skip", "$levels", "$only", "$count", "$orderby")
 PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/odata", "/redfish/v1/$metadata")
 SUSHY_TOP = ("/redfish/v1/Systems", "/redfish/v1/UpdateService", "/redfish/v1/CertificateService")
 
@@ -208,7 +206,8 @@ class BmcApp:
             environ["REQUEST_METHOD"] = "GET"
         self.sushy_written = self.sushy_written or request.method not in ("GET", "HEAD")
         response = Response.from_app(self.sushy_app, environ, buffered=True)
-        if response.mimetype == "application/json" and response.status_code == 200 and environ["REQUEST_METHOD"] == "GET":
+        read = request.method in ("GET", "HEAD")
+        if response.mimetype == "application/json" and response.status_code == 200 and read:
             # sushy's templates carry DMTF's mockup copyright, an annotation only mockups may have.
             body = json.loads(response.get_data(as_text=True))
             body.pop("@Redfish.Copyright", None)
@@ -547,36 +546,6 @@ class BmcApp:
         body = self.body(request) or {}
         self.bmc.configure(reset_seconds=body.get("reset_seconds"))
         return json_response(self.bmc.ground_truth())
-
-
-def check_protocol(request):
-    """Refuses an OData version other than 4.0 (412) and an unknown query parameter starting with $ (501)."""
-    version = request.headers.get("OData-Version")
-    if version and version.strip() != "4.0":
-        raise RedfishError(412, "OData-Version %s is not supported; this service speaks 4.0." % version,
-                           "Base.1.8.PreconditionFailed")
-    unknown = [name for name in request.args if name.startswith("$") and name not in ODATA_QUERIES]
-    if unknown:
-        raise RedfishError(501, "The query parameter %s is not supported." % unknown[0],
-                           "Base.1.8.QueryNotSupported")
-
-
-def described_by(request, response):
-    """The Link header with rel=describedby naming the JSON schema of a resource read with GET or HEAD."""
-    if request.method not in ("GET", "HEAD") or response.mimetype != "application/json" or "Link" in response.headers:
-        return
-    try:
-        odata_type = json.loads(response.get_data(as_text=True)).get("@odata.type", "")
-    except (ValueError, AttributeError):
-        return
-    if odata_type:
-        schema = odata_type.lstrip("#").rsplit(".", 1)[0]
-        response.headers["Link"] = "<http://redfish.dmtf.org/schemas/v1/%s.json>; rel=describedby" % schema
-
-
-def sushy_allow(path):
-    """The methods a resource that sushy serves takes: actions are POSTed, the rest is read."""
-    return "POST" if "/Actions/" in path else "GET, HEAD"
 
 
 def _display_name(name):

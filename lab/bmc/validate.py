@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,7 @@ BASE_PORT = 8471
 USER, PASSWORD = "root", "validator-Pass1"
 # Service validator log lines: "ERROR - FAIL - /Prop (value): message" under "Validating <uri>...".
 SERVICE_FAIL = re.compile(r"ERROR - FAIL - (?P<message>.*)")
+SERVICE_COUNTS = re.compile(r"- Pass: (\d+), Warn: (\d+), Fail: (\d+)")
 SERVICE_URI = re.compile(r"Validating (?P<uri>\S+?)\.\.\.$")
 
 
@@ -46,6 +48,8 @@ def start_bmcs(work, offset):
         json.dump({"datacenters": [{"name": "validate", "hosts": hosts}]}, handle)
     cert, key = ensure_certificate(work)
     ready = os.path.join(work, "bmc.ready")
+    if os.path.exists(ready):
+        os.remove(ready)
     log = open(os.path.join(work, "bmc.log"), "w")
     process = subprocess.Popen([sys.executable, os.path.join(HERE, "bmc_lab.py"), "--topology", topology,
                                 "--cert", cert, "--key", key, "--username", USER, "--password", PASSWORD,
@@ -79,11 +83,10 @@ def service_validator(vendor, uri, cert, out):
                 if match:
                     current = match.group("uri")
                     continue
-                for word in counts:
-                    found = re.search(r"- Pass: (\d+), Warn: (\d+), Fail: (\d+)", line)
-                    if found and word == "pass":
-                        for key, value in zip(("pass", "warn", "fail"), found.groups()):
-                            counts[key] += int(value)
+                found = SERVICE_COUNTS.search(line)
+                if found:
+                    for key, value in zip(("pass", "warn", "fail"), found.groups()):
+                        counts[key] += int(value)
                 match = SERVICE_FAIL.search(line)
                 if match:
                     failures.append("%s %s" % (current, match.group("message")))
@@ -116,6 +119,8 @@ def main():
     parser.add_argument("--report-dir", default=None)
     args = parser.parse_args()
     work = args.report_dir or tempfile.mkdtemp(prefix="bmc-validate-")
+    for vendor_reports in glob.glob(os.path.join(work, "*", "")):
+        shutil.rmtree(vendor_reports)  # reports of an earlier run
     os.makedirs(work, exist_ok=True)
     with open(EXPECTED) as handle:
         expected = yaml.safe_load(handle) or {}
@@ -133,6 +138,9 @@ def main():
     print("%-12s %-9s %5s %5s %5s" % ("profile", "validator", "pass", "warn", "fail"))
     for (vendor, name), (counts, failures) in sorted(results.items()):
         print("%-12s %-9s %5d %5d %5d" % (vendor, name, counts["pass"], counts["warn"], counts["fail"]))
+        if not counts["pass"]:
+            ok = False
+            print("  the validator reported nothing; see %s" % os.path.join(work, vendor, name, "output.txt"))
         listed = [entry["match"] for entry in expected.get(vendor, {}).get(name, [])]
         for failure in unexpected(failures, listed):
             ok = False
