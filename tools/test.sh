@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
-# stage and a closing count. Stages: lint sanity lab units integration molecule (default: all of them).
+# stage and a closing count. Stages: lint sanity lab redfish units integration molecule (default: all of them).
 # Called by `make test` (after `make deps lab-build`); CI calls `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab units integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units integration molecule)
 
 # ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
 ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
@@ -62,6 +62,12 @@ stage_lab() {
     go vet . && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$ROOT/.tmp/go-cache" go test -count=1 .) \
     2>&1 | tail -n 20 || return 1
   python lab/vcenter/smoke.py 2>&1 | tail -n 5
+}
+
+stage_redfish() {
+  # DMTF's Redfish service and protocol validators against one lab BMC of each vendor profile, in parallel; fails on
+  # a failure that lab/bmc/expected_failures.yml does not list.
+  python lab/bmc/validate.py --report-dir "$ROOT/.tmp/redfish-validators" 2>&1 | tail -n 40
 }
 
 stage_units() {
@@ -129,7 +135,7 @@ for stage in "${stages[@]}"; do
   if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; overall=1; fi
   printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
   case $stage in
-    lint|sanity|lab) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
+    lint|sanity|lab|redfish) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
     *) if [ "$rc" -ne 0 ] && ! ls "$REPORTS/$stage"*.xml >/dev/null 2>&1; then failed=$((failed + 1)); fi ;;
   esac
 done

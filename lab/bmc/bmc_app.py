@@ -16,6 +16,10 @@ from urllib.parse import parse_qs
 
 from werkzeug.wrappers import Request, Response
 
+from bmc_accounts import AccountResources
+from bmc_inventory import InventoryResources
+from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
+                          sushy_allow, version_document)
 from bmc_state import RedfishError
 from bmc_thermal import ThermalResources
 
@@ -78,9 +82,13 @@ class BmcApp:
         }
         chassis = norm(p["chassis"]["path"])
         routes = {
+            "/redfish": self.version,
             "/redfish/v1": self.service_root,
+            "/redfish/v1/odata": self.odata,
+            "/redfish/v1/$metadata": self.metadata,
             "/redfish/v1/SessionService": self.session_service,
             p["sessions"]["path"]: self.sessions,
+            norm(p["sessions"]["path"]) + "/Members": self.sessions,
             self.paths["system"]: self.system,
             p["bios"]["path"]: self.bios,
             p["bios"]["settings_path"]: self.settings,
@@ -102,6 +110,13 @@ class BmcApp:
             routes[path] = self.read_only(render)
         for path, render in self.thermal.collections().items():
             members[path] = self.read_only_member(render)
+        self.inventory = InventoryResources(norm(self.paths["system"]), p)
+        accounts = AccountResources(bmc.username, str(p["sessions"].get("account_id", "1")))
+        for resources in (self.inventory, accounts):
+            for path, render in resources.resources().items():
+                routes[path] = self.read_only(render)
+            for path, render in resources.collections().items():
+                members[path] = self.read_only_member(render)
         self.routes = dict((norm(path), handler) for path, handler in routes.items())
         self.members = dict((norm(path), handler) for path, handler in members.items())
         self.lab_routes = {
@@ -128,6 +143,9 @@ class BmcApp:
                 response = self.redfish(request, path)
             except RedfishError as err:
                 response = error_response(err)
+            response.headers.setdefault("Allow", request.environ.get("lab.allow") or sushy_allow(path))
+            response.headers.setdefault("Cache-Control", "no-cache")
+            described_by(request, response)
             LOG.info("%s %s %s %s %.3fs", self.bmc.host, request.method, request.full_path.rstrip("?"),
                      response.status_code, time.monotonic() - started)
         return response(environ, start_response)
@@ -141,7 +159,9 @@ class BmcApp:
             headers = {"Retry-After": str(fault["retry_after"])} if "retry_after" in fault else {}
             raise RedfishError(fault["status"], "The service is temporarily unable to answer (lab fault).",
                                "Base.1.8.ServiceTemporarilyUnavailable", headers=headers)
-        public = path in PUBLIC or (request.method == "POST" and path == norm(self.paths["sessions"]))
+        check_protocol(request)
+        sessions = norm(self.paths["sessions"])
+        public = path in PUBLIC or (request.method == "POST" and path in (sessions, sessions + "/Members"))
         if not public:
             self.authenticate(request)
         handler = self.routes.get(path)
@@ -182,12 +202,21 @@ class BmcApp:
         environ = dict(request.environ)
         environ.pop("HTTP_AUTHORIZATION", None)
         environ["lab.drivers"] = self.drivers
+        if environ["REQUEST_METHOD"] == "HEAD":  # the body is left out when the answer is sent
+            environ["REQUEST_METHOD"] = "GET"
         self.sushy_written = self.sushy_written or request.method not in ("GET", "HEAD")
-        return Response.from_app(self.sushy_app, environ, buffered=True)
+        response = Response.from_app(self.sushy_app, environ, buffered=True)
+        read = request.method in ("GET", "HEAD")
+        if response.mimetype == "application/json" and response.status_code == 200 and read:
+            # sushy's templates carry DMTF's mockup copyright, an annotation only mockups may have.
+            body = json.loads(response.get_data(as_text=True))
+            body.pop("@Redfish.Copyright", None)
+            response.set_data(json.dumps(body, indent=1))
+        return response
 
     def sushy_json(self, request):
         response = self.sushy(request)
-        if response.status_code != 200 or request.method != "GET":
+        if response.status_code != 200 or request.method not in ("GET", "HEAD"):
             return response, None
         return response, json.loads(response.get_data(as_text=True))
 
@@ -206,13 +235,37 @@ class BmcApp:
     def read_only_member(self, render):
         def handler(request, member):
             self.allow(request, "GET")
-            return json_response(render(member))
+            body = render(member)
+            if body is None:
+                raise RedfishError(404, "The resource at the URI %s was not found." % request.path,
+                                   "Base.1.8.ResourceMissingAtURI")
+            return json_response(body, headers={"ETag": body["@odata.etag"]} if "@odata.etag" in body else None)
         return handler
 
     def allow(self, request, *methods):
+        """Refuses a method the resource does not take; HEAD goes wherever GET does (``Allow`` lists both)."""
+        if "GET" in methods:
+            methods = ("GET", "HEAD") + tuple(m for m in methods if m != "GET")
+        request.environ["lab.allow"] = ", ".join(methods)
         if request.method not in methods:
             raise RedfishError(405, "The method %s is not allowed on %s." % (request.method, request.path),
                                "Base.1.8.OperationNotAllowed", headers={"Allow": ", ".join(methods)})
+
+    # -- documents beside the resources ----------------------------------------------------------------------------
+
+    def version(self, request):
+        self.allow(request, "GET")
+        return json_response(version_document())
+
+    def odata(self, request):
+        self.allow(request, "GET")
+        return json_response(odata_document(self.sushy_root(request)))
+
+    def metadata(self, request):
+        self.allow(request, "GET")
+        response = Response(metadata_document(self.sushy_root(request)["@odata.type"]), content_type=METADATA_TYPE)
+        response.headers["OData-Version"] = "4.0"
+        return response
 
     # -- service root, sessions ----------------------------------------------------------------------------------
 
@@ -221,11 +274,21 @@ class BmcApp:
         response, body = self.sushy_json(request)
         if body is None:
             return response
+        return json_response(self.root_body(body))
+
+    def root_body(self, body):
         deep_merge(body, self.bmc.profile["service_root"])
         body.update(UUID=self.bmc.profile["system"]["resource"]["UUID"], Id="RootService", Name="Root Service")
         body["SessionService"] = link("/redfish/v1/SessionService")
+        body["AccountService"] = link("/redfish/v1/AccountService")
+        body.pop("CertificateService", None)  # sushy's links to resources it does not serve
         body["Links"] = {"Sessions": link(self.paths["sessions"])}
-        return json_response(body)
+        return body
+
+    def sushy_root(self, request):
+        """The service root as a dict, whatever the path of the request that needs it."""
+        environ = dict(request.environ, PATH_INFO="/redfish/v1/", REQUEST_METHOD="GET", QUERY_STRING="")
+        return self.root_body(self.sushy_json(Request(environ))[1])
 
     def session_service(self, request):
         self.allow(request, "GET")
@@ -277,7 +340,12 @@ class BmcApp:
         body["Id"] = p["system"]["id"]
         body["Name"] = "System"
         body["Status"] = {"State": "Enabled", "Health": "OK", "HealthRollup": "OK"}
+        for summary in ("ProcessorSummary", "MemorySummary"):
+            status = body.get(summary, {}).get("Status", {})
+            if "HealthRollUp" in status:  # sushy's spelling; the schema's is HealthRollup
+                status["HealthRollup"] = status.pop("HealthRollUp")
         body["Bios"] = link(self.paths["bios"])
+        body.update(self.inventory.links())
         body["Links"] = {"Chassis": [link(self.paths["chassis"])], "ManagedBy": [link(self.paths["manager"])]}
         body["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"] = p["system"]["reset_types"]
         return json_response(body)
@@ -302,7 +370,13 @@ class BmcApp:
         if request.method == "PATCH":
             status, headers, messages = self.bmc.patch_settings(self.body(request), request.headers.get("If-Match"))
             headers["ETag"] = self.bmc.etag()
-            return json_response({"@Message.ExtendedInfo": messages}, status, headers)
+            body = {"@Message.ExtendedInfo": messages}
+            if p.get("patch_answer") == "error":
+                # iLO 5 answers a successful PATCH too with an error object that carries the messages.
+                body = {"error": {"code": "iLO.0.10.ExtendedInfo",
+                                  "message": "See @Message.ExtendedInfo for more information.",
+                                  "@Message.ExtendedInfo": messages}}
+            return json_response(body, status, headers)
         shown, etag = self.bmc.bios_settings()
         return json_response({
             "@odata.id": p["settings_path"], "@odata.type": "#Bios.v1_1_0.Bios", "@odata.etag": etag,
