@@ -15,7 +15,7 @@ export ANSIBLE_ROLES_PATH := $(CURDIR)/roles
 # podman settings for this machine's kernel, written by lab/guests/guest-image.sh (lab guests and molecule).
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
-.PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests units integration molecule \
+.PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
         build bench clean
 
 help:
@@ -52,7 +52,7 @@ lab: lab-up
 test: deps lab-build
 	./tools/test.sh
 
-lint sanity lab-tests units integration molecule: deps lab-build
+lint sanity lab-tests redfish units integration molecule: deps lab-build
 	./tools/test.sh $(patsubst lab-tests,lab,$@)
 
 build: deps
