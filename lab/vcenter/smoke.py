@@ -304,6 +304,59 @@ def test_client_reads(t, si):
     t.equal(failed, [], "every property of every managed object reads through pyVmomi")
 
 
+def test_host_and_cluster_methods(t, sim, si):
+    """Methods clients call that the simulator lacks: GetResourceUsage, DisconnectHost_Task, ReconnectHost_Task,
+    UpdatePassthruConfig."""
+    print("cluster resource usage, host disconnect and reconnect, PCI passthrough configuration")
+    content = si.RetrieveContent()
+    view = content.viewManager.CreateContainerView(content.rootFolder, [vim.ClusterComputeResource], True)
+    clusters = list(view.view)
+    view.Destroy()
+    for cluster in clusters:
+        usage = cluster.GetResourceUsage()
+        hosts = cluster.host
+        t.equal((usage.cpuCapacityMHz, usage.memCapacityMB),
+                (sum(h.summary.hardware.cpuMhz * h.summary.hardware.numCpuCores for h in hosts),
+                 sum(h.summary.hardware.memorySize >> 20 for h in hosts)), "capacity of %s" % cluster.name)
+        datastores = {ds._moId: ds.summary for h in hosts for ds in h.datastore}.values()
+        t.equal((usage.storageCapacityMB, usage.storageUsedMB),
+                (sum(s.capacity >> 20 for s in datastores), sum((s.capacity - s.freeSpace) >> 20 for s in datastores)),
+                "storage capacity and use of %s" % cluster.name)
+    host = clusters[0].host[0]
+    vms = list(host.vm)
+    info = wait(host.DisconnectHost_Task())
+    t.equal((info.state, host.runtime.connectionState), ("success", "disconnected"), "host disconnected")
+    t.equal(sorted({vm.runtime.connectionState for vm in vms}), ["disconnected"] if vms else [],
+            "its VMs disconnected with it")
+    t.equal(by_name(sim.state(), "hosts", host.name)["connection_state"], "disconnected", "/lab/state agrees")
+    usage = clusters[0].GetResourceUsage()
+    t.equal(usage.cpuCapacityMHz, sum(h.summary.hardware.cpuMhz * h.summary.hardware.numCpuCores
+                                      for h in clusters[0].host[1:]), "a disconnected host adds no capacity")
+    info = wait(host.ReconnectHost_Task())
+    t.equal((info.state, host.runtime.connectionState), ("success", "connected"), "host reconnected")
+    t.equal(sorted({vm.runtime.connectionState for vm in vms}), ["connected"] if vms else [], "its VMs too")
+
+    passthru_system = host.configManager.pciPassthruSystem
+    gpu = next(d.id for d in host.hardware.pciDevice if d.vendorId == 0x10de)
+    bridge = next(d.id for d in host.hardware.pciDevice if d.classId >> 8 == 0x06)
+    enable = vim.host.PciPassthruConfig(id=gpu, passthruEnabled=True)
+    for bad in (bridge, "0000:ff:1f.7"):
+        try:
+            passthru_system.UpdatePassthruConfig([enable, vim.host.PciPassthruConfig(id=bad, passthruEnabled=True)])
+            t.check(False, "passthrough of %s refused" % bad)
+        except vim.fault.HostConfigFault:
+            t.check(True, "passthrough of %s refused" % bad)
+    entry = {p.id: p for p in host.config.pciPassthruInfo}[gpu]
+    t.equal((entry.passthruEnabled, entry.passthruActive), (False, False), "a refused update changes nothing")
+    passthru_system.UpdatePassthruConfig([enable])
+    for source in (host.config.pciPassthruInfo, passthru_system.pciPassthruInfo):
+        entry = {p.id: p for p in source}[gpu]
+        t.equal((entry.passthruEnabled, entry.passthruActive), (True, True), "passthrough of GPU %s on" % gpu)
+    passthru_system.UpdatePassthruConfig([vim.host.PciPassthruConfig(id=gpu, passthruEnabled=False)])
+    entry = {p.id: p for p in host.config.pciPassthruInfo}[gpu]
+    t.equal((entry.passthruEnabled, entry.passthruActive), (False, False), "passthrough of GPU %s off" % gpu)
+
+
 def test_config_target(t, inv):
     print("environment browser: sharedGpuPassthroughTypes")
     cluster = inv.hosts["esxi-01"].parent
@@ -754,6 +807,7 @@ def main():
             si = sim.connect()
             inv = test_login_and_reads(t, sim, si)
             test_client_reads(t, si)
+            test_host_and_cluster_methods(t, sim, si)
             for test in (test_config_target,):
                 test(t, inv)
             for test in (test_settings, test_graphics, test_reconfigure, test_power_on, test_migration,
