@@ -11,6 +11,7 @@ its start; a 30-host/300-VM one for timing), so it never disturbs a running lab.
 """
 
 import argparse
+import datetime
 import json
 import os
 import signal
@@ -355,6 +356,38 @@ def test_host_and_cluster_methods(t, sim, si):
     passthru_system.UpdatePassthruConfig([vim.host.PciPassthruConfig(id=gpu, passthruEnabled=False)])
     entry = {p.id: p for p in host.config.pciPassthruInfo}[gpu]
     t.equal((entry.passthruEnabled, entry.passthruActive), (False, False), "passthrough of GPU %s off" % gpu)
+
+
+def test_scheduled_tasks(t, si):
+    """ScheduledTaskManager: tasks are created, listed and removed with vCenter's faults (the lab never runs them)."""
+    print("scheduled tasks")
+    content = si.RetrieveContent()
+    manager = content.scheduledTaskManager
+    view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine], True)
+    vm = view.view[0]
+    view.Destroy()
+    run_at = datetime.datetime(2030, 10, 10, 10, 10, tzinfo=datetime.timezone.utc)
+
+    def spec(name):
+        return vim.scheduler.ScheduledTaskSpec(
+            name=name, description="power on", enabled=True, scheduler=vim.scheduler.OnceTaskScheduler(runAt=run_at),
+            action=vim.action.MethodAction(name=vim.VirtualMachine.PowerOn))
+
+    task = manager.CreateScheduledTask(vm, spec("power-on-later"))
+    t.equal((task.info.name, task.info.entity, task.info.nextRunTime, task.info.state),
+            ("power-on-later", vm, run_at, "queued"), "scheduled task stored as given")
+    t.equal(manager.RetrieveEntityScheduledTask(vm), [task], "listed for its VM")
+    gone = vim.VirtualMachine("vm-999999", vm._stub)
+    for entity, bad, fault in ((vm, spec("power-on-later"), vim.fault.DuplicateName),
+                               (vm, spec(""), vim.fault.InvalidName),
+                               (gone, spec("other"), vmodl.fault.ManagedObjectNotFound)):
+        try:
+            manager.CreateScheduledTask(entity, bad)
+            t.check(False, "%s refused" % fault.__name__)
+        except fault:
+            t.check(True, "%s refused" % fault.__name__)
+    task.RemoveScheduledTask()
+    t.equal((manager.RetrieveEntityScheduledTask(vm), manager.scheduledTask), ([], []), "removed")
 
 
 def test_config_target(t, inv):
@@ -808,6 +841,7 @@ def main():
             inv = test_login_and_reads(t, sim, si)
             test_client_reads(t, si)
             test_host_and_cluster_methods(t, sim, si)
+            test_scheduled_tasks(t, si)
             for test in (test_config_target,):
                 test(t, inv)
             for test in (test_settings, test_graphics, test_reconfigure, test_power_on, test_migration,
