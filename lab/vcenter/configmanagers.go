@@ -44,10 +44,11 @@ func (s *vsanSystem) QueryHostStatus(req *types.QueryHostStatus) soap.HasFault {
 	}}}
 }
 
-// pciPassthruSystem is a host's HostPciPassthruSystem (configManager.pciPassthruSystem), read-only: its
-// pciPassthruInfo is the host's config.pciPassthruInfo.
+// pciPassthruSystem is a host's HostPciPassthruSystem (configManager.pciPassthruSystem): its pciPassthruInfo is the
+// host's config.pciPassthruInfo.
 type pciPassthruSystem struct {
 	mo.HostPciPassthruSystem
+	host types.ManagedObjectReference
 }
 
 func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPassthruSystem {
@@ -55,7 +56,51 @@ func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPasst
 	s.Self = types.ManagedObjectReference{Type: "HostPciPassthruSystem",
 		Value: "pciPassthruSystem-" + hostNumber(h.ref)}
 	s.PciPassthruInfo = pciPassthruInfo(devices)
+	s.host = h.ref
 	return s
+}
+
+// UpdatePassthruConfig enables or disables passthrough per device, all entries or none (HostConfigFault for a
+// device the host does not have or that cannot be passed through). The lab's devices rebind without a reboot, so
+// passthruActive follows passthruEnabled at once unless applyNow is false (HostPciPassthruConfig.applyNow, vSphere
+// API 7.0: "if the configuration can be applied immediately, it will be, otherwise ... after reboot").
+func (s *pciPassthruSystem) UpdatePassthruConfig(ctx *simulator.Context, req *types.UpdatePassthruConfig) soap.HasFault {
+	byID := map[string]*types.HostPciPassthruInfo{}
+	for _, info := range s.PciPassthruInfo {
+		entry := info.GetHostPciPassthruInfo()
+		byID[entry.Id] = entry
+	}
+	for _, c := range req.Config {
+		config := c.GetHostPciPassthruConfig()
+		entry := byID[config.Id]
+		if entry == nil || !entry.PassthruCapable {
+			reason := "is not a PCI device of the host"
+			if entry != nil {
+				reason = "cannot be passed through"
+			}
+			return &methods.UpdatePassthruConfigBody{Fault_: simulator.Fault(
+				"Failed to update passthrough configuration: device "+config.Id+" "+reason, &types.HostConfigFault{})}
+		}
+	}
+	for _, c := range req.Config {
+		config := c.GetHostPciPassthruConfig()
+		entry := byID[config.Id]
+		entry.PassthruEnabled = config.PassthruEnabled
+		if config.ApplyNow == nil || *config.ApplyNow {
+			entry.PassthruActive = config.PassthruEnabled
+		}
+	}
+	host := ctx.Map.Get(s.host).(*simulator.HostSystem)
+	info := make([]types.BaseHostPciPassthruInfo, len(s.PciPassthruInfo))
+	for i, entry := range s.PciPassthruInfo {
+		copied := *entry.GetHostPciPassthruInfo()
+		info[i] = &copied
+	}
+	ctx.WithLock(host, func() {
+		ctx.Map.Update(host, []types.PropertyChange{{Name: "config.pciPassthruInfo", Val: info}})
+	})
+	ctx.Map.Update(s, []types.PropertyChange{{Name: "pciPassthruInfo", Val: s.PciPassthruInfo}})
+	return &methods.UpdatePassthruConfigBody{Res: &types.UpdatePassthruConfigResponse{}}
 }
 
 // Refresh re-reads the devices' state on ESXi; the lab's state never goes stale.

@@ -23,6 +23,7 @@ const (
 // objects that get GPU behaviour. dataDir holds the datastores' files.
 func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) error {
 	installPropertyCollector()
+	installScheduledTaskManager()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
 	if err != nil {

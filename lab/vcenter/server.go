@@ -141,6 +141,9 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		}
 	}
 	l.current = call.this
+	if l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) {
+		return
+	}
 	svc.ServeSDK(rec, r)
 	l.patchTaskMessages()
 }

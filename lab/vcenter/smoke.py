@@ -11,6 +11,7 @@ its start; a 30-host/300-VM one for timing), so it never disturbs a running lab.
 """
 
 import argparse
+import datetime
 import json
 import os
 import signal
@@ -302,6 +303,91 @@ def test_client_reads(t, si):
             except vmodl.MethodFault as err:
                 failed.append("%s.%s: %s" % (obj._moId, prop.name, type(err).__name__))
     t.equal(failed, [], "every property of every managed object reads through pyVmomi")
+
+
+def test_host_and_cluster_methods(t, sim, si):
+    """Methods clients call that the simulator lacks: GetResourceUsage, DisconnectHost_Task, ReconnectHost_Task,
+    UpdatePassthruConfig."""
+    print("cluster resource usage, host disconnect and reconnect, PCI passthrough configuration")
+    content = si.RetrieveContent()
+    view = content.viewManager.CreateContainerView(content.rootFolder, [vim.ClusterComputeResource], True)
+    clusters = list(view.view)
+    view.Destroy()
+    for cluster in clusters:
+        usage = cluster.GetResourceUsage()
+        hosts = cluster.host
+        t.equal((usage.cpuCapacityMHz, usage.memCapacityMB),
+                (sum(h.summary.hardware.cpuMhz * h.summary.hardware.numCpuCores for h in hosts),
+                 sum(h.summary.hardware.memorySize >> 20 for h in hosts)), "capacity of %s" % cluster.name)
+        datastores = {ds._moId: ds.summary for h in hosts for ds in h.datastore}.values()
+        t.equal((usage.storageCapacityMB, usage.storageUsedMB),
+                (sum(s.capacity >> 20 for s in datastores), sum((s.capacity - s.freeSpace) >> 20 for s in datastores)),
+                "storage capacity and use of %s" % cluster.name)
+    host = clusters[0].host[0]
+    vms = list(host.vm)
+    info = wait(host.DisconnectHost_Task())
+    t.equal((info.state, host.runtime.connectionState), ("success", "disconnected"), "host disconnected")
+    t.equal(sorted({vm.runtime.connectionState for vm in vms}), ["disconnected"] if vms else [],
+            "its VMs disconnected with it")
+    t.equal(by_name(sim.state(), "hosts", host.name)["connection_state"], "disconnected", "/lab/state agrees")
+    usage = clusters[0].GetResourceUsage()
+    t.equal(usage.cpuCapacityMHz, sum(h.summary.hardware.cpuMhz * h.summary.hardware.numCpuCores
+                                      for h in clusters[0].host[1:]), "a disconnected host adds no capacity")
+    info = wait(host.ReconnectHost_Task())
+    t.equal((info.state, host.runtime.connectionState), ("success", "connected"), "host reconnected")
+    t.equal(sorted({vm.runtime.connectionState for vm in vms}), ["connected"] if vms else [], "its VMs too")
+
+    passthru_system = host.configManager.pciPassthruSystem
+    gpu = next(d.id for d in host.hardware.pciDevice if d.vendorId == 0x10de)
+    bridge = next(d.id for d in host.hardware.pciDevice if d.classId >> 8 == 0x06)
+    enable = vim.host.PciPassthruConfig(id=gpu, passthruEnabled=True)
+    for bad in (bridge, "0000:ff:1f.7"):
+        try:
+            passthru_system.UpdatePassthruConfig([enable, vim.host.PciPassthruConfig(id=bad, passthruEnabled=True)])
+            t.check(False, "passthrough of %s refused" % bad)
+        except vim.fault.HostConfigFault:
+            t.check(True, "passthrough of %s refused" % bad)
+    entry = {p.id: p for p in host.config.pciPassthruInfo}[gpu]
+    t.equal((entry.passthruEnabled, entry.passthruActive), (False, False), "a refused update changes nothing")
+    passthru_system.UpdatePassthruConfig([enable])
+    for source in (host.config.pciPassthruInfo, passthru_system.pciPassthruInfo):
+        entry = {p.id: p for p in source}[gpu]
+        t.equal((entry.passthruEnabled, entry.passthruActive), (True, True), "passthrough of GPU %s on" % gpu)
+    passthru_system.UpdatePassthruConfig([vim.host.PciPassthruConfig(id=gpu, passthruEnabled=False)])
+    entry = {p.id: p for p in host.config.pciPassthruInfo}[gpu]
+    t.equal((entry.passthruEnabled, entry.passthruActive), (False, False), "passthrough of GPU %s off" % gpu)
+
+
+def test_scheduled_tasks(t, si):
+    """ScheduledTaskManager: tasks are created, listed and removed with vCenter's faults (the lab never runs them)."""
+    print("scheduled tasks")
+    content = si.RetrieveContent()
+    manager = content.scheduledTaskManager
+    view = content.viewManager.CreateContainerView(content.rootFolder, [vim.VirtualMachine], True)
+    vm = view.view[0]
+    view.Destroy()
+    run_at = datetime.datetime(2030, 10, 10, 10, 10, tzinfo=datetime.timezone.utc)
+
+    def spec(name):
+        return vim.scheduler.ScheduledTaskSpec(
+            name=name, description="power on", enabled=True, scheduler=vim.scheduler.OnceTaskScheduler(runAt=run_at),
+            action=vim.action.MethodAction(name=vim.VirtualMachine.PowerOn))
+
+    task = manager.CreateScheduledTask(vm, spec("power-on-later"))
+    t.equal((task.info.name, task.info.entity, task.info.nextRunTime, task.info.state),
+            ("power-on-later", vm, run_at, "queued"), "scheduled task stored as given")
+    t.equal(manager.RetrieveEntityScheduledTask(vm), [task], "listed for its VM")
+    gone = vim.VirtualMachine("vm-999999", vm._stub)
+    for entity, bad, fault in ((vm, spec("power-on-later"), vim.fault.DuplicateName),
+                               (vm, spec(""), vim.fault.InvalidName),
+                               (gone, spec("other"), vmodl.fault.ManagedObjectNotFound)):
+        try:
+            manager.CreateScheduledTask(entity, bad)
+            t.check(False, "%s refused" % fault.__name__)
+        except fault:
+            t.check(True, "%s refused" % fault.__name__)
+    task.RemoveScheduledTask()
+    t.equal((manager.RetrieveEntityScheduledTask(vm), manager.scheduledTask), ([], []), "removed")
 
 
 def test_config_target(t, inv):
@@ -754,6 +840,8 @@ def main():
             si = sim.connect()
             inv = test_login_and_reads(t, sim, si)
             test_client_reads(t, si)
+            test_host_and_cluster_methods(t, sim, si)
+            test_scheduled_tasks(t, si)
             for test in (test_config_target,):
                 test(t, inv)
             for test in (test_settings, test_graphics, test_reconfigure, test_power_on, test_migration,
