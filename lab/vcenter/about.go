@@ -2,13 +2,16 @@ package main
 
 import "github.com/vmware/govmomi/vim25/types"
 
-// The lab presents vCenter Server and ESXi 8.0 Update 2, so that clients negotiate an API version that knows every
-// vGPU type the lab returns (HostSharedGpuCapabilities, for example, is newer than the simulator's default 6.5).
+// The lab presents vCenter Server 8.0 Update 3, so that clients negotiate an API version that knows every vGPU
+// type and property the lab returns (HostGraphicsInfo.vgpuMode is 8.0.3.0). Its hosts run ESXi 8.0 Update 2, the
+// base image of the lab's vLCM clusters.
 const (
-	apiVersion     = "8.0.2.0"
-	productVersion = "8.0.2"
-	vcenterBuild   = "22385739"
-	esxiBuild      = "22380479"
+	apiVersion         = "8.0.3.0"
+	productVersion     = "8.0.3"
+	vcenterBuild       = "24022515"
+	esxiAPIVersion     = "8.0.2.0"
+	esxiProductVersion = "8.0.2"
+	esxiBuild          = "22380479"
 )
 
 func vcenterAbout(a types.AboutInfo) types.AboutInfo {
@@ -19,8 +22,8 @@ func vcenterAbout(a types.AboutInfo) types.AboutInfo {
 }
 
 func esxiAbout(a types.AboutInfo) types.AboutInfo {
-	a.Version, a.Build, a.ApiVersion = productVersion, esxiBuild, apiVersion
-	a.FullName = "VMware ESXi " + productVersion + " build-" + esxiBuild
+	a.Version, a.Build, a.ApiVersion = esxiProductVersion, esxiBuild, esxiAPIVersion
+	a.FullName = "VMware ESXi " + esxiProductVersion + " build-" + esxiBuild
 	a.LicenseProductVersion = "8.0"
 	return a
 }

@@ -63,7 +63,7 @@ type graphicsConfigJSON struct {
 type deviceTypeJSON struct {
 	DeviceID     string `json:"device_id"`
 	GraphicsType string `json:"graphics_type"`
-	VgpuMode     string `json:"vgpu_mode"` // govmomi 0.24 has no vgpuMode; always ""
+	VgpuMode     string `json:"vgpu_mode"` // "" when the entry sets none
 }
 
 type gpuJSON struct {
@@ -271,7 +271,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 	}
 	for _, d := range h.config.DeviceType {
 		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
-			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType})
+			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode})
 	}
 	for _, g := range h.gpus {
 		gj := gpuJSON{

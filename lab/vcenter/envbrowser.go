@@ -26,8 +26,8 @@ func (b *envBrowser) hosts() []types.ManagedObjectReference {
 	return nil
 }
 
-// QueryConfigTarget adds sharedGpuPassthroughTypes: the profiles of the given host, or the union over the compute
-// resource's hosts. (govmomi 0.24's ConfigTarget has no vgpuProfileInfo to fill.)
+// QueryConfigTarget adds sharedGpuPassthroughTypes, vgpuProfileInfo and vgpuDeviceInfo: the profiles and GPU models
+// of the given host, or the union over the compute resource's hosts.
 func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryConfigTarget) soap.HasFault {
 	hosts := b.hosts()
 	if req.Host != nil {
@@ -42,11 +42,13 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 		return body
 	}
 	seen := map[string]bool{}
+	var states []*hostState
 	for _, ref := range hosts {
 		h := b.lab.host(ref)
 		if h == nil {
 			continue
 		}
+		states = append(states, h)
 		for _, p := range h.profiles {
 			if seen[p] {
 				continue
@@ -59,5 +61,9 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 				})
 		}
 	}
-	return body
+	return &queryConfigTargetBody{Res: &QueryConfigTargetResponse{Returnval: &ConfigTarget{
+		ConfigTarget:    *body.Res.Returnval,
+		VgpuDeviceInfo:  vgpuDeviceInfo(states),
+		VgpuProfileInfo: vgpuProfileInfo(states),
+	}}}
 }

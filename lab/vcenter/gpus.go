@@ -35,8 +35,8 @@ type hostState struct {
 	name string
 
 	gpus     []*gpuDevice
-	config   types.HostGraphicsConfig // as configured; GPUs follow it when Xorg restarts
-	profiles []string                 // vGPU profiles the host's GPUs offer, catalog order
+	config   HostGraphicsConfig // as configured; GPUs follow it when Xorg restarts
+	profiles []string           // vGPU profiles the host's GPUs offer, catalog order
 
 	xorgRestarts int
 	services     []types.HostService
@@ -52,6 +52,7 @@ type gpuDevice struct {
 	bus    uint8
 	model  *GPUModel
 	active string      // graphics type in effect
+	mode   string      // configured vGPU mode in effect ("" for the default)
 	vgpus  []*vgpuSlot // vGPUs running on the GPU, in the order they started
 }
 
@@ -68,7 +69,7 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 		lab:  l,
 		ref:  ref,
 		name: name,
-		config: types.HostGraphicsConfig{
+		config: HostGraphicsConfig{
 			HostDefaultGraphicsType:        graphicsShared,
 			SharedPassthruAssignmentPolicy: policyPerformance,
 		},
@@ -152,6 +153,28 @@ func (g *gpuDevice) configuredType() string {
 	return g.host.config.HostDefaultGraphicsType
 }
 
+// configuredMode is the vGPU mode the host's graphics configuration gives the GPU ("" for the default).
+func (g *gpuDevice) configuredMode() string {
+	for _, d := range g.host.config.DeviceType {
+		if d.DeviceId == g.pciID {
+			return d.VgpuMode
+		}
+	}
+	return ""
+}
+
+// vgpuMode is HostGraphicsInfo.vgpuMode: none unless the GPU runs in Shared Direct, where vGPUs are equal-size
+// unless mixed-size mode is configured and the GPU's model supports it.
+func (g *gpuDevice) vgpuMode() string {
+	switch {
+	case g.active != graphicsSharedDirect:
+		return vgpuModeNone
+	case g.mode == vgpuModeMixedSize && g.model.MixedSizeCapable:
+		return vgpuModeMixedSize
+	}
+	return vgpuModeSameSize
+}
+
 // profile is the vGPU profile the GPU is carved into, "" while no vGPU runs on it (equal-size mode: the first vGPU
 // fixes it until the last one stops).
 func (g *gpuDevice) profile() string {
@@ -178,8 +201,8 @@ func (g *gpuDevice) vms() []types.ManagedObjectReference {
 // running vGPUs keeps its type until it is idle at a later restart.
 func (h *hostState) applyGraphicsConfig() {
 	for _, g := range h.gpus {
-		want := g.configuredType()
-		if g.active == want {
+		want, wantMode := g.configuredType(), g.configuredMode()
+		if g.active == want && g.mode == wantMode {
 			continue
 		}
 		if len(g.vgpus) > 0 {
@@ -187,8 +210,9 @@ func (h *hostState) applyGraphicsConfig() {
 				len(g.vgpus))
 			continue
 		}
-		h.lab.logf("host %s: GPU %s graphics type %s -> %s", h.name, g.pciID, g.active, want)
-		g.active = want
+		h.lab.logf("host %s: GPU %s graphics type %s -> %s, vGPU mode %q -> %q", h.name, g.pciID, g.active, want,
+			g.mode, wantMode)
+		g.active, g.mode = want, wantMode
 	}
 }
 
@@ -239,10 +263,18 @@ func (h *hostState) graphicsInfo() []types.HostGraphicsInfo {
 	return info
 }
 
+// graphicsConfig is the configuration in govmomi's type, without vgpuMode (the property collector answers with
+// graphicsConfigEx).
 func (h *hostState) graphicsConfig() *types.HostGraphicsConfig {
-	c := h.config
-	c.DeviceType = append([]types.HostGraphicsConfigDeviceType(nil), h.config.DeviceType...)
-	return &c
+	c := &types.HostGraphicsConfig{
+		HostDefaultGraphicsType:        h.config.HostDefaultGraphicsType,
+		SharedPassthruAssignmentPolicy: h.config.SharedPassthruAssignmentPolicy,
+	}
+	for _, d := range h.config.DeviceType {
+		c.DeviceType = append(c.DeviceType, types.HostGraphicsConfigDeviceType{DeviceId: d.DeviceId,
+			GraphicsType: d.GraphicsType})
+	}
+	return c
 }
 
 func (h *hostState) sharedGpuCapabilities() []types.HostSharedGpuCapabilities {

@@ -29,7 +29,7 @@ func newGraphicsManager(h *hostState) *graphicsManager {
 	return m
 }
 
-func (m *graphicsManager) UpdateGraphicsConfig(req *types.UpdateGraphicsConfig) soap.HasFault {
+func (m *graphicsManager) UpdateGraphicsConfig(req *UpdateGraphicsConfig) soap.HasFault {
 	body := &methods.UpdateGraphicsConfigBody{}
 	if f := m.host.updateGraphicsConfig(req.Config); f != nil {
 		body.Fault_ = f.soap()
@@ -54,7 +54,7 @@ func (m *graphicsManager) IsSharedGraphicsActive(req *types.IsSharedGraphicsActi
 
 // updateGraphicsConfig validates the whole request first, then stores it: fields given replace the stored ones,
 // deviceType entries replace the stored entry of the same deviceId.
-func (h *hostState) updateGraphicsConfig(c types.HostGraphicsConfig) *labFault {
+func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 	if c.HostDefaultGraphicsType != "" && !contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
 		return invalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
 			strings.Join(configurableGraphicsTypes, ", "))
@@ -72,6 +72,10 @@ func (h *hostState) updateGraphicsConfig(c types.HostGraphicsConfig) *labFault {
 			return invalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
 				d.GraphicsType, d.DeviceId, strings.Join(configurableGraphicsTypes, ", "))
 		}
+		if d.VgpuMode != "" && !contains(configurableVgpuModes, d.VgpuMode) {
+			return invalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
+				d.VgpuMode, d.DeviceId, strings.Join(configurableVgpuModes, ", "))
+		}
 	}
 	if c.HostDefaultGraphicsType != "" {
 		h.config.HostDefaultGraphicsType = c.HostDefaultGraphicsType
@@ -83,13 +87,14 @@ func (h *hostState) updateGraphicsConfig(c types.HostGraphicsConfig) *labFault {
 		replaced := false
 		for i := range h.config.DeviceType {
 			if h.config.DeviceType[i].DeviceId == d.DeviceId {
-				h.config.DeviceType[i].GraphicsType = d.GraphicsType
+				h.config.DeviceType[i] = HostGraphicsConfigDeviceType{DeviceId: d.DeviceId,
+					GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode}
 				replaced = true
 			}
 		}
 		if !replaced {
-			h.config.DeviceType = append(h.config.DeviceType, types.HostGraphicsConfigDeviceType{
-				DeviceId: d.DeviceId, GraphicsType: d.GraphicsType,
+			h.config.DeviceType = append(h.config.DeviceType, HostGraphicsConfigDeviceType{
+				DeviceId: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode,
 			})
 		}
 	}
@@ -98,10 +103,13 @@ func (h *hostState) updateGraphicsConfig(c types.HostGraphicsConfig) *labFault {
 	return nil
 }
 
-func deviceTypes(list []types.HostGraphicsConfigDeviceType) string {
+func deviceTypes(list []HostGraphicsConfigDeviceType) string {
 	parts := make([]string, len(list))
 	for i, d := range list {
 		parts[i] = d.DeviceId + "=" + d.GraphicsType
+		if d.VgpuMode != "" {
+			parts[i] += "/" + d.VgpuMode
+		}
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }

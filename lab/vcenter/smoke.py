@@ -408,6 +408,64 @@ def test_config_target(t, inv):
     t.equal(list(sa.sharedGpuPassthroughTypes), [], "config target of a host without GPUs")
 
 
+def test_vgpu_api(t, sim, inv):
+    print("vGPU API of vSphere 8.0.3: vgpuMode, RetrieveVgpuProfileInfo/DeviceInfo, config target")
+    about = inv.content.about
+    t.equal((about.apiVersion, about.version), ("8.0.3.0", "8.0.3"), "about")
+    t.equal([g.vgpuMode for g in graphics(inv, "esxi-01").graphicsInfo], ["sameSize", "none"],
+            "graphicsInfo vgpuMode: Shared Direct GPU equal-size, Shared GPU none")
+    manager = graphics(inv, "esxi-02")
+    pci = manager.graphicsInfo[0].pciId
+    try:
+        manager.UpdateGraphicsConfig(config=vim.host.GraphicsConfig(
+            hostDefaultGraphicsType="sharedDirect", sharedPassthruAssignmentPolicy="performance",
+            deviceType=[vim.host.GraphicsConfig.DeviceType(deviceId=pci, graphicsType="sharedDirect",
+                                                           vgpuMode="equal")]))
+        t.check(False, "an unknown vgpuMode was accepted")
+    except vmodl.fault.InvalidArgument as err:
+        t.check("vgpuMode" in err.msg, "InvalidArgument names vgpuMode: %s" % err.msg)
+    manager.UpdateGraphicsConfig(config=vim.host.GraphicsConfig(
+        hostDefaultGraphicsType="sharedDirect", sharedPassthruAssignmentPolicy="performance",
+        deviceType=[vim.host.GraphicsConfig.DeviceType(deviceId=pci, graphicsType="sharedDirect",
+                                                       vgpuMode="sameSize")]))
+    t.equal([(d.deviceId, d.vgpuMode) for d in manager.graphicsConfig.deviceType], [(pci, "sameSize")],
+            "graphicsConfig deviceType vgpuMode")
+    t.equal([(d.deviceId, d.vgpuMode) for d in inv.hosts["esxi-02"].config.graphicsConfig.deviceType],
+            [(pci, "sameSize")], "host config.graphicsConfig mirrors the manager")
+    t.equal(by_name(sim.state(), "hosts", "esxi-02")["graphics_config"]["device_types"],
+            [{"device_id": pci, "graphics_type": "sharedDirect", "vgpu_mode": "sameSize"}], "lab state device types")
+    t.equal([g.vgpuMode for g in inv.hosts["esxi-02"].config.graphicsInfo], ["sameSize"],
+            "host config.graphicsInfo vgpuMode")
+    collector = inv.content.propertyCollector
+    spec = vmodl.query.PropertyCollector.FilterSpec(
+        objectSet=[vmodl.query.PropertyCollector.ObjectSpec(obj=manager),
+                   vmodl.query.PropertyCollector.ObjectSpec(obj=inv.hosts["esxi-02"])],
+        propSet=[vmodl.query.PropertyCollector.PropertySpec(type=vim.host.GraphicsManager,
+                                                            pathSet=["graphicsInfo", "graphicsConfig"]),
+                 vmodl.query.PropertyCollector.PropertySpec(type=vim.HostSystem, pathSet=["config.graphicsInfo"])])
+    props = {p.name: p.val for o in collector.RetrievePropertiesEx([spec], vmodl.query.PropertyCollector
+                                                                    .RetrieveOptions()).objects for p in o.propSet}
+    t.equal(([g.vgpuMode for g in props["graphicsInfo"]], [d.vgpuMode for d in props["graphicsConfig"].deviceType],
+             [g.vgpuMode for g in props["config.graphicsInfo"]]), (["sameSize"], ["sameSize"], ["sameSize"]),
+            "vgpuMode through RetrievePropertiesEx")
+    profiles = {p.profileName: p for p in manager.RetrieveVgpuProfileInfo()}
+    p8q = profiles.get(P40_8Q)
+    t.check(p8q is not None and isinstance(p8q, vim.vm.VgpuProfileInfo), "RetrieveVgpuProfileInfo lists %s" % P40_8Q)
+    if p8q is not None:
+        t.equal((p8q.fbSizeInGib, p8q.profileSharing, p8q.profileClass, p8q.deviceVendorId),
+                (8, "timeSliced", "quadro", 0x10de), "P40-8Q profile facts")
+    t.check(all(name.startswith("grid_p40-") for name in profiles), "a P40 host lists only P40 profiles")
+    devices = manager.RetrieveVgpuDeviceInfo()
+    t.equal([(d.deviceName, d.maxFbSizeInGib, d.timeSlicedCapable, d.migCapable) for d in devices],
+            [("Tesla P40", 24, True, False)], "RetrieveVgpuDeviceInfo")
+    target = inv.hosts["esxi-01"].parent.environmentBrowser.QueryConfigTarget()
+    names = [p.profileName for p in target.vgpuProfileInfo]
+    t.check(P40_8Q in names and T4_4Q in names and len(names) == len(set(names)),
+            "config target vgpuProfileInfo: P40 and T4 profiles, each once")
+    t.equal(sorted(d.deviceName for d in target.vgpuDeviceInfo), ["Tesla P40", "Tesla T4"],
+            "config target vgpuDeviceInfo")
+
+
 def test_settings(t, sim, inv):
     print("vCenter setting vgpu.hotmigrate.enabled")
     setting = inv.content.setting
@@ -844,7 +902,7 @@ def main():
             test_scheduled_tasks(t, si)
             for test in (test_config_target,):
                 test(t, inv)
-            for test in (test_settings, test_graphics, test_reconfigure, test_power_on, test_migration,
+            for test in (test_settings, test_graphics, test_vgpu_api, test_reconfigure, test_power_on, test_migration,
                          test_maintenance, test_bulk, test_cluster, test_connection_drop_and_stats):
                 test(t, sim, inv)
             Disconnect(si)

@@ -111,13 +111,13 @@ func TestGraphicsConfig(t *testing.T) {
 		g.active = graphicsBasic
 	}
 	bad := []struct {
-		config   types.HostGraphicsConfig
+		config   HostGraphicsConfig
 		property string
 	}{
-		{types.HostGraphicsConfig{HostDefaultGraphicsType: "direct"}, "config.hostDefaultGraphicsType"},
-		{types.HostGraphicsConfig{SharedPassthruAssignmentPolicy: "fastest"}, "config.sharedPassthruAssignmentPolicy"},
-		{types.HostGraphicsConfig{DeviceType: []types.HostGraphicsConfigDeviceType{{DeviceId: "0000:99:00.0", GraphicsType: "shared"}}}, "config.deviceType.deviceId"},
-		{types.HostGraphicsConfig{DeviceType: []types.HostGraphicsConfigDeviceType{{DeviceId: "0000:3b:00.0", GraphicsType: "basic"}}}, "config.deviceType.graphicsType"},
+		{HostGraphicsConfig{HostDefaultGraphicsType: "direct"}, "config.hostDefaultGraphicsType"},
+		{HostGraphicsConfig{SharedPassthruAssignmentPolicy: "fastest"}, "config.sharedPassthruAssignmentPolicy"},
+		{HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:99:00.0", GraphicsType: "shared"}}}, "config.deviceType.deviceId"},
+		{HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:3b:00.0", GraphicsType: "basic"}}}, "config.deviceType.graphicsType"},
 	}
 	for _, b := range bad {
 		f := h.updateGraphicsConfig(b.config)
@@ -128,15 +128,15 @@ func TestGraphicsConfig(t *testing.T) {
 	if h.config.HostDefaultGraphicsType != graphicsShared || len(h.config.DeviceType) != 0 {
 		t.Fatalf("a refused config changed the host: %+v", h.config)
 	}
-	ok := func(c types.HostGraphicsConfig) {
+	ok := func(c HostGraphicsConfig) {
 		if f := h.updateGraphicsConfig(c); f != nil {
 			t.Fatal(f)
 		}
 	}
-	ok(types.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect,
-		DeviceType: []types.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
-	ok(types.HostGraphicsConfig{SharedPassthruAssignmentPolicy: policyConsolidation,
-		DeviceType: []types.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect}}})
+	ok(HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect,
+		DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
+	ok(HostGraphicsConfig{SharedPassthruAssignmentPolicy: policyConsolidation,
+		DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect}}})
 	if c := h.config; c.HostDefaultGraphicsType != graphicsSharedDirect || c.SharedPassthruAssignmentPolicy != policyConsolidation ||
 		len(c.DeviceType) != 1 || c.DeviceType[0].GraphicsType != graphicsSharedDirect {
 		t.Errorf("fields given replace, device types merge by id: %+v", c)
@@ -146,7 +146,7 @@ func TestGraphicsConfig(t *testing.T) {
 	}
 
 	h.gpus[1].vgpus = []*vgpuSlot{{profile: "grid_p40-8q"}}
-	ok(types.HostGraphicsConfig{DeviceType: []types.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
+	ok(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
 	h.gpus[1].active = graphicsSharedDirect
 	h.applyGraphicsConfig()
 	if h.gpus[0].active != graphicsSharedDirect || h.gpus[1].active != graphicsSharedDirect || !h.sharedGraphicsActive() {
