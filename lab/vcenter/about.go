@@ -4,7 +4,8 @@ import "github.com/vmware/govmomi/vim25/types"
 
 // The lab presents vCenter Server 8.0 Update 3, so that clients negotiate an API version that knows every vGPU
 // type and property the lab returns (HostGraphicsInfo.vgpuMode is 8.0.3.0). Its hosts run ESXi 8.0 Update 2, the
-// base image of the lab's vLCM clusters.
+// base image of the lab's vLCM clusters. The vCenter build is the 8.0 U3 GA build as remembered, not confirmed
+// against VMware's release notes; clients negotiate on apiVersion, not on the build.
 const (
 	apiVersion         = "8.0.3.0"
 	productVersion     = "8.0.3"
