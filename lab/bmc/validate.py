@@ -19,14 +19,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from labctl import ensure_certificate  # noqa: E402
+from labctl import ensure_certificate, start, stop_pid  # noqa: E402
 
 BIN = os.path.dirname(sys.executable)
 SCHEMAS = os.path.join(HERE, "schemas")
@@ -48,20 +47,10 @@ def start_bmcs(work, offset):
         json.dump({"datacenters": [{"name": "validate", "hosts": hosts}]}, handle)
     cert, key = ensure_certificate(work)
     ready = os.path.join(work, "bmc.ready")
-    if os.path.exists(ready):
-        os.remove(ready)
-    log = open(os.path.join(work, "bmc.log"), "w")
-    process = subprocess.Popen([sys.executable, os.path.join(HERE, "bmc_lab.py"), "--topology", topology,
-                                "--cert", cert, "--key", key, "--username", USER, "--password", PASSWORD,
-                                "--state-dir", os.path.join(work, "state"), "--ready-file", ready],
-                               stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while not os.path.exists(ready):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise SystemExit("The lab BMCs did not start; see %s." % log.name)
-        time.sleep(0.1)
-    return process, cert, dict((h["bmc"]["vendor"], "https://127.0.0.1:%d" % h["bmc"]["port"]) for h in hosts)
+    pid = start("validator-bmcs", [sys.executable, os.path.join(HERE, "bmc_lab.py"), "--topology", topology,
+                                   "--cert", cert, "--key", key, "--username", USER, "--password", PASSWORD,
+                                   "--state-dir", os.path.join(work, "state"), "--ready-file", ready], work, ready)
+    return pid, cert, dict((h["bmc"]["vendor"], "https://127.0.0.1:%d" % h["bmc"]["port"]) for h in hosts)
 
 
 def validator(command, out, cert):
@@ -124,7 +113,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     with open(EXPECTED) as handle:
         expected = yaml.safe_load(handle) or {}
-    process, cert, bmcs = start_bmcs(work, args.port_offset)
+    pid, cert, bmcs = start_bmcs(work, args.port_offset)
     validators = {"service": service_validator, "protocol": protocol_validator}
     try:
         with ThreadPoolExecutor(max_workers=len(bmcs) * len(validators)) as pool:
@@ -132,8 +121,7 @@ def main():
                            for vendor, uri in bmcs.items() for name, run in validators.items())
             results = dict((key, future.result()) for key, future in futures.items())
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop_pid(pid)
     ok = True
     print("%-12s %-9s %5s %5s %5s" % ("profile", "validator", "pass", "warn", "fail"))
     for (vendor, name), (counts, failures) in sorted(results.items()):

@@ -36,9 +36,13 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._smi_tools impo
     parse_topology,
 )
 
-__all__ = ["ERROR_KINDS", "HINTS", "MISSING_KINDS", "NvidiaSmiError", "collect", "default_gather", "detect_error",
+__all__ = ["ERROR_KINDS", "HINTS", "MISSING_KINDS", "NvidiaSmiError", "SEARCH_DIRS", "collect", "default_gather",
+           "detect_error",
            "parse_csv", "parse_list", "parse_mig", "parse_nvlink_remote", "parse_nvlink_status", "parse_query",
            "parse_topology", "parse_vgpu_query", "run_parsed"]
+
+# Where NVIDIA's installers put nvidia-smi on ESXi, guests and bare metal, looked at besides PATH.
+SEARCH_DIRS = ["/usr/bin", "/opt/nvidia/bin", "/usr/local/bin", "/usr/local/nvidia/bin"]
 
 # --- running nvidia-smi -----------------------------------------------------------------------------------------
 

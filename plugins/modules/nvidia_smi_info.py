@@ -219,11 +219,10 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsE
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     MISSING_KINDS,
+    SEARCH_DIRS,
     NvidiaSmiError,
     collect,
 )
-
-SEARCH_DIRS = ["/usr/bin", "/opt/nvidia/bin", "/usr/local/bin", "/usr/local/nvidia/bin"]
 
 
 def _binary(module):

@@ -31,14 +31,17 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import (
     read_service,
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._catalog import parse_profile
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import MISSING_KINDS, NvidiaSmiError, collect
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
+    MISSING_KINDS,
+    SEARCH_DIRS,
+    NvidiaSmiError,
+    collect,
+)
 
 __all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "read_gpu_state", "read_nvidia_smi"]
 
 # In the order they run and are returned.
 PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "cudnn", "container_toolkit")
-# Where the driver may put nvidia-smi besides PATH.
-NVIDIA_SMI_DIRS = ("/opt/nvidia/bin", "/usr/local/nvidia/bin")
 # collect()'s keys for commands this read never runs.
 _UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
 
@@ -90,9 +93,9 @@ def read_nvidia_smi(guest):
     ``grid_a100-4c``, of a vGPU); ``vgpu_profiles`` lists them. Without a working driver: ``present`` false with
     nvidia-smi's ``kind`` and ``msg``; kinds other than a missing driver are also recorded under ``guest.errors``.
     """
-    path = guest.nvidia_smi_path or guest.which("nvidia-smi", NVIDIA_SMI_DIRS)
+    path = guest.nvidia_smi_path or guest.which("nvidia-smi", SEARCH_DIRS)
     if path is None or not guest.files.is_executable(path):
-        where = path or "PATH nor in %s" % ", ".join(NVIDIA_SMI_DIRS)
+        where = path or "PATH nor in %s" % ", ".join(SEARCH_DIRS)
         return _absent(NvidiaSmiError("not_installed", "No executable nvidia-smi in %s." % where), path)
 
     def nvidia_smi(args):
