@@ -12,7 +12,8 @@ installed. The output has one entry per GPU model:
                       "architecture": "pascal", "mig_capable": false, "mixed_size_capable": false,
                       "gpus_per_board": 1, "last_vgpu_release": "16",
                       "profiles": [{"name": "grid_p40-8q", "framebuffer_mib": 8192, "series": "Q",
-                                    "max_per_gpu": 3, "sharing": "timeSliced", "profile_class": "quadro"}, ...]}}}
+                                    "max_per_gpu": 3, "sharing": "timeSliced", "profile_class": "quadro",
+                                    "mixed_size_placements": null}, ...]}}}
 """
 
 import importlib.util
@@ -26,7 +27,8 @@ CATALOG = os.path.join(ROOT, "plugins", "module_utils", "nvidia", "_catalog.py")
 
 GPU_KEYS = ("device_name", "pci_device_id", "framebuffer_mib", "architecture", "mig_capable", "mixed_size_capable",
             "gpus_per_board", "last_vgpu_release")
-PROFILE_KEYS = ("name", "framebuffer_mib", "series", "max_per_gpu", "sharing", "profile_class")
+PROFILE_KEYS = ("name", "framebuffer_mib", "series", "max_per_gpu", "sharing", "profile_class",
+                "mixed_size_placements")
 
 
 def load_catalog(path=CATALOG):

@@ -39,6 +39,9 @@ type Profile struct {
 	MaxPerGPU      int    `json:"max_per_gpu"`
 	Sharing        string `json:"sharing"`
 	ProfileClass   string `json:"profile_class"`
+	// Placements are the GiB offsets where a vGPU of this type may start on a GPU in mixed-size mode (NVIDIA's
+	// placement IDs); none means the type is not offered in mixed-size mode.
+	Placements []int64 `json:"mixed_size_placements"`
 
 	model *GPUModel
 }
@@ -129,6 +132,12 @@ func (c *Catalog) validateModel(m *GPUModel) []string {
 		}
 		if !contains(sharingModes, p.Sharing) {
 			bad("profile %s: sharing %q is not one of %s", p.Name, p.Sharing, strings.Join(sharingModes, ", "))
+		}
+		for _, at := range p.Placements {
+			if p.Sharing != "timeSliced" || at < 0 || at*1024+p.FramebufferMiB > m.FramebufferMiB {
+				bad("profile %s: mixed-size placement %d GiB does not fit a time-sliced %d MiB vGPU into %d MiB",
+					p.Name, at, p.FramebufferMiB, m.FramebufferMiB)
+			}
 		}
 		if !contains(profileClasses, p.ProfileClass) {
 			bad("profile %s: profile_class %q is not one of %s", p.Name, p.ProfileClass,

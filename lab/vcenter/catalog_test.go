@@ -32,7 +32,7 @@ func writeFile(t *testing.T, name, content string) string {
 
 func TestSampleCatalog(t *testing.T) {
 	c := loadSample(t)
-	for model, profiles := range map[string]int{"P40": 25, "T4": 17, "A100-40": 8} {
+	for model, profiles := range map[string]int{"P40": 25, "T4": 17, "A100-40": 13, "L40S": 30, "L4": 23} {
 		if got := len(c.GPUs[model].Profiles); got != profiles {
 			t.Errorf("%s: %d profiles, want %d", model, got, profiles)
 		}
@@ -40,6 +40,9 @@ func TestSampleCatalog(t *testing.T) {
 	p := c.Profile("grid_a100-3-20c")
 	if p == nil || p.Sharing != "mig" || p.MaxPerGPU != 2 || p.model.ID != "A100-40" {
 		t.Errorf("grid_a100-3-20c: %+v", p)
+	}
+	if p := c.Profile("grid_l40s-8c"); p == nil || !equalInt64s(p.Placements, []int64{0, 16, 24, 40}) {
+		t.Errorf("grid_l40s-8c mixed-size placements: %+v", p)
 	}
 	if p := c.Profile("grid_p40-8q"); p == nil || p.MaxPerGPU != 3 || p.model.deviceID != 0x1b38 {
 		t.Errorf("grid_p40-8q: %+v", p)
@@ -81,4 +84,16 @@ func TestMain(m *testing.M) {
 		log.SetOutput(io.Discard) // the simulator and the lab log every fault they answer with
 	}
 	os.Exit(m.Run())
+}
+
+func equalInt64s(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

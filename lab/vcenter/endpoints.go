@@ -74,6 +74,7 @@ type gpuJSON struct {
 	MemoryMiB              int64    `json:"memory_mib"`
 	GraphicsType           string   `json:"graphics_type"`
 	ConfiguredGraphicsType string   `json:"configured_graphics_type"`
+	VgpuMode               string   `json:"vgpu_mode"` // in effect, as HostGraphicsInfo.vgpuMode
 	Profile                *string  `json:"profile"`
 	VMs                    []string `json:"vms"`
 }
@@ -93,9 +94,10 @@ type vmJSON struct {
 }
 
 type vgpuJSON struct {
-	Key     int32   `json:"key"`
-	Profile string  `json:"profile"`
-	GPU     *string `json:"gpu"`
+	Key         int32   `json:"key"`
+	Profile     string  `json:"profile"`
+	GPU         *string `json:"gpu"`
+	PlacementID *int64  `json:"placement_id"` // GiB offset on a GPU in mixed-size mode
 }
 
 func (l *Lab) labHandler() http.Handler {
@@ -282,6 +284,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 			MemoryMiB:              g.model.FramebufferMiB,
 			GraphicsType:           g.active,
 			ConfiguredGraphicsType: g.configuredType(),
+			VgpuMode:               g.vgpuMode(),
 			VMs:                    []string{},
 		}
 		if p := g.profile(); p != "" {
@@ -315,8 +318,11 @@ func (l *Lab) vmState(vm *labVM) vmJSON {
 		v := vgpuJSON{Key: d.key, Profile: d.profile}
 		for _, s := range vm.slots {
 			if s.key == d.key {
-				pci := s.gpu.pciID
+				pci, at := s.gpu.pciID, s.at
 				v.GPU = &pci
+				if at >= 0 {
+					v.PlacementID = &at
+				}
 			}
 		}
 		j.VGPUs = append(j.VGPUs, v)

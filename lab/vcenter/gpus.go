@@ -62,6 +62,15 @@ type vgpuSlot struct {
 	key     int32
 	profile string
 	gpu     *gpuDevice
+	at      int64 // mixed-size mode: the placement ID (GiB offset) it starts at; -1 in equal-size mode
+}
+
+// framebufferOf is the framebuffer of one of the GPU's vGPU profiles in MiB.
+func (g *gpuDevice) framebufferOf(profile string) int64 {
+	if p := g.model.Supports(profile); p != nil {
+		return p.FramebufferMiB
+	}
+	return 0
 }
 
 func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*GPUSpec, catalog *Catalog) *hostState {

@@ -76,6 +76,9 @@ func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 			return invalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
 				d.VgpuMode, d.DeviceId, strings.Join(configurableVgpuModes, ", "))
 		}
+		if f := h.gpu(d.DeviceId).modeChangeInUse(d.VgpuMode); f != nil {
+			return f
+		}
 	}
 	if c.HostDefaultGraphicsType != "" {
 		h.config.HostDefaultGraphicsType = c.HostDefaultGraphicsType
@@ -101,6 +104,30 @@ func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 	h.lab.logf("host %s: graphics config now default=%s policy=%s devices=%s", h.name,
 		h.config.HostDefaultGraphicsType, h.config.SharedPassthruAssignmentPolicy, deviceTypes(h.config.DeviceType))
 	return nil
+}
+
+// modeChangeInUse refuses a new vGPU mode for a GPU that runs vGPUs: their placement depends on the mode. The
+// fault and its wording are the lab's choice; how vCenter 8.0.3 answers this is not confirmed.
+func (g *gpuDevice) modeChangeInUse(mode string) *labFault {
+	if len(g.vgpus) == 0 || effectiveMode(mode) == effectiveMode(g.configuredMode()) {
+		return nil
+	}
+	var vms []string
+	for _, ref := range g.vms() {
+		vms = append(vms, name(ref))
+	}
+	reason := fmt.Sprintf("the vGPU mode of device %s cannot change from %s to %s while vGPUs run on it (virtual "+
+		"machines %s)", g.pciID, effectiveMode(g.configuredMode()), effectiveMode(mode), strings.Join(vms, ", "))
+	return &labFault{fault: &types.InvalidState{},
+		msg: "The operation is not allowed in the current state: " + reason + "."}
+}
+
+// effectiveMode is a configured vGPU mode with the default spelled out.
+func effectiveMode(mode string) string {
+	if mode == "" {
+		return vgpuModeSameSize
+	}
+	return mode
 }
 
 func deviceTypes(list []HostGraphicsConfigDeviceType) string {

@@ -13,7 +13,7 @@ import (
 type evacuation struct {
 	vm     *labVM
 	target *hostState
-	chosen []*gpuLoad // GPUs on the target for a powered-on vGPU VM
+	chosen []vgpuPlacement // GPUs on the target for a powered-on vGPU VM
 }
 
 // enterMaintenanceMode replaces the simulator's task: a host with powered-on VMs enters maintenance mode only if
@@ -169,8 +169,7 @@ func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostS
 func cloneLoads(loads []*gpuLoad) []*gpuLoad {
 	out := make([]*gpuLoad, len(loads))
 	for i, g := range loads {
-		c := *g
-		out[i] = &c
+		out[i] = g.clone()
 	}
 	return out
 }

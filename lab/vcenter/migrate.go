@@ -95,7 +95,7 @@ func (l *Lab) hotMigrateEnabled() bool {
 }
 
 // planMigration checks that a powered-on VM's vGPUs may move and that the target host can run them.
-func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]*gpuLoad, *labFault) {
+func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpuPlacement, *labFault) {
 	devices := vgpuDevices(vm.Config.Hardware.Device)
 	if !l.hotMigrateEnabled() {
 		d := devices[0]
@@ -164,7 +164,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 	} else if dstCR != srcCR {
 		pool = rootPool
 	}
-	var chosen []*gpuLoad
+	var chosen []vgpuPlacement
 	if dstRef != src {
 		if f := l.hostAccepts(dst); f != nil {
 			return f

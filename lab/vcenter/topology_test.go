@@ -39,7 +39,7 @@ func TestTopologyDefaultsAndRoundRobin(t *testing.T) {
 func TestTopologyErrors(t *testing.T) {
 	cases := map[string]struct{ doc, want string }{
 		"unknown model": {`{"datacenters": [{"name": "dc", "hosts": [{"name": "h", "gpus": [{"model": "P41", "count": 1}]}]}]}`,
-			`unknown GPU model "P41" (the catalog has A100-40, P40, T4)`},
+			`unknown GPU model "P41" (the catalog has A100-40, L4, L40S, P40, T4)`},
 		"duplicate host across datacenters": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}]}, {"name": "b", "hosts": [{"name": "h"}]}]}`,
 			`duplicate host name "h"`},
 		"duplicate VM": {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h"}, {"name": "v", "host": "h"}]}]}`,

@@ -245,20 +245,47 @@ func mergeAllocation(current, change *types.ResourceAllocationInfo) *types.Resou
 // gpuLoad is a GPU's vGPU load while a placement is being planned.
 type gpuLoad struct {
 	gpu     *gpuDevice
-	profile string
+	mixed   bool   // the GPU runs in mixed-size mode
+	profile string // equal-size mode: the profile the GPU is carved into
 	count   int
+	usedMiB int64
+	spans   []span // mixed-size mode: the framebuffer ranges its vGPUs occupy
+}
+
+// span is the framebuffer range [start, end) in MiB that a vGPU occupies on a GPU in mixed-size mode.
+type span struct{ start, end int64 }
+
+// vgpuPlacement is where one vGPU goes: its GPU and, in mixed-size mode, its placement ID (GiB offset), else -1.
+type vgpuPlacement struct {
+	gpu *gpuDevice
+	at  int64
 }
 
 func loadsOf(h *hostState) []*gpuLoad {
 	loads := make([]*gpuLoad, len(h.gpus))
 	for i, g := range h.gpus {
-		loads[i] = &gpuLoad{gpu: g, profile: g.profile(), count: len(g.vgpus)}
+		l := &gpuLoad{gpu: g, mixed: g.vgpuMode() == vgpuModeMixedSize, profile: g.profile(), count: len(g.vgpus)}
+		for _, s := range g.vgpus {
+			fb := g.framebufferOf(s.profile)
+			l.usedMiB += fb
+			if l.mixed {
+				l.spans = append(l.spans, placementSpan(s.at, fb))
+			}
+		}
+		loads[i] = l
 	}
 	return loads
 }
 
-// refusal says why a GPU cannot take one more vGPU of the profile, or "" if it can.
-func (g *gpuLoad) refusal(profile string) string {
+func (g *gpuLoad) clone() *gpuLoad {
+	c := *g
+	c.spans = append([]span(nil), g.spans...)
+	return &c
+}
+
+// fit says where on the GPU one more vGPU of the profile goes (-1: no placement ID, equal-size mode), or why it
+// cannot go there.
+func (g *gpuLoad) fit(profile string) (int64, string) {
 	d := g.gpu
 	switch p := d.model.Supports(profile); {
 	case d.active != graphicsSharedDirect:
@@ -266,33 +293,84 @@ func (g *gpuLoad) refusal(profile string) string {
 		if want := d.configuredType(); want != d.active {
 			why += fmt.Sprintf(" (%s is configured and applies when Xorg restarts)", want)
 		}
-		return why
+		return -1, why
 	case p == nil:
-		return fmt.Sprintf("%s (%s) does not offer %s", d.pciID, d.model.DeviceName, profile)
+		return -1, fmt.Sprintf("%s (%s) does not offer %s", d.pciID, d.model.DeviceName, profile)
+	case g.mixed:
+		return g.mixedFit(p)
 	case g.profile != "" && g.profile != profile:
-		return fmt.Sprintf("%s runs %s (equal-size mode: one profile per GPU)", d.pciID, g.profile)
+		return -1, fmt.Sprintf("%s runs %s (equal-size mode: one profile per GPU)", d.pciID, g.profile)
 	case g.count >= p.MaxPerGPU:
-		return fmt.Sprintf("%s is full (%d of %d %s vGPUs)", d.pciID, g.count, p.MaxPerGPU, profile)
+		return -1, fmt.Sprintf("%s is full (%d of %d %s vGPUs)", d.pciID, g.count, p.MaxPerGPU, profile)
 	}
-	return ""
+	return -1, ""
 }
 
-// place chooses a GPU for each vGPU by the host's assignment policy: performance takes the least loaded GPU that
-// can take the vGPU, consolidation the most loaded one; ties go to the lower PCI slot. loads is updated with the
-// placements, so that one plan can span several VMs. On failure it returns the reasons of every GPU.
-func place(loads []*gpuLoad, devices []vgpuDevice, policy string) ([]*gpuLoad, string) {
-	chosen := make([]*gpuLoad, len(devices))
+// mixedFit is NVIDIA's mixed-size rule: a vGPU starts at one of its type's placement IDs and its framebuffer range
+// must not overlap another vGPU's. The lowest free placement ID is taken (how vSphere chooses among free ones is
+// not documented).
+func (g *gpuLoad) mixedFit(p *Profile) (int64, string) {
+	d := g.gpu
+	if len(p.Placements) == 0 {
+		return -1, fmt.Sprintf("%s is in mixed-size mode, where %s has no placement", d.pciID, p.Name)
+	}
+	for _, at := range p.Placements {
+		if !g.overlaps(placementSpan(at, p.FramebufferMiB)) {
+			return at, ""
+		}
+	}
+	ids := make([]string, len(p.Placements))
+	for i, at := range p.Placements {
+		ids[i] = fmt.Sprint(at)
+	}
+	return -1, fmt.Sprintf("%s (mixed-size mode, %d of %d MiB in use) has no free placement for %s (placement IDs %s GiB)",
+		d.pciID, g.usedMiB, d.model.FramebufferMiB, p.Name, strings.Join(ids, ", "))
+}
+
+func placementSpan(at, frameBufferMiB int64) span {
+	return span{start: at * 1024, end: at*1024 + frameBufferMiB}
+}
+
+func (g *gpuLoad) overlaps(s span) bool {
+	for _, o := range g.spans {
+		if s.start < o.end && o.start < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// preferred says whether g is a better choice than best. The host's assignment policy applies to equal-size GPUs
+// (performance: least loaded, consolidation: most loaded, and equal-size GPUs before mixed-size ones); a GPU in
+// mixed-size mode is chosen by the framebuffer in use, least first, whatever the policy. Ties keep the lower slot.
+func (g *gpuLoad) preferred(best *gpuLoad, policy string) bool {
+	switch {
+	case best == nil:
+		return true
+	case policy == policyConsolidation && !g.mixed && !best.mixed:
+		return g.count > best.count
+	case policy == policyConsolidation && g.mixed != best.mixed:
+		return !g.mixed
+	}
+	return g.usedMiB < best.usedMiB
+}
+
+// place chooses a GPU for each vGPU (see preferred). loads is updated with the placements, so that one plan can span
+// several VMs. On failure it returns the reasons of every GPU.
+func place(loads []*gpuLoad, devices []vgpuDevice, policy string) ([]vgpuPlacement, string) {
+	chosen := make([]vgpuPlacement, len(devices))
 	for i, d := range devices {
 		var best *gpuLoad
+		bestAt := int64(-1)
 		var reasons []string
 		for _, g := range loads {
-			if why := g.refusal(d.profile); why != "" {
+			at, why := g.fit(d.profile)
+			if why != "" {
 				reasons = append(reasons, why)
 				continue
 			}
-			if best == nil || (policy == policyConsolidation && g.count > best.count) ||
-				(policy != policyConsolidation && g.count < best.count) {
-				best = g
+			if g.preferred(best, policy) {
+				best, bestAt = g, at
 			}
 		}
 		if best == nil {
@@ -301,15 +379,21 @@ func place(loads []*gpuLoad, devices []vgpuDevice, policy string) ([]*gpuLoad, s
 			}
 			return nil, strings.Join(reasons, "; ")
 		}
-		best.profile = d.profile
+		fb := best.gpu.framebufferOf(d.profile)
+		if best.mixed {
+			best.spans = append(best.spans, placementSpan(bestAt, fb))
+		} else {
+			best.profile = d.profile
+		}
 		best.count++
-		chosen[i] = best
+		best.usedMiB += fb
+		chosen[i] = vgpuPlacement{gpu: best.gpu, at: bestAt}
 	}
 	return chosen, ""
 }
 
 // planPowerOn checks what vSphere checks when a VM with vGPUs powers on and chooses its GPUs.
-func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]*gpuLoad, *labFault) {
+func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]vgpuPlacement, *labFault) {
 	devices := vgpuDevices(vm.Config.Hardware.Device)
 	if len(devices) == 0 {
 		return nil, nil
@@ -358,12 +442,12 @@ func reservationMB(vm *labVM) int64 {
 func isTrue(b *bool) bool { return b != nil && *b }
 
 // commit starts the VM's vGPUs on the GPUs a plan chose.
-func (l *Lab) commit(vm *labVM, chosen []*gpuLoad) {
+func (l *Lab) commit(vm *labVM, chosen []vgpuPlacement) {
 	devices := vgpuDevices(vm.Config.Hardware.Device)
 	hosts := map[*hostState]bool{}
 	for i, d := range devices {
 		g := chosen[i].gpu
-		slot := &vgpuSlot{vm: vm.Self, key: d.key, profile: d.profile, gpu: g}
+		slot := &vgpuSlot{vm: vm.Self, key: d.key, profile: d.profile, gpu: g, at: chosen[i].at}
 		g.vgpus = append(g.vgpus, slot)
 		vm.slots = append(vm.slots, slot)
 		hosts[g.host] = true

@@ -105,6 +105,9 @@ def _profile_record(name, model_id=None, max_per_gpu=None, confirmed=False):
         "max_per_gpu": max_per_gpu,
         "known": model_id is not None and max_per_gpu is not None,
         "confirmed": confirmed,
+        "mixed_size_placements": None,
+        "mixed_size_max": None,
+        "mixed_size_confirmed": False,
     }
 
 
@@ -119,15 +122,26 @@ def _device_name_keys(text):
     return [key for key in keys if key]
 
 
+def _add_placements(record, placements):
+    """Mixed-size placement IDs of a time-sliced type (None: not offered in mixed-size mode, or not known)."""
+    ids = None if record["mig"] else placements.get(record["framebuffer_gb"])
+    record["mixed_size_placements"] = list(ids) if ids else None
+    record["mixed_size_max"] = len(ids) if ids else None
+    # NVIDIA's placement tables list the C types; other series are taken to share them by size.
+    record["mixed_size_confirmed"] = bool(ids) and record["series"] == "C"
+
+
 def _build_catalog():
     models, profiles, prefixes, names, pci_ids = {}, {}, {}, {}, {}
     for model_id, raw in GPUS.items():
         prefix = raw["profile_prefix"]
         prefixes[prefix] = model_id
         records = []
+        placements = raw.get("mixed_size_placements", {})
         for types, confirmed in ((raw["types"], True), (raw["types_unconfirmed"], False)):
             for suffix, max_per_gpu in types:
                 record = _profile_record("grid_%s-%s" % (prefix, suffix), model_id, max_per_gpu, confirmed)
+                _add_placements(record, placements)
                 records.append(record)
                 profiles[record["name"]] = record
         records.sort(key=lambda r: (r["mig"], SERIES.index(r["series"]), -r["framebuffer_mib"], r["name"]))
@@ -248,7 +262,9 @@ def parse_profile(name):
     Returns ``name`` (vSphere spelling), ``gpu`` (``p40``), ``model`` (model id or None), ``framebuffer_gb`` (int,
     0.5 for Maxwell's 0Q/0B), ``framebuffer_mib``, ``series`` (Q, B, A or C), ``mig``, ``mig_slices``, ``sharing``
     (``timeSliced`` or ``mig``), ``profile_class`` (``compute`` for C, else ``quadro``), ``cuda``, ``max_per_gpu``
-    (None when unknown), ``known`` (the profile is in the catalog) and ``confirmed`` (its data has a source).
+    (None when unknown), ``known`` (the profile is in the catalog) and ``confirmed`` (its data has a source);
+    ``mixed_size_placements`` (GB offsets where a vGPU of the type may start on a GPU in mixed-size mode, None when
+    the type has no known placement there), ``mixed_size_max`` (their number) and ``mixed_size_confirmed``.
     Raises ``InputError`` for anything that is not a profile name.
     """
     record = _profile_record(name)

@@ -15,6 +15,15 @@ Sources, so each value can be checked again:
   recent vGPU Manager offers on an L40S; the L4's are assumed to mirror the A10's (same 24 GB layout). Their maxima
   are taken to be the Q maximum of the same framebuffer size, as on the GPUs where NVIDIA publishes both. Being
   inferred, they sit in ``types_unconfirmed``.
+* Mixed-size mode (``mixed_size_placements``): the table "vGPU Placements for GPUs in Mixed-Size Mode" of NVIDIA's
+  vGPU User Guide 19.0, as transcribed for the C-series types of the GPUs used with VMware Cloud Foundation in
+  frankdenneman.ai's vgpu-catalog.json (repository frankdenneman/frankdenneman.github.io, 2026-02). Keys are a
+  time-sliced type's framebuffer in GB, values the placement IDs: the GB offsets in the GPU's framebuffer where a vGPU
+  of that size may start; it then occupies [offset, offset + size). The maximum per GPU in mixed-size mode is the
+  number of placement IDs. Q, A and B types are taken to share the placements of the C type of the same size (not
+  confirmed); sizes without an entry (1, 2 and 3 GB on L4 and L40S) have no known placement and are not offered in
+  mixed-size mode here. A100 and H100 being listed confirms that they run mixed-size mode; other models' support is
+  not confirmed.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,6 +32,7 @@ __metaclass__ = type
 
 # One entry per physical GPU (an A16 board carries four of them, each its own entry in vSphere).
 # ``types``: (type suffix, maximum per GPU) confirmed by a source above; ``types_unconfirmed``: not (yet) confirmed.
+# ``mixed_size_placements``: framebuffer GB -> placement IDs in mixed-size mode (see the sources above).
 # A type suffix is what follows ``grid_<profile_prefix>-``: ``8q``, ``2b4``, ``3-20c`` (MIG: slices-GB), ``1-5cme``.
 GPUS = {
     "P4": {
@@ -203,9 +213,13 @@ GPUS = {
         "gpus_per_board": 1,
         "architecture": "ampere",
         "mig_capable": True,
-        "mixed_size_capable": False,
-        "mixed_size_confirmed": False,
+        "mixed_size_capable": True,
+        "mixed_size_confirmed": True,
         "last_vgpu_release": None,
+        "mixed_size_placements": {
+            4: (0, 6, 10, 16, 20, 26, 30, 36), 5: (0, 5, 10, 15, 20, 25, 30, 35), 8: (0, 12, 20, 32),
+            10: (0, 10, 20, 30), 20: (0, 20), 40: (0,),
+        },
         "types": (
             ("40c", 1), ("20c", 2), ("10c", 4), ("8c", 5), ("5c", 8), ("4c", 10),
             ("7-40c", 1), ("4-20c", 1), ("3-20c", 2), ("2-10c", 3), ("1-10c", 4), ("1-5c", 7), ("1-5cme", 1),
@@ -221,9 +235,14 @@ GPUS = {
         "gpus_per_board": 1,
         "architecture": "ampere",
         "mig_capable": True,
-        "mixed_size_capable": False,
-        "mixed_size_confirmed": False,
+        "mixed_size_capable": True,
+        "mixed_size_confirmed": True,
         "last_vgpu_release": None,
+        "mixed_size_placements": {
+            4: (0, 6, 10, 16, 20, 26, 30, 36, 40, 46, 50, 56, 60, 66, 70, 76),
+            8: (0, 12, 20, 32, 40, 52, 60, 72), 10: (0, 10, 20, 30, 40, 50, 60, 70), 16: (0, 24, 40, 64),
+            20: (0, 20, 40, 60), 40: (0, 40), 80: (0,),
+        },
         "types": (
             ("80c", 1), ("40c", 2), ("20c", 4), ("16c", 5), ("10c", 8), ("8c", 10), ("4c", 20),
             ("7-80c", 1), ("4-40c", 1), ("3-40c", 2), ("2-20c", 3), ("1-20c", 4), ("1-10c", 7), ("1-10cme", 1),
@@ -240,8 +259,11 @@ GPUS = {
         "architecture": "ada",
         "mig_capable": False,
         "mixed_size_capable": True,
-        "mixed_size_confirmed": False,
+        "mixed_size_confirmed": True,
         "last_vgpu_release": None,
+        "mixed_size_placements": {
+            4: (0, 8, 12, 20), 6: (0, 6, 12, 18), 8: (0, 16), 12: (0, 12), 24: (0,),
+        },
         "types": (
             ("24q", 1), ("12q", 2), ("8q", 3), ("6q", 4), ("4q", 6), ("3q", 8), ("2q", 12), ("1q", 24),
             ("24c", 1), ("12c", 2), ("8c", 3), ("6c", 4), ("4c", 6),
@@ -261,8 +283,12 @@ GPUS = {
         "architecture": "ada",
         "mig_capable": False,
         "mixed_size_capable": True,
-        "mixed_size_confirmed": False,
+        "mixed_size_confirmed": True,
         "last_vgpu_release": None,
+        "mixed_size_placements": {
+            4: (0, 8, 12, 20, 24, 32, 36, 44), 6: (0, 6, 12, 18, 24, 30, 36, 42), 8: (0, 16, 24, 40),
+            12: (0, 12, 24, 36), 16: (0, 32), 24: (0, 24), 48: (0,),
+        },
         "types": (
             ("48q", 1), ("24q", 2), ("16q", 3), ("12q", 4), ("8q", 6), ("6q", 8), ("4q", 12), ("3q", 16),
             ("2q", 24), ("1q", 32),
@@ -284,8 +310,14 @@ GPUS = {
         "architecture": "hopper",
         "mig_capable": True,
         "mixed_size_capable": True,
-        "mixed_size_confirmed": False,
+        "mixed_size_confirmed": True,
         "last_vgpu_release": None,
+        "mixed_size_placements": {
+            4: (0, 6, 10, 16, 20, 26, 30, 36, 40, 46, 50, 56, 60, 66, 70, 76),
+            5: (0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75),
+            8: (0, 12, 20, 32, 40, 52, 60, 72), 10: (0, 10, 20, 30, 40, 50, 60, 70), 16: (0, 24, 40, 64),
+            20: (0, 20, 40, 60), 40: (0, 40), 80: (0,),
+        },
         "types": (
             ("80c", 1), ("40c", 2), ("20c", 4), ("16c", 5), ("10c", 8), ("8c", 10), ("5c", 16), ("4c", 20),
             ("7-80c", 1), ("4-40c", 1), ("3-40c", 2), ("2-20c", 3), ("1-20c", 4), ("1-10c", 7), ("1-10cme", 1),
