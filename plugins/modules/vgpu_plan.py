@@ -71,10 +71,12 @@ options:
   mode:
     description:
       - V(equal_size) carves each GPU for one profile.
-      - V(mixed_size) lets vGPUs of different sizes share a GPU while their framebuffer fits, on GPUs whose model
-        supports it (Ada and later in the catalog, not confirmed) on hosts that report a vGPU mode (vSphere 8.0
-        Update 3 and later, vGPU 17 and later). Other GPUs are still carved for one profile. The plan can be
-        optimistic there, see RV(notes).
+      - V(mixed_size) lets vGPUs of different sizes share a GPU, on GPUs whose model has NVIDIA's mixed-size
+        placement table in the catalog (A100, H100, L4, L40S) on hosts that report a vGPU mode (vSphere 8.0 Update 3
+        and later, vGPU 17 and later). Each vGPU starts at a free placement ID of its type (fixed offsets), so some
+        types have lower maxima than in equal-size mode; types without a placement in that mode (for example the 1,
+        2 and 3 GB types of an L4) and other GPUs are still carved for one profile. See RV(placements[].placement_ids)
+        and RV(notes).
     type: str
     choices: [equal_size, mixed_size]
     default: equal_size
@@ -207,6 +209,14 @@ placements:
     current:
       description: The VM already runs there; nothing needs to change for it.
       type: bool
+    placement_ids:
+      description:
+        - On a GPU in mixed-size mode, the placement IDs (GB offsets in the GPU's framebuffer) its vGPUs start at;
+          null otherwise. vSphere places a vGPU when its VM powers on, at the lowest free placement ID as the plan
+          assumes, so power a GPU's VMs on in the order of their placement IDs.
+      type: list
+      elements: int
+      sample: [0, 16]
 gpus:
   description: Every GPU of the plan after it, sorted by host (inventory order) and PCI id.
   returned: always
@@ -296,7 +306,7 @@ suggestions:
   type: list
   elements: str
 notes:
-  description: Limits of this plan, for example mixed-size capacity that may be optimistic.
+  description: Limits of this plan, for example the power-on order that mixed-size placement needs.
   returned: always
   type: list
   elements: str

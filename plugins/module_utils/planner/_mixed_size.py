@@ -6,7 +6,9 @@
 VMs first take free slots of running equal-size GPUs of their own profile. The rest are packed first-fit
 decreasing (largest framebuffer first) into running mixed-size GPUs and into idle GPUs opened one at a time; when
 that leaves VMs out, smallest-first packing runs too and the run that places more VMs (then opens fewer GPUs) wins.
-Capacity is framebuffer plus each type's maximum per GPU; vSphere's fixed placement offsets are not modelled.
+On a GPU that can run mixed-size mode a vGPU takes the lowest free placement ID of its type (NVIDIA's fixed offsets,
+from the catalog), as the lab vCenter does: the plan holds when its VMs power on in the order it lists them. GPUs of
+hosts without mixed-size mode take one size, up to the type's equal-size maximum.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,6 +21,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import 
     NO_CAPACITY,
     PINNED_HOST_FULL,
     Request,
+    free_placements,
 )
 
 
@@ -105,12 +108,14 @@ class MixedPacker(object):
         return -placed, run.opened_new, left_out, run.assignments
 
     def _commit(self, assignments):
-        for gpu, entry, vgpus in assignments:
+        for gpu, entry, vgpus, spans in assignments:
             if entry.vm is None:
                 continue  # headroom: nothing runs there
             if gpu.state == "idle":
                 gpu.state, gpu.carved_by_plan = "mixed", True
                 gpu.host.idle[(gpu.model, gpu.kind)].remove(gpu)
+            gpu.spans.extend(spans)
+            entry.offsets.setdefault(gpu, []).extend(start // 1024 for start, _end in spans)
             gpu.counts[entry.profile.name] = gpu.counts.get(entry.profile.name, 0) + vgpus
             gpu.fb_used += entry.profile.fb * vgpus
             gpu.used += vgpus
@@ -140,6 +145,7 @@ class _Run(object):
         self.entries = entries
         self.fb_free = dict((g, g.fb - g.fb_used) for g in packer.gpus)
         self.counts = dict((g, dict(g.counts)) for g in packer.gpus)
+        self.spans = dict((g, list(g.spans)) for g in packer.gpus)
         self.opened = [g for g in packer.gpus if g.state == "mixed"]
         self.opened_by_host = {}
         for gpu in self.opened:
@@ -158,8 +164,11 @@ class _Run(object):
         return -count if self.packer.policy == "performance" else count
 
     def fits(self, gpu, profile):
+        """How many more vGPUs of the profile the GPU takes in this run."""
+        if gpu.mixed_ok:
+            return len(free_placements(profile, self.spans[gpu]))
         counts = self.counts[gpu]
-        if not gpu.mixed_ok and gpu.state == "idle" and counts and profile.name not in counts:
+        if gpu.state == "idle" and counts and profile.name not in counts:
             return 0
         return min(self.fb_free[gpu] // profile.fb, profile.max - counts.get(profile.name, 0))
 
@@ -167,7 +176,9 @@ class _Run(object):
         self.fb_free[gpu] -= entry.profile.fb * vgpus
         counts = self.counts[gpu]
         counts[entry.profile.name] = counts.get(entry.profile.name, 0) + vgpus
-        self.assignments.append((gpu, entry, vgpus))
+        spans = free_placements(entry.profile, self.spans[gpu])[:vgpus] if gpu.mixed_ok else []
+        self.spans[gpu].extend(spans)
+        self.assignments.append((gpu, entry, vgpus, spans))
 
     def open(self, host=None):
         """Open an idle GPU: on ``host``, or on the host the policy picks (most idle GPUs to spread, fewest to
@@ -237,7 +248,7 @@ class _Run(object):
             set(self.opened_by_host) | set(h for h in self.idle if self.idle[h]), key=lambda h: h.order)
         for host in hosts:
             room = sum(self.fits(g, profile) for g in self.opened_by_host.get(host, ()))
-            room += sum(min(profile.max, g.fb // profile.fb) for g in self.idle.get(host, ()))
+            room += sum(self.fits(g, profile) for g in self.idle.get(host, ()))
             if room < entry.count:
                 continue
             left = entry.count

@@ -211,7 +211,9 @@ class Planner(object):
             if len(profiles) == 1:
                 gpu.counts[profiles[0].name] = used
             # Which VM runs which size is not in the inventory: every vGPU counts at the largest running size.
-            gpu.fb_used = used * max(p.fb for p in profiles)
+            largest = max(profiles, key=lambda p: p.fb)
+            gpu.fb_used = used * largest.fb
+            gpu.reserve_running(largest)
         elif len(profiles) == 1 and profiles[0].max is not None:
             gpu.state, gpu.profile, gpu.cap = "equal", profiles[0], profiles[0].max
         else:
@@ -288,6 +290,8 @@ class Planner(object):
                     if len(gpu.counts) == 1:
                         gpu.counts[next(iter(gpu.counts))] -= share
                 gpu.used -= share
+                if gpu.state == "mixed" and gpu.used > 0:
+                    gpu.reserve_running(max((self.profiles[n] for n in gpu.counts), key=lambda p: p.fb))
                 if gpu.used <= 0:
                     gpu.make_idle()
 
@@ -308,7 +312,8 @@ class Planner(object):
         return hosts
 
     def packs_mixed(self, profile):
-        return self.mode == "mixed_size" and not profile.mig and bool(
+        """Types without a mixed-size placement (e.g. the 1-3 GB ones of an L40S) keep equal-size GPUs."""
+        return self.mode == "mixed_size" and not profile.mig and bool(profile.placements) and bool(
             (self.model(profile.model) or {}).get("mixed_size_capable"))
 
     def _route(self):

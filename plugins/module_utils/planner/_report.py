@@ -12,6 +12,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import 
     PINNED_HOST_FULL,
     PROFILE_NOT_OFFERED,
     ceil_div,
+    free_placements,
 )
 
 _LISTED = 5  # names listed in one suggestion before "and N more"
@@ -21,6 +22,11 @@ def _names(items):
     items = list(items)
     text = ", ".join(str(item) for item in items[:_LISTED])
     return text + (" and %d more" % (len(items) - _LISTED) if len(items) > _LISTED else "")
+
+
+def _placement_ids(request, gpu):
+    """Where the vGPUs start on a GPU that stays in mixed-size mode (GiB offsets); None otherwise."""
+    return sorted(request.offsets[gpu]) if gpu.state == "mixed" and gpu in request.offsets else None
 
 
 class Report(object):
@@ -35,7 +41,8 @@ class Report(object):
         for request in planner.requests:
             for gpu, count in request.rows:
                 placements.append({"vm": request.vm, "profile": request.profile.name, "host": gpu.host.name,
-                                   "gpu": gpu.pci_id, "count": count, "current": request.current})
+                                   "gpu": gpu.pci_id, "count": count, "current": request.current,
+                                   "placement_ids": _placement_ids(request, gpu)})
             if not request.rows:
                 unplaced.append({"vm": request.vm, "profile": request.profile.name, "host": request.pin,
                                  "count": request.count, "reason": request.reason, "message": request.message})
@@ -89,8 +96,7 @@ class Report(object):
                 slots = equal.get(name, 0) + host.idle_for(profile) * profile.max
                 for gpu in mixed:
                     if gpu.model == profile.model and not profile.mig:
-                        slots += max(0, min((gpu.fb - gpu.fb_used) // profile.fb,
-                                            profile.max - gpu.counts.get(name, 0)))
+                        slots += len(free_placements(profile, gpu.spans))
                 self.free_by_host[(host, name)] = slots
                 self.free[name] = self.free.get(name, 0) + slots
         self.free = dict(sorted(self.free.items()))
@@ -161,9 +167,10 @@ class Report(object):
         mixed = sorted(set(g.model for g in planner.gpus if g.state == "mixed" and g.placed))
         if mixed:
             unconfirmed = [m for m in mixed if not planner.model(m)["mixed_size_confirmed"]]
-            notes.append("Mixed-size capacity is counted by framebuffer and each type's equal-size maximum; vSphere "
-                         "places mixed-size vGPUs at fixed offsets and some types have lower maxima in that mode, so "
-                         "the plan can be optimistic for %s." % ", ".join(mixed)
+            notes.append("Mixed-size vGPUs on %s are planned at NVIDIA's placement IDs (placement_ids, GiB offsets): "
+                         "vSphere places each vGPU at power-on, so power on a GPU's VMs in the order of their "
+                         "placement IDs, lowest first; another order can leave gaps that no vGPU of the plan fits."
+                         % ", ".join(mixed)
                          + (" The catalog's mixed-size support for %s is not confirmed." % ", ".join(unconfirmed)
                             if unconfirmed else ""))
         if planner.ignored_vgpus:
@@ -233,7 +240,7 @@ class _Suggestions(object):
             for profile in profiles:
                 per_gpu = profile.max
                 if planner.packs_mixed(profile):
-                    per_gpu = max(1, planner.model(model)["framebuffer_mib"] // profile.fb)
+                    per_gpu = max(1, len(profile.placements))
                 needed += ceil_div(slots[profile], per_gpu)
             out.append("%s; every %s GPU the plan may use is taken: about %d more %s GPU(s) would take them." % (
                 summary, model, needed, model))

@@ -24,7 +24,7 @@ CAPACITY_REASONS = (PINNED_HOST_FULL, NO_CAPACITY)
 
 
 class Profile(object):
-    __slots__ = ("name", "model", "fb", "max", "mig", "kind")
+    __slots__ = ("name", "model", "fb", "max", "mig", "kind", "placements")
 
     def __init__(self, facts):
         self.name = facts["name"]
@@ -33,6 +33,13 @@ class Profile(object):
         self.max = facts["max_per_gpu"] if facts["known"] else None
         self.mig = facts["mig"]
         self.kind = "mig" if self.mig else "ts"
+        # Mixed-size mode: the framebuffer ranges (MiB) a vGPU of this type may occupy, one per NVIDIA placement ID.
+        self.placements = tuple((at * 1024, at * 1024 + self.fb) for at in facts.get("mixed_size_placements") or ())
+
+
+def free_placements(profile, spans):
+    """The placements of ``profile`` that overlap none of ``spans`` (occupied ranges), lowest first."""
+    return [p for p in profile.placements if not any(p[0] < end and start < p[1] for start, end in spans)]
 
 
 class Host(object):
@@ -67,7 +74,7 @@ class Host(object):
 
 class Gpu(object):
     __slots__ = ("host", "pci_id", "model", "fb", "kind", "mixed_ok", "state", "profile", "cap", "used", "counts",
-                 "fb_used", "vms", "running", "carved_by_plan", "mode_before", "placed", "sort_key")
+                 "fb_used", "spans", "vms", "running", "carved_by_plan", "mode_before", "placed", "sort_key")
 
     def __init__(self, host, pci_id, model, fb, kind, mixed_ok, mode_before):
         self.host = host
@@ -84,15 +91,25 @@ class Gpu(object):
 
     def make_idle(self):
         self.state, self.profile, self.cap, self.used, self.counts, self.fb_used = "idle", None, 0, 0, {}, 0
+        self.spans = []  # mixed-size mode: framebuffer ranges (MiB) its vGPUs occupy
         self.running = False
         self.carved_by_plan = False
 
     def free(self):
         return self.cap - self.used if self.state == "equal" else 0
 
+    def reserve_running(self, profile):
+        """Occupied ranges for the running vGPUs of a mixed-size GPU. vCenter reports neither their placement IDs
+        nor which VM runs which size, so each counts as ``profile`` (the largest running) at the lowest free ID."""
+        self.spans = []
+        for _vgpu in range(self.used):
+            free = free_placements(profile, self.spans)
+            if free:
+                self.spans.append(free[0])
+
 
 class Request(object):
-    __slots__ = ("index", "vm", "profile", "pin", "count", "rows", "current", "reason", "message", "path")
+    __slots__ = ("index", "vm", "profile", "pin", "count", "rows", "current", "reason", "message", "path", "offsets")
 
     def __init__(self, index, vm, profile, pin, count):
         self.index = index
@@ -105,6 +122,7 @@ class Request(object):
         self.reason = None
         self.message = None
         self.path = None  # "current", "equal" or "mixed" once routed
+        self.offsets = {}  # mixed-size packing: GPU -> placement IDs (GiB) of its vGPUs there
 
     def unplace(self, reason, message):
         self.reason, self.message = reason, message

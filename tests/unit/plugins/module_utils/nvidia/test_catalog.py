@@ -84,13 +84,41 @@ def test_a16_is_modelled_per_gpu_of_a_four_gpu_board():
     assert max(profile["framebuffer_mib"] for profile in a16["profiles"]) == 16384
 
 
-def test_mixed_size_only_from_ada_on_and_marked_unconfirmed():
-    for model in _catalog.gpu_models().values():
-        assert model["mixed_size_capable"] is (model["architecture"] in ("ada", "hopper"))
-        if model["architecture"] == "pascal":
+# GPUs with a table in NVIDIA's "vGPU Placements for GPUs in Mixed-Size Mode" (vGPU User Guide 19.0).
+PLACEMENT_TABLES = ("A100-40", "A100-80", "H100-80", "L4", "L40S")
+
+
+def test_mixed_size_where_nvidia_publishes_placements_and_unconfirmed_elsewhere():
+    for model_id, model in _catalog.gpu_models().items():
+        assert model["mixed_size_capable"] is (model_id in PLACEMENT_TABLES)
+        if model["architecture"] == "pascal" or model_id in PLACEMENT_TABLES:
             assert model["mixed_size_confirmed"] is True  # equal-size is the only mode on Pascal
         else:
             assert model["mixed_size_confirmed"] is False
+
+
+@pytest.mark.parametrize("model_id", PLACEMENT_TABLES)
+def test_mixed_size_placements_fit_the_framebuffer_without_overlap(model_id):
+    model = _catalog.gpu_model(model_id)
+    for profile in model["profiles"]:
+        ids = profile["mixed_size_placements"]
+        if profile["mig"] or ids is None:
+            assert profile["mixed_size_max"] is None and profile["mixed_size_confirmed"] is False
+            continue
+        assert profile["mixed_size_max"] == len(ids) <= profile["max_per_gpu"]
+        spans = [(at * 1024, at * 1024 + profile["framebuffer_mib"]) for at in ids]
+        assert spans[-1][1] <= model["framebuffer_mib"]
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), profile["name"]
+        assert profile["mixed_size_confirmed"] is (profile["series"] == "C")
+
+
+def test_mixed_size_maxima_lower_than_equal_size_for_some_types():
+    eight = _catalog.parse_profile("grid_l40s-8c")
+    assert (eight["max_per_gpu"], eight["mixed_size_max"], eight["mixed_size_placements"]) == (6, 4, [0, 16, 24, 40])
+    assert _catalog.parse_profile("grid_l40s-24q")["mixed_size_max"] == 2
+    assert _catalog.parse_profile("grid_l40s-2q")["mixed_size_placements"] is None  # no published placement
+    assert _catalog.parse_profile("grid_h100-16c")["mixed_size_placements"] == [0, 24, 40, 64]
+    assert _catalog.parse_profile("grid_p40-8q")["mixed_size_max"] is None
 
 
 @pytest.mark.parametrize("model_id", sorted(PUBLISHED_PROFILES))
@@ -212,6 +240,7 @@ def test_parse_profile_spellings(spelling):
         "name": "grid_p40-8q", "gpu": "p40", "model": "P40", "series": "Q", "framebuffer_gb": 8,
         "framebuffer_mib": 8192, "mig": False, "mig_slices": None, "sharing": "timeSliced",
         "profile_class": "quadro", "cuda": True, "max_per_gpu": 3, "known": True, "confirmed": True,
+        "mixed_size_placements": None, "mixed_size_max": None, "mixed_size_confirmed": False,
     }
 
 
@@ -330,7 +359,9 @@ def test_export_for_the_lab_runs_without_the_collection_installed(tmp_path):
         "device_name": "Tesla P40", "pci_device_id": "0x1b38", "framebuffer_mib": 24576,
         "architecture": "pascal", "mig_capable": False, "mixed_size_capable": False}
     assert {"name": "grid_p40-8q", "framebuffer_mib": 8192, "series": "Q", "max_per_gpu": 3,
-            "sharing": "timeSliced", "profile_class": "quadro"} in p40["profiles"]
+            "sharing": "timeSliced", "profile_class": "quadro", "mixed_size_placements": None} in p40["profiles"]
+    assert {"name": "grid_l4-8c", "framebuffer_mib": 8192, "series": "C", "max_per_gpu": 3, "sharing": "timeSliced",
+            "profile_class": "compute", "mixed_size_placements": [0, 16]} in gpus["L4"]["profiles"]
     for model_id, model in _catalog.gpu_models().items():
         exported = dict((p["name"], (p["max_per_gpu"], p["sharing"], p["series"])) for p in gpus[model_id]["profiles"])
         assert exported == dict((p["name"], (p["max_per_gpu"], p["sharing"], p["series"])) for p in model["profiles"])

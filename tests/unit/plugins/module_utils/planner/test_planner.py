@@ -563,7 +563,11 @@ def test_mixed_size_puts_several_sizes_on_one_gpu():
     entry = [g for g in mixed["gpus"] if g["used"]][0]
     assert (entry["vgpu_mode"], entry["profiles"], entry["framebuffer_free_mib"]) == (
         "mixedSize", ["grid_l4-12q", "grid_l4-4q", "grid_l4-8q"], 0)
-    assert any("optimistic" in note and "not confirmed" in note for note in mixed["notes"])
+    # Largest first at the lowest free placement ID: 12q at 0, 8q at 16 (0 is taken), 4q in the gap at 12.
+    assert dict((p["profile"], p["placement_ids"]) for p in mixed["placements"]) == {
+        "grid_l4-12q": [0], "grid_l4-8q": [16], "grid_l4-4q": [12]}
+    assert all(p["placement_ids"] is None for p in equal["placements"])
+    assert any("placement IDs" in note and "lowest first" in note for note in mixed["notes"])
     assert any(s.startswith("Set the vGPU mode of 1 GPU(s) to mixed-size") for s in mixed["suggestions"])
 
 
@@ -582,34 +586,63 @@ def test_mixed_size_needs_a_capable_gpu_and_host():
     assert all(g["vgpu_mode"] in (None, "sameSize") for g in p40["gpus"] + old_host["gpus"])
 
 
-def test_mixed_size_packing_stays_within_the_first_fit_decreasing_bound():
-    sizes = [("grid_l4-%dq" % fb, fb * 1024) for fb in (12, 8, 6, 4, 3, 2)]
+def replay_power_on(placements):
+    """The lab's rule: each vGPU, in power-on order, takes the lowest placement ID of its type that is free."""
+    taken = []
+    got = []
+    for profile in placements:
+        facts = _catalog.parse_profile(profile)
+        size = facts["framebuffer_mib"] // 1024
+        at = next(i for i in facts["mixed_size_placements"]
+                  if not any(i < end and start < i + size for start, end in taken))
+        taken.append((at, at + size))
+        got.append(at)
+    return got
+
+
+def test_mixed_size_plans_replay_at_the_same_placement_ids_in_placement_order():
+    sizes = ["grid_l4-%dq" % fb for fb in (12, 8, 6, 4)] + ["grid_l4-3q"]
     for seed in range(80):
         rng = random.Random(seed)
         picks = [rng.choice(sizes) for _vm in range(rng.randint(1, 9))]
-        requests = [{"vm": "vm-%d" % i, "profile": name} for i, (name, _fb) in enumerate(picks)]
+        requests = [{"vm": "vm-%d" % i, "profile": name} for i, name in enumerate(picks)]
         result = run([l4_host("esxi-01", gpus=3), l4_host("esxi-02", gpus=3)], requests, mode="mixed_size")
-        best = min_bins([fb for _name, fb in picks], L4_FB)
-        if best <= 6:
-            assert result["feasible"]
-            # First-fit decreasing never needs more than 11/9 of the optimum plus 6/9 (Dosa, 2007).
-            assert result["stats"]["gpus_used"] <= (11 * best + 6) // 9, (seed, picks)
         assert result["stats"]["gpus_used"] >= result["stats"]["gpus_used_lower_bound"]
+        by_gpu = {}
+        for placement in result["placements"]:
+            if placement["profile"] == "grid_l4-3q":  # no mixed-size placement: an equal-size GPU of its own
+                assert placement["placement_ids"] is None
+                continue
+            for at in placement["placement_ids"] or []:
+                by_gpu.setdefault((placement["host"], placement["gpu"]), []).append((at, placement["profile"]))
+        for vgpus in by_gpu.values():
+            vgpus.sort()
+            assert replay_power_on([profile for _at, profile in vgpus]) == [at for at, _profile in vgpus], (seed, picks)
         for entry in result["gpus"]:
-            assert entry["framebuffer_free_mib"] >= 0
+            assert entry["framebuffer_free_mib"] is None or entry["framebuffer_free_mib"] >= 0
 
 
 def test_mixed_size_packs_largest_first():
-    requests = [{"vm": "vm-%d" % i, "profile": "grid_l4-%dq" % fb} for i, fb in enumerate((2, 4, 4, 8, 8, 8, 12))]
+    requests = [{"vm": "vm-%d" % i, "profile": "grid_l4-%dq" % fb} for i, fb in enumerate((4, 4, 8, 8, 12, 12))]
     result = run([l4_host("esxi-01", gpus=3)], requests, mode="mixed_size")
-    # Smallest first would fill 2+4+4+8 (18 GB), then 8+8 and 12 on a third GPU; largest first needs two.
+    # Smallest first: 4q at 0 and 8, 8q at 16; the next 8q and a 12q on a second GPU, the last 12q on a third.
+    # Largest first: both 12q on one GPU, 8q at 0 and 16 and both 4q between them on a second.
     assert result["feasible"] and result["stats"]["gpus_used"] == 2
 
 
 def test_mixed_size_places_small_vms_first_when_room_is_short():
-    requests = requests_of(("grid_l4-24q", 1), ("grid_l4-4q", 6))
+    requests = requests_of(("grid_l4-24q", 1), ("grid_l4-4q", 4))
     result = run([l4_host("esxi-01", gpus=1)], requests, mode="mixed_size")
-    assert result["stats"]["placed"] == 6 and result["unplaced"][0]["profile"] == "grid_l4-24q"
+    assert result["stats"]["placed"] == 4 and result["unplaced"][0]["profile"] == "grid_l4-24q"
+
+
+def test_mixed_size_maxima_are_the_placement_counts():
+    # Equal-size mode runs six 4q on an L4, mixed-size mode four (placement IDs 0, 8, 12, 20): with an 8q beside
+    # them, one GPU takes four vGPUs whichever order they are packed in.
+    requests = requests_of(("grid_l4-4q", 5), ("grid_l4-8q", 1))
+    assert run([l4_host("esxi-01", gpus=1)], requests)["stats"]["placed"] == 5
+    mixed = run([l4_host("esxi-01", gpus=1)], requests, mode="mixed_size")
+    assert mixed["stats"]["placed"] == 4 and not mixed["feasible"]
 
 
 def min_bins(items, capacity):
@@ -686,7 +719,7 @@ def test_output_shape_and_determinism():
     assert first == plan(inventory, requests)
     assert set(first) == {"feasible", "placements", "gpus", "unplaced", "free_capacity", "suggestions", "notes",
                           "excluded", "stats"}
-    assert set(first["placements"][0]) == {"vm", "profile", "host", "gpu", "count", "current"}
+    assert set(first["placements"][0]) == {"vm", "profile", "host", "gpu", "count", "current", "placement_ids"}
     assert set(first["gpus"][0]) == {"host", "pci_id", "model", "vgpu_mode", "profile", "profiles", "used", "max",
                                      "free", "framebuffer_mib", "framebuffer_free_mib", "carved_by_plan", "vms"}
     assert set(r["profile"] for r in first["placements"]) == {"grid_p40-8q", "grid_p40-4q", "grid_p40-2q"}
