@@ -15,9 +15,12 @@ description:
   - Reads, for the hosts of a cluster, a list of hosts or every host, the NVIDIA GPUs with their graphics type
     (active and configured), the vGPU VMs running on each GPU and the profile the GPU is carved to, the vGPU
     profiles the host supports with how many vGPUs of each it can hold and can still take, and the host's graphics
-    configuration.
+    configuration, and each GPU's vGPU mode (equal-size, mixed-size or MIG) on vSphere 8.0 Update 3 and later.
+  - Profile facts (framebuffer, time-sliced or MIG, class) come from vCenter itself where it states them (its
+    C(vgpuProfileInfo), vSphere 7.0 Update 3 and later), else from the collection's catalog; each profile says which.
   - With O(vms), also returns the vGPU devices, memory reservation, power state and host of those VMs.
-  - The number of vCenter round trips does not depend on the number of hosts or VMs.
+  - The number of vCenter round trips does not depend on the number of hosts or VMs; vCenter's profile facts cost
+    one C(QueryConfigTarget) per cluster or standalone host read.
 author:
   - gpuops maintainers (@gpuops)
 requirements:
@@ -142,6 +145,11 @@ hosts:
         xorg_restart_pending:
           description: "The configured type differs from the active one until Xorg restarts."
           type: bool
+        vgpu_mode:
+          description:
+            - "vGPU mode in effect as vCenter reports it (vSphere 8.0 Update 3 and later): C(none), C(sameSize),
+              C(mixedSize) or C(multiInstanceGpu); null from older vCenters."
+          type: str
         profile:
           description: "The profile the GPU is carved to while vGPUs run on it, else null."
           type: str
@@ -157,10 +165,12 @@ hosts:
           description: "vGPUs running on the GPU."
           type: int
         max:
-          description: "Maximum vGPUs of the carved profile on this GPU, null when idle."
+          description:
+            - "Maximum vGPUs of the carved profile on this GPU, null when idle or running several profiles. In
+              mixed-size mode the number of the profile's placement IDs."
           type: int
         free:
-          description: "vGPUs of the carved profile the GPU can still take, null when idle."
+          description: "vGPUs of the carved profile the GPU can still take, null when idle or running several profiles."
           type: int
     supported_profiles:
       description: vGPU profiles the host offers.
@@ -172,9 +182,23 @@ hosts:
           type: str
           sample: grid_p40-8q
         framebuffer_mib:
-          description: "Framebuffer per vGPU."
+          description: "Framebuffer per vGPU (whole GiB when vCenter states it)."
           type: int
           sample: 8192
+        sharing:
+          description: "C(timeSliced) or C(mig)."
+          type: str
+        profile_class:
+          description: "C(compute) (C series) or C(quadro)."
+          type: str
+        facts_source:
+          description:
+            - "Where RV(hosts[].supported_profiles[].framebuffer_mib), RV(hosts[].supported_profiles[].sharing) and
+              RV(hosts[].supported_profiles[].profile_class) come from: C(vcenter) (its C(vgpuProfileInfo), vSphere
+              7.0 Update 3 and later), C(catalog) (the collection's catalog, for older vCenters), or null when
+              neither knows the profile."
+          type: str
+          sample: vcenter
         series:
           description: "Q, B, A or C."
           type: str
@@ -182,9 +206,14 @@ hosts:
           description: "Whether the profile runs CUDA."
           type: bool
         max_per_gpu:
-          description: "vGPUs of this profile one GPU holds."
+          description: "vGPUs of this profile one GPU holds (equal-size mode)."
           type: int
           sample: 3
+        mixed_size_max:
+          description:
+            - "vGPUs of this profile one GPU holds in mixed-size mode (its NVIDIA placement IDs), null when the catalog
+              knows no placement for it in that mode."
+          type: int
         gpus:
           description: "GPUs of the host that can run the profile."
           type: int
@@ -192,7 +221,9 @@ hosts:
           description: "vGPUs of this profile the host holds when its GPUs are free and in Shared Direct."
           type: int
         free:
-          description: "vGPUs of this profile the host can take now."
+          description:
+            - "vGPUs of this profile the host can take now. A GPU in mixed-size mode that runs vGPUs adds none: vCenter
+              does not report their placement."
           type: int
         known:
           description: "Whether the profile is in the collection's catalog."

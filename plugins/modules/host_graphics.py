@@ -78,8 +78,13 @@ options:
         choices: [shared, sharedDirect]
       vgpu_mode:
         description:
-          - V(sameSize) allows one vGPU profile size per GPU at a time; V(mixedSize) allows several sizes
-            (vSphere 8.0 Update 3 and later, GPUs that support it).
+          - V(sameSize) allows one vGPU profile size per GPU at a time; V(mixedSize) allows several sizes, each vGPU
+            at one of NVIDIA's placement IDs of its type (vSphere 8.0 Update 3 and later, GPUs that support it).
+          - A GPU whose model the catalog knows cannot run mixed-size mode (for example a Tesla P40) fails the module
+            before anything changes; so does a mode change on a GPU that runs vGPU VMs (vCenter refuses it; O(force)
+            does not apply).
+          - The mode takes effect with the Xorg restart; the module reads the GPU's mode back and warns when it did
+            not take.
         type: str
         choices: [sameSize, mixedSize]
   restart_xorg:
@@ -169,7 +174,8 @@ hosts:
       description:
         - Graphics configuration before the change (C(default_graphics_type), C(assignment_policy), C(devices) with
           C(pci_id), C(graphics_type), C(vgpu_mode)) and C(gpus), per NVIDIA GPU its C(pci_id), C(device_name),
-          C(configured_graphics_type) and active C(graphics_type).
+          C(configured_graphics_type), active C(graphics_type) and C(vgpu_mode) in effect (null from vCenters before
+          8.0 Update 3).
       type: dict
     after:
       description: The same after the change, as read back from vCenter (predicted in check mode).

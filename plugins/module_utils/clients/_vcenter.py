@@ -293,15 +293,17 @@ class VCenterClient:
         raise NotFound("Cluster '%s' was not found%s." % (name, " in datacenter '%s'" % datacenter if datacenter else ""),
                        hint="Known clusters: %s." % (", ".join(known) or "none"))
 
-    def hosts(self, properties, cluster=None, esxi_hostnames=None, datacenter=None):
+    def hosts(self, properties, cluster=None, esxi_hostnames=None, datacenter=None, compute_properties=()):
         """Hosts chosen by cluster, names and/or datacenter, with ``properties`` read, in one PropertyCollector call.
 
         Returns retrieve-style items (``obj``, ``moid``, the properties) with the names of the host's ``cluster``
-        (None when standalone) and ``datacenter`` added; in the order of ``esxi_hostnames``, else by name.
+        (None when standalone) and ``datacenter`` added, and ``compute_resource``: the item of the cluster or
+        standalone compute resource the host belongs to (with ``compute_properties`` read), or None; in the order of
+        ``esxi_hostnames``, else by name.
         """
         tree = self.retrieve({
             vim.HostSystem: sorted(set(properties) | {"name", "parent"}),
-            vim.ComputeResource: ["name", "parent"],
+            vim.ComputeResource: sorted(set(compute_properties) | {"name", "parent"}),
             vim.Datacenter: ["name"],
             vim.Folder: ["parent"],
         })
@@ -322,6 +324,7 @@ class VCenterClient:
         hosts = []
         for item in tree[vim.HostSystem]:
             item["cluster"], item["datacenter"] = place(item)
+            item["compute_resource"] = compute.get(item["parent"]._moId) if item.get("parent") is not None else None
             hosts.append(item)
         if datacenter:
             if datacenter not in datacenters.values():

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import (
     NVIDIA_VENDOR_ID,
@@ -43,6 +44,14 @@ def configured_type(state, pci_id):
         if entry["pci_id"] == pci_id:
             return entry["graphics_type"]
     return state["default_graphics_type"]
+
+
+def configured_mode(state, pci_id):
+    """The vGPU mode ``state`` configures for one GPU; no entry or no mode is vSphere's default, sameSize."""
+    for entry in state["devices"]:
+        if entry["pci_id"] == pci_id:
+            return entry.get("vgpu_mode") or "sameSize"
+    return "sameSize"
 
 
 def wanted_config(current, gpu_ids, request):
@@ -100,16 +109,29 @@ def nvidia_gpus(item):
     return gpus
 
 
-def describe_state(config_state, gpus, active=None):
-    """Configuration plus each NVIDIA GPU's configured and active type; ``active`` overrides the read types."""
+def describe_state(config_state, gpus, active=None, modes=None):
+    """Configuration plus each NVIDIA GPU's configured and active type and its vGPU mode in effect (null from
+    vCenters before 8.0 Update 3); ``active`` and ``modes`` override what was read."""
     described = dict(config_state)
     described["gpus"] = [{
         "pci_id": info.pciId,
         "device_name": info.deviceName,
         "configured_graphics_type": configured_type(config_state, info.pciId),
         "graphics_type": (active or {}).get(info.pciId, info.graphicsType),
+        "vgpu_mode": (modes or {}).get(info.pciId, getattr(info, "vgpuMode", None) or None),
     } for info in gpus]
     return described
+
+
+def mode_after_restart(state, info):
+    """The vGPU mode a GPU runs after Xorg restarts: none outside Shared Direct, else its configured mode. A GPU that
+    runs vGPUs keeps what it has; a vCenter that reports no mode keeps reporting none."""
+    current = getattr(info, "vgpuMode", None) or None
+    if current is None or info.vm:
+        return current
+    if configured_type(state, info.pciId) != "sharedDirect":
+        return "none"
+    return configured_mode(state, info.pciId)
 
 
 class HostChange:
@@ -134,10 +156,11 @@ class HostChange:
         self.restart = self.reason is not None
         self.pending = [] if self.restart else pending
         self._before = describe_state(self.current, self.gpus)
-        active = None
+        active = modes = None
         if self.restart:
             active = dict((info.pciId, configured_type(self.wanted, info.pciId)) for info in self.gpus)
-        self._predicted = describe_state(self.wanted, self.gpus, active)
+            modes = dict((info.pciId, mode_after_restart(self.wanted, info)) for info in self.gpus)
+        self._predicted = describe_state(self.wanted, self.gpus, active, modes)
 
     @property
     def changed(self):
@@ -151,6 +174,11 @@ class HostChange:
             if wanted != configured_type(self.current, info.pciId) or (self.restart and wanted != info.graphicsType):
                 retyped.append(info)
         return retyped
+
+    def remoded_gpus(self):
+        """GPUs whose configured vGPU mode changes."""
+        return [info for info in self.gpus
+                if configured_mode(self.wanted, info.pciId) != configured_mode(self.current, info.pciId)]
 
     def before(self):
         return self._before
@@ -200,9 +228,31 @@ def host_changes(items, params):
     return changes
 
 
-def running_vgpu_conflicts(client, changes):
-    """``[(host, gpu info, [vm names])]`` for GPUs that would change type under running vGPU VMs."""
-    pairs = [(change, info) for change in changes if change.changed for info in change.retyped_gpus() if info.vm]
+def check_mixed_size_models(changes, devices):
+    """Refuse mixedSize for a GPU whose model the catalog knows cannot run it (e.g. Pascal), before any change."""
+    asked = set(pci_bus_address(d["pci_id"]) for d in devices or [] if d.get("vgpu_mode") == "mixedSize")
+    capable = sorted(m for m, facts in _catalog.gpu_models().items() if facts["mixed_size_capable"])
+    for change in changes:
+        pci = dict((dev.id, dev) for dev in change.item.get("hardware.pciDevice") or [])
+        for info in change.gpus:
+            if pci_bus_address(info.pciId) not in asked:
+                continue
+            device = pci.get(info.pciId)
+            model_id = _catalog.model_for_device(
+                device_name=info.deviceName, pci_device_id=(device.deviceId & 0xFFFF) if device is not None else None)
+            model = _catalog.gpu_model(model_id) if model_id else None
+            if model and model["mixed_size_confirmed"] and not model["mixed_size_capable"]:
+                raise InputError("Host %s GPU %s (%s) cannot run vgpu_mode mixedSize: NVIDIA's mixed-size mode does "
+                                 "not support the %s." % (change.name, info.pciId, info.deviceName, model_id),
+                                 hint="Leave vgpu_mode at sameSize there; models that run mixed-size mode: %s."
+                                 % ", ".join(capable))
+
+
+def running_vgpu_conflicts(client, changes, mode=False):
+    """``[(host, gpu info, [vm names])]`` for GPUs that would change type (or, with ``mode``, vGPU mode) under
+    running vGPU VMs."""
+    pairs = [(change, info) for change in changes if change.changed
+             for info in (change.remoded_gpus() if mode else change.retyped_gpus()) if info.vm]
     if not pairs:
         return []
     vms = dict((vm._moId, vm) for pair in pairs for vm in pair[1].vm)
@@ -232,6 +282,11 @@ def configure(client, params, check_mode, warn):
     items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
                          datacenter=params.get("datacenter"))
     changes = host_changes(items, params)
+    check_mixed_size_models(changes, params.get("devices"))
+    busy = running_vgpu_conflicts(client, changes, mode=True)
+    if busy:
+        raise InputError("Refusing to change the vGPU mode of GPUs that run vGPU VMs (vCenter refuses it, force "
+                         "does not apply): %s." % conflict_text(busy), hint="Power those VMs off first.")
     conflicts = running_vgpu_conflicts(client, changes)
     if conflicts and not params.get("force"):
         raise InputError("Refusing to change the graphics type of GPUs that run vGPU VMs: %s."
@@ -268,6 +323,13 @@ def _warnings(change, after, check_mode):
     if change.restart and stuck and not check_mode:
         warnings.append("Host %s: after the Xorg restart, GPU(s) %s still do not run their configured graphics type "
                         "(a GPU keeps its type while vGPU VMs run on it)." % (change.name, ", ".join(stuck)))
+    untaken = ["%s runs %s, not %s" % (gpu["pci_id"], gpu["vgpu_mode"], configured_mode(change.wanted, gpu["pci_id"]))
+               for gpu in after["gpus"] if change.restart and not check_mode and gpu["vgpu_mode"] is not None
+               and gpu["graphics_type"] == "sharedDirect" and gpu["pci_id"] not in stuck
+               and gpu["vgpu_mode"] != configured_mode(change.wanted, gpu["pci_id"])]
+    if untaken:
+        warnings.append("Host %s: the vGPU mode did not take after the Xorg restart: %s." % (change.name,
+                                                                                           "; ".join(untaken)))
     return warnings
 
 

@@ -3,9 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """GPU inventory of vCenter hosts: what ``gpu_info`` returns and what the other vCenter modules build on.
 
-Reading costs a constant number of round trips: one PropertyCollector call for the inventory tree and the hosts'
-graphics data, and one for the VMs that run or were asked about (plus one for VM names when VMs are asked
-about by name), whatever their number.
+Reading costs few round trips: one PropertyCollector call for the inventory tree and the hosts' graphics data, one
+for the VMs that run or were asked about (plus one for VM names when VMs are asked about by name), whatever their
+number, and one QueryConfigTarget per cluster (or standalone host) for vCenter's own profile facts.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -38,7 +38,8 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
 
     Returns ``{"hosts": [...], "vms": [...]}`` shaped as documented in the ``gpu_info`` module.
     """
-    hosts = client.hosts(HOST_PROPERTIES, cluster=cluster, esxi_hostnames=esxi_hostnames, datacenter=datacenter)
+    hosts = client.hosts(HOST_PROPERTIES, cluster=cluster, esxi_hostnames=esxi_hostnames, datacenter=datacenter,
+                         compute_properties=["environmentBrowser"])
     host_names = dict((item["moid"], item["name"]) for item in hosts)
     wanted_vms = []
     if vm_names:
@@ -55,9 +56,29 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
     if vm_objects:
         vm_items = dict((item["moid"], item) for item in client.retrieve_objects(vm_objects, VM_PROPERTIES))
 
-    result_hosts = [_describe_host(host, vm_items) for host in hosts]
+    facts = vcenter_profile_facts(client, hosts)
+    result_hosts = [_describe_host(host, vm_items, facts) for host in hosts]
     result_vms = [describe_vm(vm_items[vm._moId], host_names) for vm in wanted_vms]
     return {"hosts": result_hosts, "vms": result_vms}
+
+
+def vcenter_profile_facts(client, hosts):
+    """``{profile: facts}`` as vCenter states them in ``ConfigTarget.vgpuProfileInfo`` (API 7.0.3 and later): one
+    QueryConfigTarget per compute resource of ``hosts``. Older vCenters answer no such list: nothing is added then
+    and the catalog stands in."""
+    facts = {}
+    asked = set()
+    for host in hosts:
+        owner = host.get("compute_resource")
+        browser = owner.get("environmentBrowser") if owner else None
+        if browser is None or owner["moid"] in asked:
+            continue
+        asked.add(owner["moid"])
+        target = client.call(browser.QueryConfigTarget)
+        for info in getattr(target, "vgpuProfileInfo", None) or []:
+            facts[info.profileName] = {"framebuffer_mib": info.fbSizeInGib * 1024, "sharing": info.profileSharing,
+                                       "profile_class": info.profileClass}
+    return facts
 
 
 def _named_vms(vms, names):
@@ -103,7 +124,7 @@ def describe_vm(item, host_names):
     }
 
 
-def _describe_host(host, vm_items):
+def _describe_host(host, vm_items, vcenter_facts=None):
     pci_by_id = dict((dev.id, dev) for dev in host.get("hardware.pciDevice") or [])
     config = host.get("config.graphicsConfig")
     configured = _configured_types(config)
@@ -123,7 +144,7 @@ def _describe_host(host, vm_items):
         "maintenance_mode": bool(host.get("runtime.inMaintenanceMode")),
         "graphics_config": describe_graphics_config(config),
         "gpus": gpus,
-        "supported_profiles": _profile_capacity(supported, gpus),
+        "supported_profiles": _profile_capacity(supported, gpus, vcenter_facts or {}),
     }
 
 
@@ -161,7 +182,8 @@ def _describe_gpu(info, pci, configured, config, vm_items):
             slots[device.backing.vgpu] = slots.get(device.backing.vgpu, 0) + 1
     profiles = sorted(slots)
     profile = profiles[0] if len(profiles) == 1 else None
-    max_slots = _max_per_gpu(profile) if profile else None
+    vgpu_mode = getattr(info, "vgpuMode", None) or None
+    max_slots = _max_per_gpu(profile, vgpu_mode) if profile else None
     used = sum(slots.values())
     return {
         "pci_id": info.pciId,
@@ -172,7 +194,7 @@ def _describe_gpu(info, pci, configured, config, vm_items):
         "graphics_type": info.graphicsType,
         "configured_graphics_type": configured_type,
         "xorg_restart_pending": configured_type is not None and info.graphicsType != configured_type,
-        "vgpu_mode": getattr(info, "vgpuMode", None) or None,
+        "vgpu_mode": vgpu_mode,
         "profile": profile,
         "profiles": profiles,
         "vms": sorted(vm_names),
@@ -182,18 +204,25 @@ def _describe_gpu(info, pci, configured, config, vm_items):
     }
 
 
-def _max_per_gpu(profile_name):
+def _max_per_gpu(profile_name, vgpu_mode=None):
+    """The most vGPUs of a profile one GPU runs: in mixed-size mode the number of its placement IDs."""
     try:
-        return _catalog.parse_profile(profile_name).get("max_per_gpu")
+        facts = _catalog.parse_profile(profile_name)
     except InputError:
         return None
+    if vgpu_mode == "mixedSize":
+        return facts["mixed_size_max"] or 0
+    return facts.get("max_per_gpu")
 
 
-def _profile_capacity(supported, gpus):
-    """Per supported profile: its catalog facts, how many vGPUs of it the host could hold and can take now."""
+def _profile_capacity(supported, gpus, vcenter_facts):
+    """Per supported profile: its facts (vCenter's where it states them, else the catalog's), how many vGPUs of it
+    the host could hold and can take now. A GPU in mixed-size mode that runs vGPUs counts as taking none: vCenter
+    does not report at which placement IDs they run."""
     result = []
     for name in supported:
         facts = _profile_facts(name)
+        stated = vcenter_facts.get(name)
         matching = [gpu for gpu in gpus if _gpu_takes(gpu, facts)]
         per_gpu = facts.get("max_per_gpu")
         free = None
@@ -202,16 +231,21 @@ def _profile_capacity(supported, gpus):
             for gpu in matching:
                 if gpu["graphics_type"] != "sharedDirect":
                     continue
+                mixed = gpu["vgpu_mode"] == "mixedSize"
                 if not gpu["profiles"]:
-                    free += per_gpu
-                elif gpu["profile"] == name:
+                    free += (facts.get("mixed_size_max") or 0) if mixed else per_gpu
+                elif gpu["profile"] == name and not mixed:
                     free += per_gpu - gpu["used"]
         result.append({
             "name": name,
-            "framebuffer_mib": facts.get("framebuffer_mib"),
+            "framebuffer_mib": (stated or facts).get("framebuffer_mib"),
+            "sharing": (stated or facts).get("sharing"),
+            "profile_class": (stated or facts).get("profile_class"),
+            "facts_source": "vcenter" if stated else ("catalog" if facts.get("known") else None),
             "series": facts.get("series"),
             "cuda": facts.get("cuda"),
             "max_per_gpu": per_gpu,
+            "mixed_size_max": facts.get("mixed_size_max"),
             "gpus": len(matching),
             "capacity": per_gpu * len(matching) if per_gpu is not None else None,
             "free": free,

@@ -15,6 +15,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiErro
 vim = pytest.importorskip("pyVmomi").vim
 
 GPU_A, GPU_B, VGA = "0000:3b:00.0", "0000:5e:00.0", "0000:03:00.0"
+L40S = "NVIDIA L40S"
 
 
 class FakeManager:
@@ -34,9 +35,13 @@ class FakeManager:
             raise ApiError("vCenter answered HostConfigFault: xorg did not start", fault="HostConfigFault")
         self.log.append(("RestartService", self.item["name"], id))
         state = hg.describe_config(self.item["config.graphicsConfig"])
-        self.item["config.graphicsInfo"] = [
-            _info(info.pciId, hg.configured_type(state, info.pciId), info.vm, info.deviceName, info.vendorName)
-            for info in self.item["config.graphicsInfo"]]
+        infos = []
+        for info in self.item["config.graphicsInfo"]:
+            new = _info(info.pciId, hg.configured_type(state, info.pciId), info.vm, info.deviceName, info.vendorName)
+            if info.vgpuMode:  # a vCenter of API 8.0.3; this one runs every GPU equal-size
+                new.vgpuMode = "sameSize" if new.graphicsType == "sharedDirect" else "none"
+            infos.append(new)
+        self.item["config.graphicsInfo"] = infos
 
 
 class FakeClient:
@@ -73,9 +78,10 @@ def _config(default="shared", policy="performance", entries=()):
                     for pci, kind, mode in entries])
 
 
-def _host(client_log, name, infos, config, fail=None, moid=None):
-    pci = [vim.host.PciDevice(id=GPU_A, vendorId=0x10DE, deviceId=0x1B38),
-           vim.host.PciDevice(id=GPU_B, vendorId=0x10DE, deviceId=0x1B38),
+def _host(client_log, name, infos, config, fail=None, moid=None, l40s=None):
+    """A host whose GPUs are P40s (PCI device id 0x1b38), except the one at ``l40s``."""
+    pci = [vim.host.PciDevice(id=GPU_A, vendorId=0x10DE, deviceId=0x26B9 if l40s == GPU_A else 0x1B38),
+           vim.host.PciDevice(id=GPU_B, vendorId=0x10DE, deviceId=0x26B9 if l40s == GPU_B else 0x1B38),
            vim.host.PciDevice(id=VGA, vendorId=0x102B, deviceId=0x0536)]
     item = {"obj": vim.HostSystem(moid or name), "moid": moid or name, "name": name,
             "runtime.connectionState": "connected", "config.graphicsConfig": config, "config.graphicsInfo": infos,
@@ -203,7 +209,8 @@ def test_check_mode_predicts_without_sending():
     assert hosts[0]["xorg_restarted"] is True
     assert hosts[0]["after"]["default_graphics_type"] == "sharedDirect"
     assert hosts[0]["after"]["gpus"] == [{"pci_id": GPU_A, "device_name": "Tesla P40",
-                                          "configured_graphics_type": "sharedDirect", "graphics_type": "sharedDirect"}]
+                                          "configured_graphics_type": "sharedDirect", "graphics_type": "sharedDirect",
+                                          "vgpu_mode": None}]
     assert diff["before"]["esxi-01"]["gpus"][0]["graphics_type"] == "basic"
 
 
@@ -265,6 +272,39 @@ def test_running_vgpu_vms_block_a_type_change_unless_forced():
     assert "gpu-vm-01" in forced.warnings[0]
 
 
+def test_a_vgpu_mode_change_under_running_vgpus_is_refused_even_with_force():
+    vm1 = vim.VirtualMachine("vm-1")
+    client = FakeClient([], vm_names={"vm-1": "ai-vm-01"})
+    client.items = [_host(client.log, "esxi-21", [_info(GPU_A, "sharedDirect", [vm1], name=L40S)],
+                          _config("sharedDirect"), l40s=GPU_A)]
+    for force in (False, True):
+        with pytest.raises(InputError) as err:
+            _configure(client, force=force, devices=[{"pci_id": GPU_A, "vgpu_mode": "mixedSize"}])
+        assert "vGPU mode" in str(err.value) and "esxi-21 GPU %s (%s): ai-vm-01" % (GPU_A, L40S) in str(err.value)
+    assert client.log == []
+
+
+def test_mixed_size_is_refused_before_any_change_on_a_model_that_cannot_run_it():
+    client = FakeClient([])
+    client.items = [_host(client.log, "esxi-01", [_info(GPU_A, "sharedDirect")], _config("sharedDirect"))]
+    with pytest.raises(InputError) as err:
+        _configure(client, devices=[{"pci_id": GPU_A, "vgpu_mode": "mixedSize"}])
+    assert "esxi-01 GPU %s (Tesla P40) cannot run vgpu_mode mixedSize" % GPU_A in str(err.value)
+    assert "L40S" in err.value.hint and client.log == []
+
+
+def test_a_vgpu_mode_that_does_not_take_is_reported():
+    info = _info(GPU_A, "sharedDirect", name=L40S)
+    info.vgpuMode = "sameSize"
+    client = FakeClient([])
+    client.items = [_host(client.log, "esxi-21", [info], _config("sharedDirect"), l40s=GPU_A)]
+    predicted = _configure(client, check_mode=True, devices=[{"pci_id": GPU_A, "vgpu_mode": "mixedSize"}])
+    assert predicted.hosts[0]["after"]["gpus"][0]["vgpu_mode"] == "mixedSize"
+    real = _configure(client, devices=[{"pci_id": GPU_A, "vgpu_mode": "mixedSize"}])
+    assert real.hosts[0]["after"]["gpus"][0]["vgpu_mode"] == "sameSize"
+    assert any("did not take" in w and "%s runs sameSize, not mixedSize" % GPU_A in w for w in real.warnings)
+
+
 def test_running_vgpu_vms_do_not_block_other_changes():
     vm1 = vim.VirtualMachine("vm-1")
     client = FakeClient([], vm_names={"vm-1": "gpu-vm-01"})
@@ -300,17 +340,17 @@ def test_disconnected_hosts_fail_before_any_change():
 
 def test_check_mode_predicts_the_real_run_and_a_second_run_changes_nothing():
     client = FakeClient([])
-    client.items = [_host(client.log, "esxi-01", [_info(GPU_A, "basic"), _info(GPU_B, "basic")],
-                          _config("shared", "performance", [(GPU_B, "shared", None)]))]
+    client.items = [_host(client.log, "esxi-01", [_info(GPU_A, "basic"), _info(GPU_B, "basic", name=L40S)],
+                          _config("shared", "performance", [(GPU_B, "shared", None)]), l40s=GPU_B)]
     options = dict(default_graphics_type="sharedDirect", assignment_policy="consolidation",
                    devices=[{"pci_id": GPU_B, "graphics_type": "sharedDirect", "vgpu_mode": "mixedSize"}])
     predicted = _configure(client, check_mode=True, **options)
     assert client.log == []
     real = _configure(client, **options)
     assert (predicted.changed, predicted.hosts, predicted.diff) == (real.changed, real.hosts, real.diff)
-    assert real.hosts[0]["after"]["gpus"][1] == {"pci_id": GPU_B, "device_name": "Tesla P40",
+    assert real.hosts[0]["after"]["gpus"][1] == {"pci_id": GPU_B, "device_name": L40S,
                                                  "configured_graphics_type": "sharedDirect",
-                                                 "graphics_type": "sharedDirect"}
+                                                 "graphics_type": "sharedDirect", "vgpu_mode": None}
     sent = len(client.log)
     again = _configure(client, **options)
     assert again.changed is False and len(client.log) == sent
