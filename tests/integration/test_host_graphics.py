@@ -134,18 +134,20 @@ def test_a_device_entry_changes_only_that_gpu(lab, run_tasks):
 
 def test_vgpu_mode_is_kept_by_vcenter_8_0_3_and_read_back(lab, run_tasks, shared_direct_cluster):
     """The lab speaks API 8.0.3, where HostGraphicsConfigDeviceType.vgpuMode exists: the mode is stored and read
-    back, and the module warns about nothing (the warning for older vCenters that drop it is a unit test)."""
+    back, and the module warns about nothing (the warning for older vCenters that drop it is a unit test). A P40
+    runs equal-size only, so it is given sameSize explicitly; mixedSize is in test_vgpu_mixed_size.py."""
     host = "esxi-02.lab.local"
     before = lab.host(host)
     result = host_graphics(run_tasks, esxi_hostnames=[host],
-                           devices=[{"pci_id": "00000000:3B:00.0", "vgpu_mode": "mixedSize"}])
+                           devices=[{"pci_id": "00000000:3B:00.0", "vgpu_mode": "sameSize"}])
     after = lab.host(host)
     assert after["graphics_config"]["default_graphics_type"] == before["graphics_config"]["default_graphics_type"]
     assert after["graphics_config"]["assignment_policy"] == before["graphics_config"]["assignment_policy"]
     assert [entry["graphics_type"] for entry in after["graphics_config"]["device_types"]] == ["sharedDirect"]
-    assert after["graphics_config"]["device_types"][0]["vgpu_mode"] == "mixedSize"
-    assert not [warning for warning in result.get("warnings", []) if "did not keep" in warning]
-    assert result["hosts"][0]["after"]["devices"][0]["vgpu_mode"] == "mixedSize"
+    assert after["graphics_config"]["device_types"][0]["vgpu_mode"] == "sameSize"
+    assert not [warning for warning in result.get("warnings", []) if "did not" in warning]
+    assert result["hosts"][0]["after"]["devices"][0]["vgpu_mode"] == "sameSize"
+    assert result["hosts"][0]["after"]["gpus"][0]["vgpu_mode"] == after["gpus"][0]["vgpu_mode"] == "sameSize"
 
 
 def _configure_without_restart(lab, host_name, graphics_type):

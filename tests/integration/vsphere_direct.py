@@ -45,6 +45,47 @@ class Direct:
         manager.UpdateGraphicsConfig(vim.host.GraphicsConfig(hostDefaultGraphicsType="sharedDirect"))
         host.configManager.serviceSystem.RestartService(id="xorg")
 
+    def cluster(self, name):
+        return self._find(vim.ClusterComputeResource, name)
+
+    def graphics_modes(self):
+        """``{host name: {pci id: vgpuMode}}`` for every host, from one PropertyCollector read of
+        config.graphicsInfo."""
+        pc = self.content.propertyCollector
+        view = self.content.viewManager.CreateContainerView(self.content.rootFolder, [vim.HostSystem], True)
+        try:
+            spec = vim.PropertyCollector.FilterSpec(
+                objectSet=[vim.PropertyCollector.ObjectSpec(obj=view, skip=True, selectSet=[
+                    vim.PropertyCollector.TraversalSpec(name="view", type=vim.view.ContainerView, path="view")])],
+                propSet=[vim.PropertyCollector.PropertySpec(type=vim.HostSystem,
+                                                            pathSet=["name", "config.graphicsInfo"])])
+            result = pc.RetrievePropertiesEx(specSet=[spec], options=vim.PropertyCollector.RetrieveOptions())
+        finally:
+            view.DestroyView()
+        modes = {}
+        for obj in result.objects:
+            props = dict((prop.name, prop.val) for prop in obj.propSet)
+            modes[props["name"]] = dict((info.pciId, info.vgpuMode) for info in props.get("config.graphicsInfo", []))
+        return modes
+
+    def vgpu_profile_info(self, host_name):
+        """HostGraphicsManager.RetrieveVgpuProfileInfo() of a host."""
+        return self.host(host_name).configManager.graphicsManager.RetrieveVgpuProfileInfo()
+
+    def config_target(self, cluster_name, host_name=None):
+        """EnvironmentBrowser.QueryConfigTarget of a cluster, for one of its hosts or for all."""
+        browser = self.cluster(cluster_name).environmentBrowser
+        return browser.QueryConfigTarget(host=self.host(host_name) if host_name else None)
+
+    def set_vgpu_mode(self, host_name, pci_id, mode, restart=True):
+        """One GPU to Shared Direct in the given vGPU mode, then (by default) restart Xorg so it takes effect."""
+        host = self.host(host_name)
+        host.configManager.graphicsManager.UpdateGraphicsConfig(vim.host.GraphicsConfig(
+            hostDefaultGraphicsType="sharedDirect", deviceType=[vim.host.GraphicsConfig.DeviceType(
+                deviceId=pci_id, graphicsType="sharedDirect", vgpuMode=mode)]))
+        if restart:
+            host.configManager.serviceSystem.RestartService(id="xorg")
+
     def add_vgpu(self, vm_name, profile, lock_memory=True):
         vm = self.vm(vm_name)
         device = vim.vm.device.VirtualPCIPassthrough(
