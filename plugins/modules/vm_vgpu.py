@@ -109,6 +109,9 @@ options:
       - Power on every listed VM that is not running once its vGPUs are as asked, so vSphere places each vGPU on a
         physical GPU. A VM that cannot be placed (no GPU in Shared Direct with room for its profile) is reported
         as failed.
+      - VMs power on in the order of O(vms), O(parallel) at a time. On a GPU in mixed-size mode the order decides
+        where each vGPU lands: list the VMs in the order of RV(gpuops.vgpu.vgpu_plan#module:placements[].placement_ids)
+        and set O(parallel=1) to get the plan's placement.
     type: bool
     default: false
   release_memory_reservation:

@@ -69,12 +69,21 @@ def plan_scopes(gpu_inventory, vms, clusters):
 
 
 def apply_plan(vms, plans):
-    """Each ``vm_vgpu`` entry with the host a ``vgpu_plan`` result (or a list of them) chose for it."""
-    hosts = {}
+    """Each ``vm_vgpu`` entry with the host a ``vgpu_plan`` result (or a list of them) chose for it.
+
+    VMs the plan puts on mixed-size GPUs come last, by placement ID: vSphere places their vGPUs at power-on in that
+    order, which gives the plan's layout."""
+    hosts, first_id = {}, {}
     for plan in plans if isinstance(plans, list) else [plans]:
-        hosts.update((placement["vm"], placement["host"]) for placement in plan.get("placements", [])
-                     if not placement.get("current"))
-    return [dict(vm, host=hosts[vm["name"]]) if vm["name"] in hosts else dict(vm) for vm in vms]
+        for placement in plan.get("placements", []):
+            if not placement.get("current"):
+                hosts[placement["vm"]] = placement["host"]
+            if placement.get("placement_ids"):
+                first_id[placement["vm"]] = min(placement["placement_ids"] + [first_id.get(placement["vm"], 1 << 30)])
+    entries = [dict(vm, host=hosts[vm["name"]]) if vm["name"] in hosts else dict(vm) for vm in vms]
+    order = sorted(range(len(entries)), key=lambda i: (entries[i]["name"] in first_id,
+                                                       first_id.get(entries[i]["name"], 0), i))
+    return [entries[i] for i in order]
 
 
 def placement(gpu_inventory, vms, running=False):

@@ -110,7 +110,8 @@ def test_diff_shows_before_and_after(lab, run_tasks, shared_direct_cluster):
     assert result["diff"]["after"]["esxi-01.lab.local"]["assignment_policy"] == "consolidation"
     assert result["diff"]["after"]["esxi-01.lab.local"]["gpus"] == [{
         "pci_id": P40, "device_name": "Tesla P40", "configured_graphics_type": "sharedDirect",
-        "graphics_type": "sharedDirect"}]
+        "graphics_type": "sharedDirect", "vgpu_mode": gpu(lab, "esxi-01.lab.local")["vgpu_mode"]}]
+    assert gpu(lab, "esxi-01.lab.local")["vgpu_mode"] == "sameSize"
     assert lab.host("esxi-01.lab.local")["graphics_config"]["assignment_policy"] == "consolidation"
 
     host_graphics(run_tasks, esxi_hostnames=["esxi-01.lab.local"], assignment_policy="performance")

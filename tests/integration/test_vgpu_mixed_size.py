@@ -154,18 +154,20 @@ def plan(lab, run_tasks, requests):
 
 def test_a_feasible_mixed_size_plan_powers_on_at_its_placement_ids(lab, run_tasks, direct):
     direct.set_vgpu_mode(AI_HOST, GPU, "mixedSize")
-    requests = [{"vm": "ai-vm-01", "profile": "grid_l40s-24c"}, {"vm": "ai-vm-02", "profile": "grid_l40s-16q"},
-                {"vm": "ai-vm-03", "profile": "grid_l40s-8c"}]
+    requests = [{"vm": "ai-vm-01", "profile": "grid_l40s-8c"}, {"vm": "ai-vm-02", "profile": "grid_l40s-16q"},
+                {"vm": "ai-vm-03", "profile": "grid_l40s-24c"}]
     result = plan(lab, run_tasks, requests)
     assert result["feasible"] is True
     planned = dict((p["vm"], (p["gpu"], p["profile"], p["placement_ids"])) for p in result["placements"])
-    # 24c at 0; 16q cannot start at 0, so 32; 8c overlaps the 24c at 0 and 16, so 24: the 48 GB are full.
-    assert planned == {"ai-vm-01": (GPU, "grid_l40s-24c", [0]), "ai-vm-02": (GPU, "grid_l40s-16q", [32]),
-                       "ai-vm-03": (GPU, "grid_l40s-8c", [24])}
+    # Largest first: 24c at 0; 16q cannot start at 0, so 32; 8c overlaps the 24c at 0 and 16, so 24: 48 GB full.
+    assert planned == {"ai-vm-03": (GPU, "grid_l40s-24c", [0]), "ai-vm-02": (GPU, "grid_l40s-16q", [32]),
+                       "ai-vm-01": (GPU, "grid_l40s-8c", [24])}
+    # Powered on in request order instead, the 8c would take 0 and leave the 24c no placement.
 
-    order = sorted(planned, key=lambda vm: planned[vm][2])  # power on by placement ID, as the plan's note says
-    applied = tasks(run_tasks, ("vm_vgpu", {
-        "vms": [{"name": vm, "profile": planned[vm][1]} for vm in order], "power_on": True, "parallel": 1}))
+    # The filter orders the entries by placement ID: vSphere then places each vGPU where the plan put it.
+    applied = run_tasks([{"name": "vm_vgpu", "gpuops.vgpu.vm_vgpu": {
+        "vms": "{{ vms | gpuops.vgpu.apply_plan(plan) }}", "power_on": True, "parallel": 1}}],
+        extra_vars={"plan": result, "vms": [{"name": r["vm"], "profile": r["profile"]} for r in requests]})
     assert applied.result(0)["changed"] is True
     truth = lab.host(AI_HOST)["gpus"][0]
     assert truth["vgpu_mode"] == "mixedSize" and sorted(truth["vms"]) == ["ai-vm-01", "ai-vm-02", "ai-vm-03"]

@@ -80,6 +80,17 @@ def test_apply_plans():
              {"placements": [{"vm": "c", "host": "esxi-11", "current": False}]}]
     assert apply_plan(VMS, plans) == [dict(VMS[0], host="esxi-02"), VMS[1], dict(VMS[2], host="esxi-11"), VMS[3]]
     assert apply_plan(VMS, plans[1]) == [VMS[0], VMS[1], dict(VMS[2], host="esxi-11"), VMS[3]]
+
+
+def test_apply_plan_orders_mixed_size_vms_by_placement_id():
+    vms = [{"name": "big", "profile": "grid_l40s-24c"}, {"name": "mid", "profile": "grid_l40s-16q"},
+           {"name": "small", "profile": "grid_l40s-8c"}, {"name": "other", "profile": "grid_p40-8q"}]
+    plan = {"placements": [
+        {"vm": "big", "host": "esxi-21", "current": False, "placement_ids": [0]},
+        {"vm": "mid", "host": "esxi-21", "current": False, "placement_ids": [32]},
+        {"vm": "small", "host": "esxi-21", "current": False, "placement_ids": [24]},
+        {"vm": "other", "host": "esxi-01", "current": False, "placement_ids": None}]}
+    assert [vm["name"] for vm in apply_plan(vms, plan)] == ["other", "big", "small", "mid"]
     assert "host" not in VMS[0], "the input list is left as it was"
 
 
