@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestSampleCatalog(t *testing.T) {
 	if p == nil || p.Sharing != "mig" || p.MaxPerGPU != 2 || p.model.ID != "A100-40" {
 		t.Errorf("grid_a100-3-20c: %+v", p)
 	}
-	if p := c.Profile("grid_l40s-8c"); p == nil || !equalInt64s(p.Placements, []int64{0, 16, 24, 40}) {
+	if p := c.Profile("grid_l40s-8c"); p == nil || !reflect.DeepEqual(p.Placements, []int64{0, 16, 24, 40}) {
 		t.Errorf("grid_l40s-8c mixed-size placements: %+v", p)
 	}
 	if p := c.Profile("grid_p40-8q"); p == nil || p.MaxPerGPU != 3 || p.model.deviceID != 0x1b38 {
@@ -84,16 +85,4 @@ func TestMain(m *testing.M) {
 		log.SetOutput(io.Discard) // the simulator and the lab log every fault they answer with
 	}
 	os.Exit(m.Run())
-}
-
-func equalInt64s(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestMixedSizeSharesAGPUAtPlacementIDs(t *testing.T) {
 	}
 	loads := loadsOf(h)
 	// 16c at 0 takes [0,16); 8c cannot start at 0, so 16; 24c cannot start at 0, so 24: 48 GiB used.
-	if got := placeMixed(t, loads, policyPerformance, "grid_l40s-16c", "grid_l40s-8q", "grid_l40s-24c"); !equalInt64s(got, []int64{0, 16, 24}) {
+	if got := placeMixed(t, loads, policyPerformance, "grid_l40s-16c", "grid_l40s-8q", "grid_l40s-24c"); !reflect.DeepEqual(got, []int64{0, 16, 24}) {
 		t.Errorf("placement IDs %v, want [0 16 24]", got)
 	}
 	_, why := place(loads, devices("grid_l40s-4c"), policyPerformance)
@@ -52,14 +53,14 @@ func TestMixedSizeFreeFramebufferIsNotEnoughWithoutAPlacement(t *testing.T) {
 	loads := loadsOf(h)
 	// 12c at 0 and 8c at 16 leave [12,16) free: a 6c has no placement there (0, 6, 12 and 18 all overlap), a 4c
 	// fits at 12.
-	if got := placeMixed(t, loads, policyPerformance, "grid_l4-12c", "grid_l4-8c"); !equalInt64s(got, []int64{0, 16}) {
+	if got := placeMixed(t, loads, policyPerformance, "grid_l4-12c", "grid_l4-8c"); !reflect.DeepEqual(got, []int64{0, 16}) {
 		t.Fatalf("placement IDs %v", got)
 	}
 	if _, why := place(cloneLoads(loads), devices("grid_l4-6c"), policyPerformance); !strings.Contains(why,
 		"20480 of 24576 MiB in use) has no free placement for grid_l4-6c (placement IDs 0, 6, 12, 18 GiB)") {
 		t.Errorf("4 GiB free but no 6c placement: %s", why)
 	}
-	if got := placeMixed(t, loads, policyPerformance, "grid_l4-4c"); !equalInt64s(got, []int64{12}) {
+	if got := placeMixed(t, loads, policyPerformance, "grid_l4-4c"); !reflect.DeepEqual(got, []int64{12}) {
 		t.Errorf("4c goes to the gap at 12: %v", got)
 	}
 }
