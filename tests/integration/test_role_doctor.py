@@ -29,8 +29,9 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINT
 
 HOSTS = ("esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local")
 GPU = "0000:3b:00.0"
+# QueryConfigTarget: gpu_info reads vCenter's vGPU profile facts from the clusters' environment browsers.
 READS = {"RetrieveServiceContent", "Login", "Logout", "CreateContainerView", "DestroyView", "RetrievePropertiesEx",
-         "ContinueRetrievePropertiesEx"}
+         "ContinueRetrievePropertiesEx", "QueryConfigTarget"}
 GUEST_FIXTURE = "q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"
 # A recorded host-side output passed in as doctor_host_nvidia_smi (the lab's hosts have no SSH): its GPU is not
 # the lab's P40, which shows that such facts are taken as given.

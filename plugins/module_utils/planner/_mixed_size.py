@@ -7,8 +7,8 @@ VMs first take free slots of running equal-size GPUs of their own profile. The r
 decreasing (largest framebuffer first) into running mixed-size GPUs and into idle GPUs opened one at a time; when
 that leaves VMs out, smallest-first packing runs too and the run that places more VMs (then opens fewer GPUs) wins.
 On a GPU that can run mixed-size mode a vGPU takes the lowest free placement ID of its type (NVIDIA's fixed offsets,
-from the catalog), as the lab vCenter does: the plan holds when its VMs power on in the order it lists them. GPUs of
-hosts without mixed-size mode take one size, up to the type's equal-size maximum.
+from the catalog), as the lab vCenter does: the plan holds when a GPU's VMs power on in the order of their placement
+IDs. GPUs of hosts without mixed-size mode take one size, up to the type's equal-size maximum.
 """
 
 from __future__ import absolute_import, division, print_function
