@@ -110,8 +110,8 @@ options:
         physical GPU. A VM that cannot be placed (no GPU in Shared Direct with room for its profile) is reported
         as failed.
       - VMs power on in the order of O(vms), O(parallel) at a time. On a GPU in mixed-size mode the order decides
-        where each vGPU lands: list the VMs in the order of RV(gpuops.vgpu.vgpu_plan#module:placements[].placement_ids)
-        and set O(parallel=1) to get the plan's placement.
+        where each vGPU lands; the P(gpuops.vgpu.apply_plan#filter) filter lists them in the order of the placement
+        IDs that M(gpuops.vgpu.vgpu_plan) planned, and O(parallel=1) keeps that order.
     type: bool
     default: false
   release_memory_reservation:

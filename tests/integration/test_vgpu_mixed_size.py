@@ -146,8 +146,8 @@ def plan(lab, run_tasks, requests):
     """gpu_info of the L40S host, then vgpu_plan in mixed-size mode, as a playbook chains them."""
     run = run_tasks([
         {"name": "inventory", "gpuops.vgpu.gpu_info": {"esxi_hostnames": [AI_HOST]}, "register": "inventory"},
-        {"name": "plan", "gpuops.vgpu.vgpu_plan": {"inventory": "{{ inventory.hosts }}", "requests": requests,
-                                                    "mode": "mixed_size"}},
+        {"name": "plan", "gpuops.vgpu.vgpu_plan": {
+            "inventory": "{{ inventory.hosts }}", "requests": requests, "mode": "mixed_size"}},
     ])
     return run.result(1)
 

@@ -328,8 +328,8 @@ def _warnings(change, after, check_mode):
                and gpu["graphics_type"] == "sharedDirect" and gpu["pci_id"] not in stuck
                and gpu["vgpu_mode"] != configured_mode(change.wanted, gpu["pci_id"])]
     if untaken:
-        warnings.append("Host %s: the vGPU mode did not take after the Xorg restart: %s." % (change.name,
-                                                                                           "; ".join(untaken)))
+        warnings.append("Host %s: the vGPU mode did not take after the Xorg restart: %s."
+                        % (change.name, "; ".join(untaken)))
     return warnings
 
 
