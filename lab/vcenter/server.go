@@ -141,7 +141,8 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		}
 	}
 	l.current = call.this
-	if l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) {
+	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
+		l.serveRefreshDatastore(rec, call) {
 		return
 	}
 	svc.ServeSDK(rec, r)
