@@ -141,6 +141,11 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
 	obj.Config.PciPassthruInfo = pciPassthruInfo(obj.Hardware.PciDevice)
+	if om, ok := simulator.Map.Get(*obj.ConfigManager.AdvancedOption).(*simulator.OptionManager); ok {
+		advanced := newSettingManager(om, esxiAdvancedOptions)
+		advanced.fixedKeys = true
+		simulator.Map.Put(advanced)
+	}
 
 	managers := reflect.ValueOf(&obj.ConfigManager).Elem()
 	for i := 0; i < managers.NumField(); i++ {

@@ -15,7 +15,8 @@ import (
 // datastoreCapacity is the size the lab gives each datacenter's shared datastore. The simulator would report the
 // size of the file system under the lab's scratch directory and take every VM's provisioned disk from it, which
 // goes negative with the topology's VMs; a datastore on vCenter never reports free space below zero
-// (vSphere Web Services API, DatastoreSummary.freeSpace: "available space of this datastore, in bytes").
+// (vSphere Web Services API, DatastoreSummary.freeSpace: "available space of this datastore, in bytes";
+// developer.broadcom.com/xapis/vmware-storage-policy-api/8.0u2/vim.Datastore.Summary.html).
 const datastoreCapacity int64 = 16 << 40
 
 // createSharedDatastore creates one datastore for all of a datacenter's hosts, as a cluster's shared storage is on

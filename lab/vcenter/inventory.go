@@ -230,7 +230,7 @@ func (l *Lab) createVM(ctx context.Context, folder *object.Folder, host *object.
 // wrapSimulatorObjects replaces the simulator's vCenter settings and environment browsers by the lab's.
 func (l *Lab) wrapSimulatorObjects() {
 	om := simulator.Map.OptionManager()
-	l.settings = newSettingManager(om)
+	l.settings = newSettingManager(om, labOptions)
 	simulator.Map.Put(l.settings)
 	for _, ref := range l.clusters {
 		cluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
