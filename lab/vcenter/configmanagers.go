@@ -137,6 +137,10 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
+	power := newPowerSystem(h, obj)
+	simulator.Map.Put(power)
+	powerRef := power.Self
+	obj.ConfigManager.PowerSystem = &powerRef
 	vsanRef, passthruRef := vsan.Self, passthru.Self
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
