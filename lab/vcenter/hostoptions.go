@@ -14,6 +14,8 @@ var esxiAdvancedOptions = []labOption{
 			DefaultIndex: 5}, "info"},
 	{"Config.HostAgent.plugins.solo.enableMob", "Enable the MOB", "Enable the managed object browser",
 		&types.BoolOption{DefaultValue: false}, false},
+	{"Syslog.global.logDirUnique", "Unique log directory", "Place logs in a subdirectory named after the host " +
+		"under Syslog.global.logDir", &types.BoolOption{DefaultValue: false}, false},
 	{"UserVars.SuppressShellWarning", "Suppress shell warning", "Do not show a warning when the ESXi shell or SSH " +
 		"is enabled", &types.LongOption{Min: 0, Max: 1, DefaultValue: 0}, int64(0)},
 	{"UserVars.ESXiShellTimeOut", "ESXi shell time-out", "Seconds before the ESXi shell and SSH are disabled; 0 " +

@@ -142,10 +142,11 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 	}
 	l.current = call.this
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
-		l.serveRefreshDatastore(rec, call) {
+		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) {
 		return
 	}
 	svc.ServeSDK(rec, r)
+	l.rekeyCreatedCluster(rec, call)
 	l.patchTaskMessages()
 }
 

@@ -31,7 +31,7 @@ const sessionProbe = `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope ` 
 // simulator's own: the probe carries the request's cookies through the simulator's dispatcher.
 func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter, r *http.Request,
 	call soapCall) bool {
-	if !labServedMethods[call.method] {
+	if !labServedMethods[call.method] && !(call.method == "Destroy_Task" && call.this.Type == "ClusterComputeResource") {
 		return false
 	}
 	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewBufferString(sessionProbe))
