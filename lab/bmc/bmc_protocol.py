@@ -22,7 +22,7 @@ ODATA_QUERIES = ("$expand", "$select", "$filter", "$top", "$skip", "$levels", "$
 SERVED = """
     AccountService AttributeRegistry Bios CertificateCollection Chassis ChassisCollection ComputerSystem
     ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection Manager ManagerAccount
-    ManagerAccountCollection ManagerCollection Memory MemoryCollection MessageRegistryFile
+    ManagerAccountCollection ManagerCollection ManagerNetworkProtocol Memory MemoryCollection MessageRegistryFile
     MessageRegistryFileCollection Role RoleCollection SecureBoot Sensor SensorCollection ServiceRoot Session
     SessionCollection SessionService SoftwareInventory SoftwareInventoryCollection Storage StorageCollection Thermal
     ThermalMetrics ThermalSubsystem UpdateService VirtualMedia VirtualMediaCollection
