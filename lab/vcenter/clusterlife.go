@@ -38,9 +38,7 @@ func (l *Lab) serveClusterDestroy(w http.ResponseWriter, call soapCall) bool {
 	}
 	cluster, _ := simulator.Map.Get(call.this).(*simulator.ClusterComputeResource)
 	if cluster == nil {
-		writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
-			call.this.Value), "ManagedObjectNotFound",
-			fmt.Sprintf(`<obj type="ClusterComputeResource">%s</obj>`, call.this.Value))
+		writeObjectNotFound(w, call.this)
 		return true
 	}
 	task := simulator.CreateTask(cluster, "destroy", func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {

@@ -171,8 +171,7 @@ func (l *Lab) serveRefreshDatastore(w http.ResponseWriter, call soapCall) bool {
 	}
 	ds, ok := simulator.Map.Get(call.this).(*simulator.Datastore)
 	if !ok {
-		writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
-			call.this.Value), "ManagedObjectNotFound", fmt.Sprintf(`<obj type="Datastore">%s</obj>`, call.this.Value))
+		writeObjectNotFound(w, call.this)
 		return true
 	}
 	settleFreeSpace(ds)
