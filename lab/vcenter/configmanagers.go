@@ -137,10 +137,11 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
-	power := newPowerSystem(h, obj)
+	power, clock := newPowerSystem(h, obj), newDateTimeSystem(h)
 	simulator.Map.Put(power)
-	powerRef := power.Self
-	obj.ConfigManager.PowerSystem = &powerRef
+	simulator.Map.Put(clock)
+	powerRef, clockRef := power.Self, clock.Self
+	obj.ConfigManager.PowerSystem, obj.ConfigManager.DateTimeSystem = &powerRef, &clockRef
 	vsanRef, passthruRef := vsan.Self, passthru.Self
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
