@@ -137,11 +137,13 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
-	power, clock := newPowerSystem(h, obj), newDateTimeSystem(h)
+	power, clock, image := newPowerSystem(h, obj), newDateTimeSystem(h), newImageConfigManager(h)
 	simulator.Map.Put(power)
 	simulator.Map.Put(clock)
-	powerRef, clockRef := power.Self, clock.Self
+	simulator.Map.Put(image)
+	powerRef, clockRef, imageRef := power.Self, clock.Self, image.Self
 	obj.ConfigManager.PowerSystem, obj.ConfigManager.DateTimeSystem = &powerRef, &clockRef
+	obj.ConfigManager.ImageConfigManager = &imageRef
 	vsanRef, passthruRef := vsan.Self, passthru.Self
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
