@@ -23,9 +23,10 @@ SERVED = """
     AccountService AttributeRegistry Bios CertificateCollection Chassis ChassisCollection ComputerSystem
     ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection Manager ManagerAccount
     ManagerAccountCollection ManagerCollection ManagerNetworkProtocol Memory MemoryCollection MessageRegistryFile
-    MessageRegistryFileCollection Role RoleCollection SecureBoot Sensor SensorCollection ServiceRoot Session
-    SessionCollection SessionService SoftwareInventory SoftwareInventoryCollection Storage StorageCollection Thermal
-    ThermalMetrics ThermalSubsystem UpdateService VirtualMedia VirtualMediaCollection
+    MessageRegistryFileCollection Processor ProcessorCollection Role RoleCollection SecureBoot Sensor
+    SensorCollection ServiceRoot Session SessionCollection SessionService SoftwareInventory
+    SoftwareInventoryCollection Storage StorageCollection Thermal ThermalMetrics ThermalSubsystem UpdateService
+    VirtualMedia VirtualMediaCollection
 """.split()
 
 

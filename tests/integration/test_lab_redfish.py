@@ -203,3 +203,16 @@ def test_network_protocol_ntp_servers(bmc):
     assert status == 400 and json.loads(text)["error"]["code"] == "Base.1.8.PropertyNotWritable"
     bmc.factory_reset()
     assert json.loads(fetch(bmc, "GET", path)[2])["NTP"]["NTPServers"] == []
+
+
+@pytest.mark.parametrize("bmc", VENDORS, indirect=True)
+def test_processors_follow_the_processor_summary(bmc):
+    """One processor per socket under the vendor's member ids, as the system's ProcessorSummary counts them
+    (community.general's GetCpuInventory reads them)."""
+    system = json.loads(fetch(bmc, "GET", SYSTEM[bmc.vendor])[2])
+    processors = json.loads(fetch(bmc, "GET", system["Processors"]["@odata.id"])[2])
+    summary = system["ProcessorSummary"]
+    assert processors["Members@odata.count"] == summary["Count"]
+    first = json.loads(fetch(bmc, "GET", processors["Members"][0]["@odata.id"])[2])
+    assert first["Id"] == ("CPU.Socket.1" if bmc.vendor.startswith("dell") else "1")
+    assert (first["Model"], first["ProcessorType"], first["Socket"]) == (summary["Model"], "CPU", "CPU 1")
