@@ -18,6 +18,7 @@ from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
 from bmc_inventory import InventoryResources
+from bmc_manager import ManagerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
 from bmc_state import RedfishError
@@ -110,6 +111,12 @@ class BmcApp:
             routes[path] = self.read_only(render)
         for path, render in self.thermal.collections().items():
             members[path] = self.read_only_member(render)
+        self.manager_parts = ManagerResources(p["manager"]["path"], p["manager"].get("parts"), "127.0.0.1",
+                                              "%s-bmc" % bmc.host.split(".")[0])
+        for path, render in self.manager_parts.read_only().items():
+            routes[path] = self.read_only(render)
+        for path, (render, patch) in self.manager_parts.writable().items():
+            routes[path] = self.writable(render, patch)
         self.inventory = InventoryResources(norm(self.paths["system"]), p)
         accounts = AccountResources(bmc.username, str(p["sessions"].get("account_id", "1")))
         for resources in (self.inventory, accounts):
@@ -229,6 +236,14 @@ class BmcApp:
     def read_only(self, render):
         def handler(request):
             self.allow(request, "GET")
+            return json_response(render())
+        return handler
+
+    def writable(self, render, patch):
+        def handler(request):
+            self.allow(request, "GET", "PATCH")
+            if request.method == "PATCH":
+                return json_response(patch(self.body(request)))
             return json_response(render())
         return handler
 
@@ -460,9 +475,10 @@ class BmcApp:
                 "Links": {"ManagerForServers": [link(self.paths["system"])],
                           "ManagerForChassis": [link(self.paths["chassis"])]}}
         body.update(p["manager"]["resource"])
+        body.update(self.manager_parts.manager_links())
         if "jobs" in p:
-            body["Links"]["Oem"] = {"Dell": {"@odata.type": "#DellManager.v1_0_0.DellManager",
-                                             "Jobs": link(p["jobs"]["path"])}}
+            body["Links"]["Oem"] = {"Dell": dict({"@odata.type": "#DellManager.v1_0_0.DellManager",
+                                                  "Jobs": link(p["jobs"]["path"])}, **self.manager_parts.dell_links())}
         return json_response(body)
 
     def jobs(self, request):
@@ -538,6 +554,7 @@ class BmcApp:
 
     def lab_reset(self, request):
         self.bmc.factory_reset()
+        self.manager_parts.reset()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds
             self.drivers, self.sushy_written = self.new_drivers(), False
         return json_response(self.bmc.ground_truth())

@@ -26,24 +26,33 @@ class InventoryResources:
         self.memory_data = data.get("memory") or []
         self.inventories = {"FirmwareInventory": data.get("firmware_inventory") or [],
                             "SoftwareInventory": data.get("software_inventory") or []}
+        # One processor per socket, from the system's ProcessorSummary, under the vendor's member ids (Dell
+        # CPU.Socket.<n>, others <n>).
+        summary = data["system"]["resource"].get("ProcessorSummary") or {}
+        id_format = data["system"].get("processor_id", "%d")
+        self.processors = [{"id": id_format % n, "socket": "CPU %d" % n, "model": summary.get("Model", "")}
+                           for n in range(1, int(summary.get("Count", 0)) + 1)]
 
     def resources(self):
         """Resource path -> renderer."""
-        paths = {self.system + "/Storage": self.storage, self.system + "/Memory": self.memory}
+        paths = {self.system + "/Storage": self.storage, self.system + "/Memory": self.memory,
+                 self.system + "/Processors": self.processor_collection}
         for kind in self.inventories:
             paths["%s/%s" % (UPDATE_SERVICE, kind)] = lambda kind=kind: self.inventory(kind)
         return paths
 
     def collections(self):
         """Collection path -> renderer of one member by id."""
-        paths = {self.system + "/Storage": self.storage_member, self.system + "/Memory": self.memory_member}
+        paths = {self.system + "/Storage": self.storage_member, self.system + "/Memory": self.memory_member,
+                 self.system + "/Processors": self.processor}
         for kind in self.inventories:
             paths["%s/%s" % (UPDATE_SERVICE, kind)] = lambda member, kind=kind: self.inventory_member(kind, member)
         return paths
 
     def links(self):
         """Links the computer system carries to what is served here."""
-        return {"Storage": link(self.system + "/Storage"), "Memory": link(self.system + "/Memory")}
+        return {"Storage": link(self.system + "/Storage"), "Memory": link(self.system + "/Memory"),
+                "Processors": link(self.system + "/Processors")}
 
     @staticmethod
     def find(entries, member, path):
@@ -80,6 +89,19 @@ class InventoryResources:
                 "Id": entry.pop("id"), "Status": {"State": "Enabled", "Health": "OK"}}
         body.update(entry)
         return body
+
+    def processor_collection(self):
+        return collection(self.system + "/Processors", "Processor", "Processors Collection",
+                          [entry["id"] for entry in self.processors])
+
+    def processor(self, member):
+        entry = self.find(self.processors, member, self.system + "/Processors")
+        manufacturer = "AMD" if "AMD" in entry["model"] else "Intel(R) Corporation"
+        return {"@odata.id": "%s/Processors/%s" % (self.system, member),
+                "@odata.type": "#Processor.v1_7_0.Processor", "Id": member, "Name": "Processor",
+                "Socket": entry["socket"], "ProcessorType": "CPU", "ProcessorArchitecture": "x86",
+                "InstructionSet": "x86-64", "Manufacturer": manufacturer, "Model": entry["model"],
+                "Status": {"State": "Enabled", "Health": "OK"}}
 
     def inventory(self, kind):
         path = "%s/%s" % (UPDATE_SERVICE, kind)

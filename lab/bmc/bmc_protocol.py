@@ -22,10 +22,11 @@ ODATA_QUERIES = ("$expand", "$select", "$filter", "$top", "$skip", "$levels", "$
 SERVED = """
     AccountService AttributeRegistry Bios CertificateCollection Chassis ChassisCollection ComputerSystem
     ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection Manager ManagerAccount
-    ManagerAccountCollection ManagerCollection Memory MemoryCollection MessageRegistryFile
-    MessageRegistryFileCollection Role RoleCollection SecureBoot Sensor SensorCollection ServiceRoot Session
-    SessionCollection SessionService SoftwareInventory SoftwareInventoryCollection Storage StorageCollection Thermal
-    ThermalMetrics ThermalSubsystem UpdateService VirtualMedia VirtualMediaCollection
+    ManagerAccountCollection ManagerCollection ManagerNetworkProtocol Memory MemoryCollection MessageRegistryFile
+    MessageRegistryFileCollection Processor ProcessorCollection Role RoleCollection SecureBoot Sensor
+    SensorCollection ServiceRoot Session SessionCollection SessionService SoftwareInventory
+    SoftwareInventoryCollection Storage StorageCollection Thermal ThermalMetrics ThermalSubsystem UpdateService
+    VirtualMedia VirtualMediaCollection
 """.split()
 
 

@@ -45,7 +45,8 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		return l.taskResult(t, nil, f)
 	}
 	cfg := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
-	drs, dpm := cfg.DrsConfig, cfg.DpmConfigInfo
+	drs, dpm, das := cfg.DrsConfig, cfg.DpmConfigInfo, cfg.DasConfig
+	cfg.DasConfig = mergeDAS(cfg.DasConfig, spec.DasConfig)
 	if req.Modify {
 		cfg.DrsConfig = mergeDRS(cfg.DrsConfig, spec.DrsConfig)
 		cfg.DpmConfigInfo = mergeDPM(cfg.DpmConfigInfo, spec.DpmConfig)
@@ -57,7 +58,7 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 	}
 	result, fault := original(t)
 	if fault != nil {
-		cfg.DrsConfig, cfg.DpmConfigInfo = drs, dpm
+		cfg.DrsConfig, cfg.DpmConfigInfo, cfg.DasConfig = drs, dpm, das
 		return result, fault
 	}
 	l.update(cluster, types.PropertyChange{Name: "configurationEx", Val: cfg})

@@ -62,9 +62,7 @@ func fillClusterDefaults(cfg *types.ClusterConfigInfoEx) {
 // applyCreateSpec applies the parts of CreateClusterEx's spec that the simulator ignores: HA, DRS, DPM and vSAN
 // switched on or configured at creation, as vCenter does.
 func applyCreateSpec(cfg *types.ClusterConfigInfoEx, spec *types.ClusterConfigSpecEx) {
-	if spec.DasConfig != nil && spec.DasConfig.Enabled != nil {
-		cfg.DasConfig.Enabled = types.NewBool(*spec.DasConfig.Enabled)
-	}
+	cfg.DasConfig = mergeDAS(cfg.DasConfig, spec.DasConfig)
 	cfg.DrsConfig = mergeDRS(cfg.DrsConfig, spec.DrsConfig)
 	cfg.DpmConfigInfo = mergeDPM(cfg.DpmConfigInfo, spec.DpmConfig)
 	if spec.VsanConfig != nil && spec.VsanConfig.Enabled != nil {
@@ -83,4 +81,51 @@ func (l *Lab) newCluster(cluster *simulator.ClusterComputeResource) {
 	if req, ok := l.inflight.(*types.CreateClusterEx); ok && req.Name == cluster.Name {
 		applyCreateSpec(cfg, &req.Spec)
 	}
+}
+
+// mergeDAS applies the HA (vSphere HA, "das") part of a cluster spec: the properties the spec sets replace the
+// current ones and the others stay, as ReconfigureComputeResource_Task does for a ClusterDasConfigInfo (vSphere
+// Web Services API, ClusterConfigSpecEx.dasConfig; an unset property means no change).
+func mergeDAS(cur types.ClusterDasConfigInfo, spec *types.ClusterDasConfigInfo) types.ClusterDasConfigInfo {
+	if spec == nil {
+		return cur
+	}
+	for _, f := range []struct{ to, from **bool }{{&cur.Enabled, &spec.Enabled},
+		{&cur.AdmissionControlEnabled, &spec.AdmissionControlEnabled}} {
+		if *f.from != nil {
+			*f.to = types.NewBool(**f.from)
+		}
+	}
+	for _, f := range []struct{ to, from *string }{{&cur.VmMonitoring, &spec.VmMonitoring},
+		{&cur.HostMonitoring, &spec.HostMonitoring}, {&cur.VmComponentProtecting, &spec.VmComponentProtecting},
+		{&cur.HBDatastoreCandidatePolicy, &spec.HBDatastoreCandidatePolicy}} {
+		if *f.from != "" {
+			*f.to = *f.from
+		}
+	}
+	if spec.FailoverLevel != 0 {
+		cur.FailoverLevel = spec.FailoverLevel
+	}
+	if spec.AdmissionControlPolicy != nil {
+		cur.AdmissionControlPolicy = spec.AdmissionControlPolicy
+	}
+	if spec.DefaultVmSettings != nil {
+		cur.DefaultVmSettings = spec.DefaultVmSettings
+	}
+	if spec.HeartbeatDatastore != nil {
+		cur.HeartbeatDatastore = spec.HeartbeatDatastore
+	}
+	for _, change := range spec.Option {
+		opt := change.GetOptionValue()
+		replaced := false
+		for i, have := range cur.Option {
+			if have.GetOptionValue().Key == opt.Key {
+				cur.Option[i], replaced = change, true
+			}
+		}
+		if !replaced {
+			cur.Option = append(cur.Option, change)
+		}
+	}
+	return cur
 }

@@ -137,10 +137,22 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
+	power, clock, image := newPowerSystem(h, obj), newDateTimeSystem(h), newImageConfigManager(h)
+	simulator.Map.Put(power)
+	simulator.Map.Put(clock)
+	simulator.Map.Put(image)
+	powerRef, clockRef, imageRef := power.Self, clock.Self, image.Self
+	obj.ConfigManager.PowerSystem, obj.ConfigManager.DateTimeSystem = &powerRef, &clockRef
+	obj.ConfigManager.ImageConfigManager = &imageRef
 	vsanRef, passthruRef := vsan.Self, passthru.Self
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
 	obj.Config.PciPassthruInfo = pciPassthruInfo(obj.Hardware.PciDevice)
+	if om, ok := simulator.Map.Get(*obj.ConfigManager.AdvancedOption).(*simulator.OptionManager); ok {
+		advanced := newSettingManager(om, esxiAdvancedOptions)
+		advanced.fixedKeys = true
+		simulator.Map.Put(advanced)
+	}
 
 	managers := reflect.ValueOf(&obj.ConfigManager).Elem()
 	for i := 0; i < managers.NumField(); i++ {

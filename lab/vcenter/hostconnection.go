@@ -28,8 +28,7 @@ func (l *Lab) serveHostConnection(w http.ResponseWriter, call soapCall) bool {
 	}
 	obj := l.hostObject(call.this)
 	if obj == nil {
-		writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
-			call.this.Value), "ManagedObjectNotFound", fmt.Sprintf(`<obj type="HostSystem">%s</obj>`, call.this.Value))
+		writeObjectNotFound(w, call.this)
 		return true
 	}
 	task := simulator.CreateTask(obj, call.method, func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
@@ -61,6 +60,12 @@ func writeResponse(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprintf(w, "%s"+soapEnvelope, xml.Header, body)
+}
+
+// writeObjectNotFound answers as vCenter does for a reference to an object that does not exist.
+func writeObjectNotFound(w http.ResponseWriter, ref types.ManagedObjectReference) {
+	writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
+		ref.Value), "ManagedObjectNotFound", fmt.Sprintf(`<obj type="%s">%s</obj>`, ref.Type, ref.Value))
 }
 
 // writeFault answers with a SOAP fault of the given vim25 type; detail is the fault's properties, already XML.

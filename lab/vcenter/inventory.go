@@ -96,14 +96,12 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	var members []*object.HostSystem
 	for _, hs := range allHosts(spec) {
-		dss, err := hosts[hs.Name].ConfigManager().DatastoreSystem(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := dss.CreateLocalDatastore(ctx, datastore, dir); err != nil {
-			return fmt.Errorf("datastore %s on host %s: %v", datastore, hs.Name, err)
-		}
+		members = append(members, hosts[hs.Name])
+	}
+	if err := l.createSharedDatastore(ctx, members, datastore, dir); err != nil {
+		return err
 	}
 	for _, vs := range spec.VMs {
 		if err := l.createVM(ctx, folders.VmFolder, hosts[vs.Host], datastore, vs); err != nil {
@@ -232,7 +230,7 @@ func (l *Lab) createVM(ctx context.Context, folder *object.Folder, host *object.
 // wrapSimulatorObjects replaces the simulator's vCenter settings and environment browsers by the lab's.
 func (l *Lab) wrapSimulatorObjects() {
 	om := simulator.Map.OptionManager()
-	l.settings = newSettingManager(om)
+	l.settings = newSettingManager(om, labOptions)
 	simulator.Map.Put(l.settings)
 	for _, ref := range l.clusters {
 		cluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)

@@ -121,6 +121,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.GraphicsManager = &gm
 	obj.ConfigManager.ServiceSystem = &ss
 	l.attachConfigManagers(h, obj)
+	obj.Capability = hostCapability()
 
 	product := esxiAbout(obj.Config.Product)
 	obj.Config.Product = product

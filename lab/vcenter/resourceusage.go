@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/xml"
-	"fmt"
 	"net/http"
 
 	"github.com/vmware/govmomi/simulator"
@@ -18,9 +17,7 @@ func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soapCall) bool {
 	}
 	cluster, _ := simulator.Map.Get(call.this).(*simulator.ClusterComputeResource)
 	if cluster == nil {
-		writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
-			call.this.Value), "ManagedObjectNotFound",
-			fmt.Sprintf(`<obj type="ClusterComputeResource">%s</obj>`, call.this.Value))
+		writeObjectNotFound(w, call.this)
 		return true
 	}
 	usage := types.ClusterResourceUsageSummary{}

@@ -124,7 +124,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		l.mu.Unlock()
 	}()
 	defer func() {
-		// A few simulator methods type-assert the simulator's own VM type (snapshot revert and removal, guest
+		// A few simulator methods type-assert the simulator's own VM type (guest
 		// operations, VM performance metric lists); answer with a fault instead of dropping the connection.
 		if p := recover(); p != nil {
 			l.logf("%s on %s failed inside the simulator: %v\n%s", call.method, call.this.Value, p, debug.Stack())
@@ -141,10 +141,12 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		}
 	}
 	l.current = call.this
-	if l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) {
+	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
+		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) {
 		return
 	}
-	svc.ServeSDK(rec, r)
+	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })
+	l.rekeyCreatedCluster(rec, call)
 	l.patchTaskMessages()
 }
 

@@ -13,28 +13,36 @@ import (
 // supportedOption only accepts values of its type, as vCenter does.
 type settingManager struct {
 	simulator.OptionManager
+	// fixedKeys: no option can be added, as on ESXi, whose set of advanced options is fixed (vSphere Web Services
+	// API, OptionManager.UpdateOptions: InvalidName "if one or more OptionValue objects refers to a non-existent
+	// option"). vCenter's own settings take new keys.
+	fixedKeys bool
 }
 
-// labOptions are the vCenter advanced settings the lab adds to the simulator's.
-var labOptions = []struct {
+// labOption is an advanced setting with its definition (supportedOption) and default value.
+type labOption struct {
 	key, label, summary string
 	def                 types.BaseOptionType
 	value               interface{}
-}{
+}
+
+// labOptions are the vCenter advanced settings the lab adds to the simulator's.
+var labOptions = []labOption{
 	{hotMigrateSetting, "vGPU vMotion", "Allow vMotion of powered-on virtual machines with vGPU devices",
 		&types.BoolOption{Supported: true, DefaultValue: false}, false},
 }
 
-func newSettingManager(om *simulator.OptionManager) *settingManager {
+func newSettingManager(om *simulator.OptionManager, options []labOption) *settingManager {
 	m := &settingManager{OptionManager: *om}
 	// The simulator's defaults are shared by every simulator of the process and UpdateOptions changes an option in
 	// place: each lab gets its own copies, so a reset brings the defaults back.
-	m.Setting = make([]types.BaseOptionValue, 0, len(om.Setting)+len(labOptions))
+	m.Setting = make([]types.BaseOptionValue, 0, len(om.Setting)+len(options))
 	for _, o := range om.Setting {
 		value := *o.GetOptionValue()
 		m.Setting = append(m.Setting, &value)
 	}
-	for _, o := range labOptions {
+	m.SupportedOption = append([]types.OptionDef(nil), om.SupportedOption...)
+	for _, o := range options {
 		m.SupportedOption = append(m.SupportedOption, types.OptionDef{
 			ElementDescription: types.ElementDescription{
 				Description: types.Description{Label: o.label, Summary: o.summary},
@@ -42,7 +50,9 @@ func newSettingManager(om *simulator.OptionManager) *settingManager {
 			},
 			OptionType: o.def,
 		})
-		m.Setting = append(m.Setting, &types.OptionValue{Key: o.key, Value: o.value})
+		if m.value(o.key) == nil {
+			m.Setting = append(m.Setting, &types.OptionValue{Key: o.key, Value: o.value})
+		}
 	}
 	return m
 }
@@ -50,6 +60,9 @@ func newSettingManager(om *simulator.OptionManager) *settingManager {
 func (m *settingManager) UpdateOptions(req *types.UpdateOptions) soap.HasFault {
 	for _, change := range req.ChangedValue {
 		opt := change.GetOptionValue()
+		if m.fixedKeys && m.value(opt.Key) == nil {
+			return &methods.UpdateOptionsBody{Fault_: simulator.Fault("", &types.InvalidName{Name: opt.Key})}
+		}
 		if f := m.check(opt); f != nil {
 			return &methods.UpdateOptionsBody{Fault_: f.soap()}
 		}

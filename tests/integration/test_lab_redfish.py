@@ -118,3 +118,101 @@ def test_patch_answer_shape(bmc):
         assert answer["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "iLO.2.15.SystemResetRequired"
     else:
         assert "error" not in answer
+
+
+MANAGER = {"dell_idrac8": "/redfish/v1/Managers/iDRAC.Embedded.1",
+           "dell_idrac9": "/redfish/v1/Managers/iDRAC.Embedded.1",
+           "hpe_ilo5": "/redfish/v1/Managers/1/", "supermicro": "/redfish/v1/Managers/1"}
+
+
+@pytest.mark.parametrize("bmc", VENDORS, indirect=True)
+def test_manager_interface_lists_the_bmc_address(bmc):
+    """Clients find the manager's own interface by the address they connected to (community.general's iLO
+    commands do), so the interface lists it; the network protocols are served beside it."""
+    manager = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])
+    interfaces = json.loads(fetch(bmc, "GET", manager["EthernetInterfaces"]["@odata.id"])[2])
+    assert interfaces["Members@odata.count"] == 1
+    nic = json.loads(fetch(bmc, "GET", interfaces["Members"][0]["@odata.id"])[2])
+    address = bmc.baseuri.split("//")[1].rsplit(":", 1)[0]
+    assert [entry["Address"] for entry in nic["IPv4Addresses"]] == [address]
+    assert nic["DHCPv4"]["UseNTPServers"] is False
+    assert nic["Id"] == ("NIC.1" if bmc.vendor.startswith("dell") else "1")
+    status, _headers, text = fetch(bmc, "GET", manager["NetworkProtocol"]["@odata.id"])
+    assert status == 200 and json.loads(text)["HTTPS"] == {"ProtocolEnabled": True, "Port": 443}
+
+
+@pytest.mark.parametrize("bmc", ["dell_idrac8", "dell_idrac9"], indirect=True)
+def test_idrac_manager_attributes(bmc):
+    """iDRAC9 links its attributes from the manager and takes a PATCH of known attributes of their type; iDRAC8
+    has no manager attributes over Redfish."""
+    bmc.factory_reset()
+    manager = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])
+    links = manager["Links"]["Oem"]["Dell"].get("DellAttributes")
+    if bmc.vendor == "dell_idrac8":
+        assert links is None
+        assert fetch(bmc, "GET", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes")[0] == 404
+        return
+    assert [link["@odata.id"] for link in links] == [
+        "/redfish/v1/Managers/%s/Attributes" % name
+        for name in ("iDRAC.Embedded.1", "LifecycleController.Embedded.1", "System.Embedded.1")]
+    path = links[0]["@odata.id"]
+    status, _headers, text = fetch(bmc, "PATCH", path, {"Attributes": {"SNMP.1.AgentCommunity": "gpu-lab"}})
+    assert status == 200, text
+    for bad, message_id in (({"No.Such.Attribute": "x"}, "Base.1.8.PropertyUnknown"),
+                            ({"SNMP.1.AgentCommunity": 7}, "Base.1.8.PropertyValueTypeError")):
+        status, _headers, text = fetch(bmc, "PATCH", path, {"Attributes": bad})
+        assert status == 400 and json.loads(text)["error"]["code"] == message_id
+    assert json.loads(fetch(bmc, "GET", path)[2])["Attributes"]["SNMP.1.AgentCommunity"] == "gpu-lab"
+    bmc.factory_reset()
+    assert json.loads(fetch(bmc, "GET", path)[2])["Attributes"]["SNMP.1.AgentCommunity"] == "public"
+
+
+@pytest.mark.parametrize("bmc", ["hpe_ilo5"], indirect=True)
+def test_ilo_date_time(bmc):
+    """iLO's date and time service: two static NTP servers and a time zone chosen by its index in TimeZoneList,
+    linked from the manager; the NTP servers show in the network protocols."""
+    bmc.factory_reset()
+    manager = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])
+    path = manager["Oem"]["Hpe"]["Links"]["DateTime"]["@odata.id"]
+    zones = json.loads(fetch(bmc, "GET", path)[2])["TimeZoneList"]
+    chennai = [zone for zone in zones if "Chennai" in zone["Name"]][0]
+    status, _headers, text = fetch(bmc, "PATCH", path, {"StaticNTPServers": ["ntp.lab.local", "0.0.0.0"],
+                                                        "TimeZone": {"Index": chennai["Index"]}})
+    assert status == 200
+    assert json.loads(text)["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "iLO.2.15.ResetRequired"
+    assert fetch(bmc, "PATCH", path, {"TimeZone": {"Index": 999}})[0] == 400
+    assert fetch(bmc, "PATCH", path, {"StaticNTPServers": ["a", "b", "c"]})[0] == 400
+    now = json.loads(fetch(bmc, "GET", path)[2])
+    assert now["StaticNTPServers"] == ["ntp.lab.local", "0.0.0.0"] and now["TimeZone"] == chennai
+    protocols = json.loads(fetch(bmc, "GET", manager["NetworkProtocol"]["@odata.id"])[2])
+    assert protocols["NTP"] == {"ProtocolEnabled": True, "NTPServers": ["ntp.lab.local", "0.0.0.0"]}
+    bmc.factory_reset()
+    assert json.loads(fetch(bmc, "GET", path)[2])["StaticNTPServers"] == ["", ""]
+
+
+@pytest.mark.parametrize("bmc", VENDORS, indirect=True)
+def test_network_protocol_ntp_servers(bmc):
+    """The NTP servers of the manager's network protocols take a PATCH with Redfish's array rules: null removes an
+    element, an empty object keeps it, and elements past the PATCH's array go."""
+    bmc.factory_reset()
+    path = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])["NetworkProtocol"]["@odata.id"]
+    assert fetch(bmc, "PATCH", path, {"NTP": {"NTPServers": ["ntp-a.lab", "ntp-b.lab"]}})[0] == 200
+    assert fetch(bmc, "PATCH", path, {"NTP": {"NTPServers": [None, {}]}})[0] == 200
+    assert json.loads(fetch(bmc, "GET", path)[2])["NTP"]["NTPServers"] == ["ntp-b.lab"]
+    status, _headers, text = fetch(bmc, "PATCH", path, {"HTTPS": {"Port": 8443}})
+    assert status == 400 and json.loads(text)["error"]["code"] == "Base.1.8.PropertyNotWritable"
+    bmc.factory_reset()
+    assert json.loads(fetch(bmc, "GET", path)[2])["NTP"]["NTPServers"] == []
+
+
+@pytest.mark.parametrize("bmc", VENDORS, indirect=True)
+def test_processors_follow_the_processor_summary(bmc):
+    """One processor per socket under the vendor's member ids, as the system's ProcessorSummary counts them
+    (community.general's GetCpuInventory reads them)."""
+    system = json.loads(fetch(bmc, "GET", SYSTEM[bmc.vendor])[2])
+    processors = json.loads(fetch(bmc, "GET", system["Processors"]["@odata.id"])[2])
+    summary = system["ProcessorSummary"]
+    assert processors["Members@odata.count"] == summary["Count"]
+    first = json.loads(fetch(bmc, "GET", processors["Members"][0]["@odata.id"])[2])
+    assert first["Id"] == ("CPU.Socket.1" if bmc.vendor.startswith("dell") else "1")
+    assert (first["Model"], first["ProcessorType"], first["Socket"]) == (summary["Model"], "CPU", "CPU 1")

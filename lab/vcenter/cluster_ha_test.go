@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// HA switched on and off through ReconfigureComputeResource_Task shows in configurationEx.dasConfig, and a spec
+// that leaves HA out keeps it as it is.
+func TestClusterHAReconfigure(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := object.NewClusterComputeResource(c.Client, tl.clusters[0])
+	reconfigure := func(spec *types.ClusterConfigSpecEx) {
+		t.Helper()
+		task, err := cluster.Reconfigure(ctx, spec, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := task.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	das := func() types.ClusterDasConfigInfo {
+		t.Helper()
+		var cr mo.ClusterComputeResource
+		if err := cluster.Properties(ctx, cluster.Reference(), []string{"configurationEx"}, &cr); err != nil {
+			t.Fatal(err)
+		}
+		return cr.ConfigurationEx.(*types.ClusterConfigInfoEx).DasConfig
+	}
+	reconfigure(&types.ClusterConfigSpecEx{DasConfig: &types.ClusterDasConfigInfo{Enabled: types.NewBool(true),
+		HostMonitoring: string(types.ClusterDasConfigInfoServiceStateDisabled)}})
+	if got := das(); !isTrue(got.Enabled) || got.HostMonitoring != "disabled" || got.VmMonitoring == "" {
+		t.Fatalf("after enabling HA: %+v", got)
+	}
+	reconfigure(&types.ClusterConfigSpecEx{DrsConfig: &types.ClusterDrsConfigInfo{Enabled: types.NewBool(true)}})
+	if got := das(); !isTrue(got.Enabled) {
+		t.Errorf("a spec without HA changed HA: %+v", got)
+	}
+	reconfigure(&types.ClusterConfigSpecEx{DasConfig: &types.ClusterDasConfigInfo{Enabled: types.NewBool(false)}})
+	if got := das(); isTrue(got.Enabled) || got.HostMonitoring != "disabled" {
+		t.Errorf("after disabling HA: %+v", got)
+	}
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/vim25/mo"
+)
+
+// Every lab host fills capability, as a connected ESXi host does.
+func TestHostCapability(t *testing.T) {
+	tl := startLab(t)
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range tl.hosts {
+		var host mo.HostSystem
+		if err := c.RetrieveOne(context.Background(), h.ref, []string{"capability"}, &host); err != nil {
+			t.Fatal(err)
+		}
+		hc := host.Capability
+		if hc == nil || !hc.VmotionSupported || !hc.MaintenanceModeSupported || !isTrue(hc.VmDirectPathGen2Supported) ||
+			hc.MaxRunningVMs == 0 {
+			t.Errorf("host %s capability: %+v", h.name, hc)
+		}
+	}
+}

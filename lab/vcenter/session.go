@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator"
+)
+
+// labServedMethods are the SOAP methods the lab answers itself, before the simulator's dispatcher (and so before
+// its session check) sees them.
+var labServedMethods = map[string]bool{"GetResourceUsage": true, "RefreshDatastore": true}
+
+func init() {
+	for method := range hostConnectionMethods {
+		labServedMethods[method] = true
+	}
+}
+
+// sessionProbe is a request every vCenter refuses without a logged-in session (ServiceInstance.CurrentTime).
+const sessionProbe = `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope ` +
+	`xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><CurrentTime xmlns="urn:vim25">` +
+	`<_this type="ServiceInstance">ServiceInstance</_this></CurrentTime></soapenv:Body></soapenv:Envelope>`
+
+// refuseWithoutSession answers a lab-served method called without a session as vCenter does: a NotAuthenticated
+// fault naming the object and the System.View privilege (vSphere Web Services API, NotAuthenticated, developer.broadcom.com/xapis/vsphere-web-services-api/7.0u1/vim.fault.NotAuthenticated.html: "thrown when
+// an operation is denied because the session has not yet successfully logged in"). The session is the
+// simulator's own: the probe carries the request's cookies through the simulator's dispatcher.
+func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter, r *http.Request,
+	call soapCall) bool {
+	if !labServedMethods[call.method] && !(call.method == "Destroy_Task" && call.this.Type == "ClusterComputeResource") {
+		return false
+	}
+	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewBufferString(sessionProbe))
+	for _, cookie := range r.Cookies() {
+		probe.AddCookie(cookie)
+	}
+	probe.Header.Set("Content-Type", "text/xml")
+	probe.Header.Set("SOAPAction", r.Header.Get("SOAPAction"))
+	answer := httptest.NewRecorder()
+	svc.ServeSDK(answer, probe)
+	if !strings.Contains(answer.Body.String(), "NotAuthenticated") {
+		return false
+	}
+	writeFault(w, "", "NotAuthenticated", fmt.Sprintf(`<object type="%s">%s</object><privilegeId>System.View</privilegeId>`,
+		call.this.Type, call.this.Value))
+	return true
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
+)
+
+// Snapshots of a lab VM: created, listed in vm.snapshot, reverted to and removed, and the VM stays the lab's.
+func TestSnapshots(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	for _, name := range []string{"before-driver", "after-driver"} {
+		task, err := vm.CreateSnapshot(ctx, name, "", false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := task.Wait(ctx); err != nil {
+			t.Fatalf("snapshot %s: %v", name, err)
+		}
+	}
+	var got mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"snapshot"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Snapshot == nil || len(got.Snapshot.RootSnapshotList) != 1 ||
+		got.Snapshot.RootSnapshotList[0].Name != "before-driver" ||
+		len(got.Snapshot.RootSnapshotList[0].ChildSnapshotList) != 1 {
+		t.Fatalf("vm.snapshot: %+v", got.Snapshot)
+	}
+	task, err := vm.RevertToSnapshot(ctx, "before-driver", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	consolidate := true
+	task, err = vm.RemoveAllSnapshot(ctx, &consolidate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		t.Fatalf("remove all: %v", err)
+	}
+	if err := vm.Properties(ctx, vm.Reference(), []string{"snapshot"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Snapshot != nil && len(got.Snapshot.RootSnapshotList) != 0 {
+		t.Errorf("snapshots left after RemoveAllSnapshots: %+v", got.Snapshot)
+	}
+	if _, ok := simulator.Map.Get(vm.Reference()).(*labVM); !ok {
+		t.Errorf("the VM is no longer the lab's after snapshot calls")
+	}
+}
