@@ -71,7 +71,10 @@ def healthy():
             "bios": {"changed": False, "intents": copy.deepcopy(INTENTS_OK)}}) for i, name in enumerate(HOSTS)),
         "host_nvidia_smi": dict((name, {"nvidia_smi": {"present": True, "driver_version": "525.105.14", "gpus": [{
             "pci_bus_id": "00000000:3B:00.0", "name": "Tesla P40", "temperature_gpu_c": 41,
-            "ecc_mode_current": True, "ecc_mode_pending": True}]}}) for name in HOSTS),
+            "ecc_mode_current": True, "ecc_mode_pending": True}], "vgpu": {"gpus": [{
+            "pci_bus_id": "00000000:3B:00.0", "active_vgpus": 1 if name == HOSTS[0] else 0,
+            "vgpus": [{"vm_name": "gpu-vm-01", "vgpu_name": "GRID P40-8Q"}] if name == HOSTS[0] else []}]},
+            "errors": {}}}) for name in HOSTS),
         "guests_group": "gpu_guests",
         "guests": [{"name": "trainer.example.com", "vm": "gpu-vm-01", "profile": "grid_p40-8q",
                     "nvidia_smi": {"changed": False, "nvidia_smi": guest_smi},
