@@ -63,13 +63,7 @@ def load_topology(path):
 
 
 def bmc_hosts(topology):
-    for datacenter in topology["datacenters"]:
-        hosts = list(datacenter.get("hosts") or [])
-        for cluster in datacenter.get("clusters") or []:
-            hosts.extend(cluster.get("hosts") or [])
-        for host in hosts:
-            if host.get("bmc"):
-                yield host
+    return (host for host in shells.topology_hosts(topology) if host.get("bmc"))
 
 
 def ensure_certificate(state_dir):

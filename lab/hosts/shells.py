@@ -53,14 +53,18 @@ LogLevel INFO
 """
 
 
-def shell_hosts(topology):
+def topology_hosts(topology):
+    """Every host of a topology: clustered and standalone, datacenter by datacenter."""
     for datacenter in topology["datacenters"]:
         hosts = list(datacenter.get("hosts") or [])
         for cluster in datacenter.get("clusters") or []:
             hosts.extend(cluster.get("hosts") or [])
         for host in hosts:
-            if host.get("shell"):
-                yield host
+            yield host
+
+
+def shell_hosts(topology):
+    return (host for host in topology_hosts(topology) if host.get("shell"))
 
 
 def _keygen(path, comment):
