@@ -78,7 +78,7 @@ def bus(pci_id):
 def test_nvidia_smi_info_over_ssh_reads_the_hosts_gpus(lab, run_tasks):
     host = lab.host(NVLINK_HOST)
     facts = smi_info(run_tasks, lab, NVLINK_HOST)
-    assert facts["driver_version"] == DRIVER_VERSION.split("-")[0]
+    assert facts["driver_version"] == DRIVER_VERSION.split("-", maxsplit=1)[0]
     assert [g["pci_bus_id"] for g in facts["gpus"]] == sorted(bus(g["pci_id"]) for g in host["gpus"])
     by_bus = dict((bus(g["pci_id"]), g) for g in host["gpus"])
     for gpu in facts["gpus"]:
@@ -195,9 +195,9 @@ def test_lab_down_leaves_no_sshd_behind(tmp_path):
         labctl("down", state_dir)
     session.wait(timeout=30)
     assert not [pid for pid in pids + children if LAB_CONTROL.pid_alive(pid) and not _zombie(pid)]
-    assert not [line for line in subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE,
-                                                universal_newlines=True).stdout.splitlines()
-                if state_dir in line]
+    processes = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, universal_newlines=True,
+                               check=True).stdout.splitlines()
+    assert not [line for line in processes if state_dir in line]
 
 
 def _zombie(pid):

@@ -35,8 +35,8 @@ DRIVER = "525.105.14-1OEM.800.1.0.20613240"
 
 
 def _standin():
-    spec = importlib.util.spec_from_file_location("gpuops_lab_host_smi", os.path.join(REPO, "lab", "hosts",
-                                                                                     "nvidia_smi.py"))
+    path = os.path.join(REPO, "lab", "hosts", "nvidia_smi.py")
+    spec = importlib.util.spec_from_file_location("gpuops_lab_host_smi", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -97,8 +97,8 @@ def test_q_text_and_xml_read_the_same_and_follow_the_state(catalog):
     assert (text["driver_version"], text["attached_gpus"]) == ("525.105.14", 3)
     gpus = text["gpus"]
     assert [g["pci_bus_id"] for g in gpus] == ["00000000:3B:00.0", "00000000:5E:00.0", "00000000:86:00.0"]
-    assert [(g["ecc_mode_current"], g["ecc_mode_pending"]) for g in gpus] == [(True, True), (True, True),
-                                                                               (False, False)]
+    ecc = [(g["ecc_mode_current"], g["ecc_mode_pending"]) for g in gpus]
+    assert ecc == [(True, True), (True, True), (False, False)]
     assert [g["temperature_gpu_c"] for g in gpus] == [34, 34, 88]
     assert set(g["virtualization_mode"] for g in gpus) == {"Host VGPU"}
     assert gpus[0]["uuid"] != gpus[1]["uuid"] and gpus[0]["uuid"].startswith("GPU-")
