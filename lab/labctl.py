@@ -107,10 +107,12 @@ def start_guests(guests, state_dir):
     return [guest["name"] for guest in guests]
 
 
-def stop_guests():
+def stop_guests(started):
+    """The guest containers this lab started (other labs' containers carry the same label)."""
     if subprocess.run(["sh", "-c", "command -v podman"], stdout=subprocess.DEVNULL).returncode != 0:
         return
-    names = podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}", check=False).stdout.split()
+    names = [name for name in podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}",
+                                     check=False).stdout.split() if name in started]
     if names:
         podman("rm", "-f", *names, check=False)
         print("Removed the lab guests %s." % ", ".join(names))
@@ -302,7 +304,7 @@ def cmd_down(args):
     state_dir = os.path.abspath(args.state_dir)
     services = read_services(state_dir)
     if services.get("guests"):
-        stop_guests()
+        stop_guests(services["guests"].get("names") or [])
     for name, host in sorted(services.get("shells", {}).get("hosts", {}).items()):
         stop_shell(name, host["pid"])
     for name, svc in services.items():
