@@ -96,7 +96,14 @@ def start_guests(guests, state_dir):
         podman("run", "--detach", "--replace", "--name", guest["name"], "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, image, "/sbin/init")
     for guest in guests:
-        state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+        # Until systemd has made its bus, systemctl cannot even wait for it; a loaded machine takes a while.
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait",
+                           check=False).stdout.strip()
+            if "Failed to connect to bus" not in state or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         if state not in ("running", "degraded"):
             sys.exit("The lab guest %s did not boot (systemd: %s)." % (guest["name"], state))
         podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % guest["name"])
