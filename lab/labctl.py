@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Start, stop and inspect the lab: the vCenter simulator with GPUs and the Redfish BMCs.
+"""Start, stop and inspect the lab: the vCenter simulator with GPUs, the Redfish BMCs and the ESXi host shells.
 
-    labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc] [--guests]
+    labctl.py up [--topology FILE] [--state-dir DIR] [--vcenter-port N] [--port-offset N] [--no-bmc] [--no-shells]
+                 [--guests]
     labctl.py down [--state-dir DIR]
     labctl.py reset [--state-dir DIR]
     labctl.py status [--state-dir DIR]
@@ -23,6 +24,9 @@ import urllib.error
 import urllib.request
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hosts"))
+import shells  # noqa: E402 (lab/hosts: the ESXi host shells)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VCSIM = os.path.join(ROOT, "lab", ".build", "vcsim-gpu")
@@ -59,13 +63,7 @@ def load_topology(path):
 
 
 def bmc_hosts(topology):
-    for datacenter in topology["datacenters"]:
-        hosts = list(datacenter.get("hosts") or [])
-        for cluster in datacenter.get("clusters") or []:
-            hosts.extend(cluster.get("hosts") or [])
-        for host in hosts:
-            if host.get("bmc"):
-                yield host
+    return (host for host in shells.topology_hosts(topology) if host.get("bmc"))
 
 
 def ensure_certificate(state_dir):
@@ -98,7 +96,14 @@ def start_guests(guests, state_dir):
         podman("run", "--detach", "--replace", "--name", guest["name"], "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, image, "/sbin/init")
     for guest in guests:
-        state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+        # Until systemd has made its bus, systemctl cannot even wait for it; a loaded machine takes a while.
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait",
+                           check=False).stdout.strip()
+            if "Failed to connect to bus" not in state or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         if state not in ("running", "degraded"):
             sys.exit("The lab guest %s did not boot (systemd: %s)." % (guest["name"], state))
         podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % guest["name"])
@@ -109,10 +114,12 @@ def start_guests(guests, state_dir):
     return [guest["name"] for guest in guests]
 
 
-def stop_guests():
+def stop_guests(started):
+    """The guest containers this lab started (other labs' containers carry the same label)."""
     if subprocess.run(["sh", "-c", "command -v podman"], stdout=subprocess.DEVNULL).returncode != 0:
         return
-    names = podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}", check=False).stdout.split()
+    names = [name for name in podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}",
+                                     check=False).stdout.split() if name in started]
     if names:
         podman("rm", "-f", *names, check=False)
         print("Removed the lab guests %s." % ", ".join(names))
@@ -230,6 +237,8 @@ def cmd_up(args):
     topology = load_topology(topology_path)
     for host in bmc_hosts(topology):
         host["bmc"]["port"] += args.port_offset
+    for host in shells.shell_hosts(topology):
+        host["shell"]["port"] += args.port_offset
     topology_json = os.path.join(state_dir, "topology.json")
     with open(topology_json, "w") as handle:
         json.dump(topology, handle, indent=1)
@@ -265,6 +274,14 @@ def cmd_up(args):
         write_services(state_dir, services)
 
     wait_answering(services["vcenter"]["lab"] + "/state")
+    if not args.no_shells and any(True for _ in shells.shell_hosts(topology)):
+        try:
+            hosts, files = shells.start_shells(topology, state_dir, services["vcenter"]["lab"], cert, catalog_json,
+                                               state_dir)
+        except RuntimeError as error:
+            sys.exit("%s Run `make lab-down` to stop the rest of the lab." % error)
+        services["shells"] = dict(files, hosts=hosts)
+        write_services(state_dir, services)
     if args.guests and topology.get("guests"):
         services["guests"] = {"names": start_guests(topology["guests"], state_dir), "containers_conf": CONTAINERS_CONF}
         write_services(state_dir, services)
@@ -281,6 +298,11 @@ def print_endpoints(services):
         print("Topology:        %s" % os.path.relpath(vcenter["topology"], ROOT))
     for name, bmc in sorted(services.get("bmc", {}).get("hosts", {}).items()):
         print("BMC %-22s %s (%s)" % (name + ":", bmc["baseuri"], bmc["vendor"]))
+    shell = services.get("shells")
+    for name, host in sorted((shell or {}).get("hosts", {}).items()):
+        print("Host shell %-15s ssh -i %s -o UserKnownHostsFile=%s -p %s root@127.0.0.1" % (
+            name + ":", os.path.relpath(shell["private_key"], ROOT), os.path.relpath(shell["known_hosts"], ROOT),
+            host["port"]))
     for name in services.get("guests", {}).get("names", []):
         print("Guest container: %s (podman; CONTAINERS_CONF=%s)" % (name, os.path.relpath(CONTAINERS_CONF, ROOT)))
 
@@ -289,7 +311,9 @@ def cmd_down(args):
     state_dir = os.path.abspath(args.state_dir)
     services = read_services(state_dir)
     if services.get("guests"):
-        stop_guests()
+        stop_guests(services["guests"].get("names") or [])
+    for name, host in sorted(services.get("shells", {}).get("hosts", {}).items()):
+        stop_shell(name, host["pid"])
     for name, svc in services.items():
         if "pid" in svc and pid_alive(svc["pid"]):
             stop_pid(svc["pid"])
@@ -297,6 +321,21 @@ def cmd_down(args):
     path = os.path.join(state_dir, "services.json")
     if os.path.exists(path):
         os.unlink(path)
+
+
+def stop_shell(name, pid):
+    """The host's sshd and the sessions it serves (each connection runs in a session of its own)."""
+    if not pid_alive(pid):
+        return
+    sessions = shells.descendants(pid)
+    stop_pid(pid)
+    for child in sessions:
+        if pid_alive(child):
+            try:
+                os.kill(child, signal.SIGTERM)
+            except OSError:
+                pass
+    print("Stopped the host shell of %s (sshd pid %s, %d session processes)." % (name, pid, len(sessions)))
 
 
 def cmd_reset(args):
@@ -329,6 +368,7 @@ def main():
             cmd.add_argument("--topology", default=os.environ.get("LAB_TOPOLOGY") or DEFAULT_TOPOLOGY)
             cmd.add_argument("--vcenter-port", type=int)
             cmd.add_argument("--no-bmc", action="store_true")
+            cmd.add_argument("--no-shells", action="store_true", help="no SSH shells for the ESXi hosts")
             cmd.add_argument("--guests", action="store_true",
                              help="also start the topology's guest containers (podman; what `make lab` uses)")
             cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make chromium fonts-dejavu-core
-              podman runc uidmap fuse-overlayfs slirp4netns debootstrap socat)
+              podman runc uidmap fuse-overlayfs slirp4netns debootstrap socat
+              openssh-server openssh-client)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

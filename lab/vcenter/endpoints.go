@@ -52,6 +52,7 @@ type hostJSON struct {
 	SupportedProfiles []string           `json:"supported_profiles"`
 	GPUs              []gpuJSON          `json:"gpus"`
 	Components        map[string]string  `json:"components"` // installed, name to version
+	NVLink            [][]string         `json:"nvlink"`     // GPU pairs on an NVLink bridge, by PCI id
 }
 
 type graphicsConfigJSON struct {
@@ -77,6 +78,8 @@ type gpuJSON struct {
 	VgpuMode               string   `json:"vgpu_mode"` // in effect, as HostGraphicsInfo.vgpuMode
 	Profile                *string  `json:"profile"`
 	VMs                    []string `json:"vms"`
+	ECCMode                string   `json:"ecc_mode"`      // enabled or disabled (the host's nvidia-smi)
+	TemperatureC           int      `json:"temperature_c"` // the host's nvidia-smi; POST /lab/gpus sets it
 }
 
 type vmJSON struct {
@@ -116,10 +119,11 @@ func (l *Lab) labHandler() http.Handler {
 		writeJSON(w, http.StatusOK, l.stats.Snapshot())
 	}))
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
+	mux.HandleFunc("/lab/gpus", l.only(http.MethodPost, l.gpusEndpoint))
 	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
-			"/lab/stats/reset, /lab/faults, /lab/depot/, /lab/reset)", r.URL.Path)
+			"/lab/stats/reset, /lab/faults, /lab/gpus, /lab/depot/, /lab/reset)", r.URL.Path)
 	})
 	return mux
 }
@@ -271,6 +275,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 	if j.SupportedProfiles == nil {
 		j.SupportedProfiles = []string{}
 	}
+	j.NVLink = h.nvlinkPairs()
 	for _, d := range h.config.DeviceType {
 		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
 			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode})
@@ -286,6 +291,8 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 			ConfiguredGraphicsType: g.configuredType(),
 			VgpuMode:               g.vgpuMode(),
 			VMs:                    []string{},
+			ECCMode:                eccWord(g.ecc),
+			TemperatureC:           g.temperatureC,
 		}
 		if p := g.profile(); p != "" {
 			gj.Profile = &p

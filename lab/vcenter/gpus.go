@@ -54,6 +54,10 @@ type gpuDevice struct {
 	active string      // graphics type in effect
 	mode   string      // configured vGPU mode in effect ("" for the default)
 	vgpus  []*vgpuSlot // vGPUs running on the GPU, in the order they started
+
+	ecc          bool // ECC mode in effect, as the host's nvidia-smi reports it
+	temperatureC int  // core temperature the host's nvidia-smi reports; POST /lab/gpus raises it
+	nvlinkPeers  []*gpuDevice
 }
 
 // vgpuSlot is a running vGPU: one VirtualPCIPassthrough device of a powered-on VM, placed on a physical GPU.
@@ -90,11 +94,13 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 		for i := 0; i < spec.Count*model.GPUsPerBoard; i++ {
 			bus := gpuBuses[len(h.gpus)]
 			h.gpus = append(h.gpus, &gpuDevice{
-				host:   h,
-				pciID:  fmt.Sprintf("0000:%02x:00.0", bus),
-				bus:    bus,
-				model:  model,
-				active: graphicsBasic,
+				host:         h,
+				pciID:        fmt.Sprintf("0000:%02x:00.0", bus),
+				bus:          bus,
+				model:        model,
+				active:       graphicsBasic,
+				ecc:          spec.ECC != eccDisabled,
+				temperatureC: idleTemperatureC,
 			})
 		}
 		for _, p := range model.Profiles {

@@ -161,7 +161,9 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *HostSpec,
 	}
 	ref := info.Result.(types.ManagedObjectReference)
 	obj := l.hostObject(ref)
-	l.attachHost(newHostState(l, ref, spec.Name, spec.GPUs, l.catalog), obj)
+	h := newHostState(l, ref, spec.Name, spec.GPUs, l.catalog)
+	h.linkGPUs(spec.NVLink)
+	l.attachHost(h, obj)
 	return object.NewHostSystem(c, ref), nil
 }
 

@@ -50,6 +50,10 @@ type HostSpec struct {
 	BMC json.RawMessage `json:"bmc,omitempty"`
 	// Components installed at start, name to version (default: the ESXi base image only).
 	Components map[string]string `json:"components"`
+	// The host's SSH shell belongs to labctl (lab/hosts); the vCenter simulator accepts and ignores it.
+	Shell json.RawMessage `json:"shell,omitempty"`
+	// GPU pairs joined by an NVLink bridge, by their index on the host (the order of "gpus", boards expanded).
+	NVLink [][]int `json:"nvlink,omitempty"`
 
 	cluster *ClusterSpec
 }
@@ -57,6 +61,8 @@ type HostSpec struct {
 type GPUSpec struct {
 	Model string `json:"model"`
 	Count int    `json:"count"`
+	// ECC mode of these GPUs as the host's nvidia-smi reports it: "enabled" (the default) or "disabled".
+	ECC string `json:"ecc,omitempty"`
 }
 
 type VMSpec struct {
@@ -238,11 +244,15 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 			v.fail("host %q: GPU model %s: count must be at least 1, got %d", h.Name, g.Model, g.Count)
 			continue
 		}
+		if g.ECC != "" && g.ECC != eccEnabled && g.ECC != eccDisabled {
+			v.fail("host %q: GPU model %s: ecc must be %s or %s, got %q", h.Name, g.Model, eccEnabled, eccDisabled, g.ECC)
+		}
 		total += g.Count * model.GPUsPerBoard
 	}
 	if total > len(gpuBuses) {
 		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(gpuBuses))
 	}
+	v.nvlink(h, total)
 }
 
 func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clusters map[string]*ClusterSpec,

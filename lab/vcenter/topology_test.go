@@ -57,6 +57,9 @@ func TestTopologyErrors(t *testing.T) {
 		"guest id":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "guest_id": "ubuntu"}]}]}`, `guest_id "ubuntu"`},
 		"too many GPUs":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 15}]}]}]}`, "at most 14 per host"},
 		"no datacenters": {`{"hosts": []}`, `no "datacenters"`},
+		"ECC word":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 1, "ecc": "off"}]}]}]}`, `ecc must be enabled or disabled, got "off"`},
+		"NVLink index":   {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 2}], "nvlink": [[0, 2]]}]}]}`, "GPU index 2 out of range"},
+		"NVLink triple":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 3}], "nvlink": [[0, 1], [1, 2]]}]}]}`, "GPU 1 is in two pairs"},
 	}
 	for name, tc := range cases {
 		_, err := loadTopology(t, tc.doc)

@@ -184,12 +184,20 @@ def host_smi_facts(value, host):
     if smi is None and smi_error is None:
         return None
     vcenter_ids = dict((bus_id(g.get("pci_id")), g.get("pci_id")) for g in host.get("gpus") or [])
+    vgpu = (smi or {}).get("vgpu")
+    running = dict((bus_id(g.get("pci_bus_id")), sorted(v.get("vm_name") or "?" for v in g.get("vgpus") or []))
+                   for g in (vgpu or {}).get("gpus") or [])
+    vgpu_error = ((smi or {}).get("errors") or {}).get("vgpu")
     return {
         "error": smi_error or (None if (smi or {}).get("present", True) else "%s: %s" % (
             smi.get("kind"), smi.get("msg"))),
         "kind": (smi or {}).get("kind"),
         "driver_version": (smi or {}).get("driver_version"),
-        "gpus": [dict([("pci_id", vcenter_ids.get(bus_id(g.get("pci_bus_id")), g.get("pci_bus_id")))] + [
+        # `nvidia-smi vgpu -q` read: the VMs whose vGPUs the host's vGPU manager runs, per GPU.
+        "vgpus_read": vgpu is not None,
+        "vgpu_error": "%s: %s" % (vgpu_error.get("kind"), vgpu_error.get("msg")) if vgpu_error else None,
+        "gpus": [dict([("pci_id", vcenter_ids.get(bus_id(g.get("pci_bus_id")), g.get("pci_bus_id"))),
+                       ("vgpu_vms", running.get(bus_id(g.get("pci_bus_id")), []) if vgpu is not None else None)] + [
             (k, g.get(k)) for k in ("name", "temperature_gpu_c", "ecc_mode_current", "ecc_mode_pending")])
             for g in (smi or {}).get("gpus") or []],
     }

@@ -110,6 +110,7 @@ def host_checks(out, host, facts, opts):
         _shared_direct(out, name, gpu)
         _carve(out, name, gpu)
     _gpu_temperatures(out, host, opts)
+    _running_vgpus(out, host)
 
 
 def _host_driver(out, host):
@@ -185,3 +186,34 @@ def _gpu_temperatures(out, host, opts):
                                                            opts["gpu_temperature_fail_celsius"]),
                 "%s at %g °C (warn at %g, fail at %g)." % (gpu["name"], value, opts["gpu_temperature_warn_celsius"],
                                                            opts["gpu_temperature_fail_celsius"]), FIX["airflow"])
+
+
+def _running_vgpus(out, host):
+    """The VMs whose vGPUs the host's vGPU manager runs (``nvidia-smi vgpu -q``) against the VMs vCenter places on
+    each GPU."""
+    smi = host.get("nvidia_smi")
+    if smi is None or smi.get("error"):
+        out.add("host", host["name"], "running_vgpus", "SKIP", "No host-side nvidia-smi: running vGPUs not compared "
+                "with vCenter's view.", FIX["host_smi"])
+        return
+    if not smi.get("vgpus_read"):
+        out.add("host", host["name"], "running_vgpus", "SKIP", "nvidia-smi vgpu -q not read on the host%s." % (
+            ": %s" % smi["vgpu_error"] if smi.get("vgpu_error") else ""),
+            "Put the host's GPUs in Shared Direct (vGPU) mode; the vGPU manager answers vgpu -q only then.")
+        return
+    host_side = dict((gpu["pci_id"], gpu.get("vgpu_vms") or []) for gpu in smi["gpus"])
+    for gpu in host["gpus"]:
+        obj = "%s %s" % (host["name"], gpu["pci_id"])
+        seen, placed = host_side.get(gpu["pci_id"]), sorted(gpu.get("vms") or [])
+        if seen is None:
+            out.add("host", obj, "running_vgpus", "FAIL", "vCenter shows %s, the host's nvidia-smi does not list "
+                    "this GPU." % gpu["device_name"], "Check the GPU is seated and the vGPU manager sees it "
+                    "(nvidia-smi -L on the host); reboot the host after moving its VMs if it fell off the bus.")
+        elif seen == placed:
+            out.add("host", obj, "running_vgpus", "PASS", "%s: %s, as vCenter shows." % (
+                gpu["device_name"], "vGPUs of %s" % ", ".join(seen) if seen else "no vGPU running"))
+        else:
+            out.add("host", obj, "running_vgpus", "FAIL", "%s: the vGPU manager runs vGPUs of %s, vCenter places %s "
+                    "there." % (gpu["device_name"], ", ".join(seen) or "no VM", ", ".join(placed) or "none"),
+                    "Compare nvidia-smi vgpu -q on the host with the VMs' power state in vCenter: power off a VM "
+                    "vCenter does not know, and look in the vmware.log of a VM whose vGPU did not start.")

@@ -34,7 +34,8 @@ FIX = {
                "(role gpuops.vgpu.grid_license); check the license server has free licenses.",
     "airflow": "Check fans and airflow (passive GPUs such as the P40 depend on server airflow) and the room's "
                "cooling.",
-    "host_smi": "Give the esxi_hosts SSH connection variables so the doctor runs nvidia-smi on them, or pass "
+    "host_smi": "Give the esxi_hosts SSH connection variables (ESXi Shell and SSH on, root's key in "
+                "/etc/ssh/keys-root/authorized_keys) so the doctor runs nvidia-smi on them, or pass "
                 "doctor_host_nvidia_smi.",
 }
 

@@ -79,6 +79,25 @@ class Lab:
         self.bmcs = self.services.get("bmc", {}).get("hosts", {})
         self.bmc_credentials = (bmc_vars["bmc_username"], bmc_vars["bmc_password"])
         self.certificate = os.path.join(state_dir, "lab-cert.pem")
+        self.shells = self.services.get("shells") or {}
+        self.shell_inventory = self._write_shell_inventory()
+
+    def _write_shell_inventory(self):
+        """The ESXi hosts' connection to this lab's host shells (its ports, key and known_hosts), layered over
+        inventories/lab by run_tasks; hosts without a shell in this lab get a local connection, so nothing goes
+        to another lab's shells."""
+        shells = self.shells.get("hosts") or {}
+        common = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % self.shells.get("known_hosts")
+        hosts = dict((host["name"], {"ansible_connection": "local",
+                                     "ansible_python_interpreter": "{{ ansible_playbook_python }}"})
+                     for host in LAB_CONTROL.shells.topology_hosts(self.topology))
+        hosts.update((name, {"ansible_port": shell["port"], "ansible_ssh_common_args": common,
+                             "ansible_ssh_private_key_file": self.shells["private_key"]})
+                     for name, shell in shells.items())
+        path = os.path.join(self.state_dir, "shells-inventory.yml")
+        with open(path, "w") as handle:
+            yaml.safe_dump({"servers": {"hosts": hosts}}, handle)
+        return path
 
     @property
     def connection(self):
@@ -212,6 +231,8 @@ def run_tasks(lab, tmp_path):
         playbook = tmp_path / "playbook.yml"
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
         argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory]
+        if lab.shell_inventory:
+            argv += ["-i", lab.shell_inventory]
         for extra_inventory in inventories:
             argv += ["-i", str(extra_inventory)]
         argv.append(str(playbook))

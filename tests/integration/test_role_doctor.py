@@ -33,7 +33,7 @@ GPU = "0000:3b:00.0"
 READS = {"RetrieveServiceContent", "Login", "Logout", "CreateContainerView", "DestroyView", "RetrievePropertiesEx",
          "ContinueRetrievePropertiesEx", "QueryConfigTarget"}
 GUEST_FIXTURE = "q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"
-# A recorded host-side output passed in as doctor_host_nvidia_smi (the lab's hosts have no SSH): its GPU is not
+# A recorded host-side output passed in as doctor_host_nvidia_smi (it wins over the host's shell): its GPU is not
 # the lab's P40, which shows that such facts are taken as given.
 HOST_FIXTURE = "xml_v11_tesla_t4_passthrough_ecc_on_driver515_REFORMATTED.xml"
 
@@ -113,7 +113,9 @@ def test_fresh_lab_read_only_in_check_mode_and_not(lab, run_tasks, tmp_path, bmc
         bmc = LabBmc(lab, name).state()
         inlet = [t["reading"] for t in bmc["thermal"]["temperatures"] if t["context"] == "Intake"][0]
         assert found[("inlet_temperature", name)]["message"].startswith("Inlet %s °C" % inlet)
-        assert found[("host_driver", name)]["status"] == "SKIP"
+        # The host shells answer, but a fresh lab has no vGPU manager installed: no nvidia-smi on the hosts.
+        assert found[("host_driver", name)]["status"] == "FAIL"
+        assert found[("host_driver", name)]["message"].startswith("nvidia-smi on the host fails: not_installed")
         assert found[("gpu_temperature", name)]["status"] == "SKIP"
         if name in HOSTS:
             for intent, attribute in (("sriov", "SriovGlobalEnable"), ("mmio_above_4g", "MmioAbove4Gb"),
@@ -217,13 +219,20 @@ def test_after_the_job_the_findings_follow_the_lab(lab, run_tasks, tmp_path, bmc
         installed = truth[name]["components"].get(DRIVER)
         assert found[("host_driver", name)]["status"] == ("PASS" if installed else "FAIL")
         if installed:
-            assert installed.startswith("525.105.14") and "525.105.14" in found[("host_driver", name)]["message"]
-        assert found[("gpu_temperature", name)]["status"] == "SKIP"
+            # Read from the host's own nvidia-smi over SSH, which answers from the lab's state.
+            assert installed.startswith("525.105.14") and found[("host_driver", name)]["message"] == \
+                "vGPU Manager 525.105.14, R525, vGPU 15 (nvidia-smi)."
+            gpu = truth[name]["gpus"][0]
+            assert found[("gpu_temperature", "%s %s" % (name, GPU))]["message"].startswith(
+                "Tesla P40 at %d °C" % gpu["temperature_c"])
+            assert found[("running_vgpus", "%s %s" % (name, GPU))]["status"] == "PASS"
+        else:
+            assert found[("gpu_temperature", name)]["status"] == "SKIP"
     assert found[("host_driver", HOSTS[1])]["message"] == "vGPU Manager 515.105.01, R515 (nvidia-smi)."
     assert found[("gpu_temperature", HOSTS[1] + " 00000000:00:1E.0")]["message"] == \
         "Tesla T4 at 40 °C (warn at 80, fail at 90)."
     assert found[("ecc_alike", "gpu-cluster")]["message"] == \
-        "ECC is on for the GPUs read; not known for esxi-01.lab.local, esxi-03.lab.local."
+        "ECC is on for the GPUs read; not known for esxi-03.lab.local."
     for name in HOSTS:
         assert found[("shared_direct", "%s %s" % (name, GPU))]["status"] == "PASS"
         pending = bmcs[name].state()["bios"]["pending"]

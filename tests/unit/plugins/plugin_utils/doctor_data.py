@@ -34,6 +34,15 @@ def gpu(vms=(), profile="grid_p40-8q"):
             "free": 3 - used if used else None}
 
 
+def host_smi(name):
+    """nvidia_smi_info facts of a host: -q -x and vgpu -q, with gpu-vm-01's vGPU running on esxi-01."""
+    vgpus = [{"vm_name": "gpu-vm-01", "vgpu_name": "GRID P40-8Q"}] if name == HOSTS[0] else []
+    return {"present": True, "driver_version": "525.105.14", "errors": {},
+            "gpus": [{"pci_bus_id": "00000000:3B:00.0", "name": "Tesla P40", "temperature_gpu_c": 41,
+                      "ecc_mode_current": True, "ecc_mode_pending": True}],
+            "vgpu": {"gpus": [{"pci_bus_id": "00000000:3B:00.0", "active_vgpus": len(vgpus), "vgpus": vgpus}]}}
+
+
 def healthy():
     """A symmetric three-host P40 cluster after the job: one guest on esxi-01, every layer as it should be."""
     hosts = []
@@ -69,9 +78,7 @@ def healthy():
             "bios": {"attributes": {"ProcVirtualization": "Enabled", "SriovGlobalEnable": "Enabled",
                                     "MmioAbove4Gb": "Enabled"}, "pending": {}}},
             "bios": {"changed": False, "intents": copy.deepcopy(INTENTS_OK)}}) for i, name in enumerate(HOSTS)),
-        "host_nvidia_smi": dict((name, {"nvidia_smi": {"present": True, "driver_version": "525.105.14", "gpus": [{
-            "pci_bus_id": "00000000:3B:00.0", "name": "Tesla P40", "temperature_gpu_c": 41,
-            "ecc_mode_current": True, "ecc_mode_pending": True}]}}) for name in HOSTS),
+        "host_nvidia_smi": dict((name, {"nvidia_smi": host_smi(name)}) for name in HOSTS),
         "guests_group": "gpu_guests",
         "guests": [{"name": "trainer.example.com", "vm": "gpu-vm-01", "profile": "grid_p40-8q",
                     "nvidia_smi": {"changed": False, "nvidia_smi": guest_smi},

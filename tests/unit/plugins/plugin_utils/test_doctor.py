@@ -48,7 +48,7 @@ def test_a_healthy_datacenter_passes_everything_but_what_the_bios_does_not_expos
     assert checks == {
         "bmc", "bios_cpu_virtualization", "bios_iommu", "bios_sriov", "bios_mmio_above_4g", "bios_pcie_aer",
         "inlet_temperature", "connection", "host_driver", "shared_direct", "one_profile_size", "gpu_temperature",
-        "vgpu_hotmigrate", "drs", "dpm", "gpus_alike", "host_drivers_alike", "cluster_image", "ecc_alike",
+        "running_vgpus", "vgpu_hotmigrate", "drs", "dpm", "gpus_alike", "host_drivers_alike", "cluster_image", "ecc_alike",
         "capacity", "vgpu_profile", "memory_reserved", "placement", "guest_driver", "driver_compat", "cuda",
         "license"}
     assert find(findings, "capacity", "gpu-cluster grid_p40-8q")["message"].startswith("8 free slot(s)")
@@ -211,6 +211,7 @@ def test_ecc_alike_across_the_cluster():
     smi[HOSTS[2]]["nvidia_smi"]["gpus"][0].update(ecc_mode_current=False, ecc_mode_pending=False)
     ecc = find(check(raw), "ecc_alike", "gpu-cluster")
     assert ecc["status"] == "FAIL" and "esxi-03.lab.local 0000:3b:00.0 off" in ecc["message"]
+    assert "nvidia-smi -e" in ecc["remediation"] and "reboot" in ecc["remediation"]
     smi[HOSTS[2]]["nvidia_smi"]["gpus"][0].update(ecc_mode_current=True, ecc_mode_pending=False)
     ecc = find(check(raw), "ecc_alike", "gpu-cluster")
     assert ecc["status"] == "WARN" and "next reset on esxi-03.lab.local" in ecc["message"]
@@ -233,6 +234,36 @@ def test_gpu_temperature_skips_per_host_without_nvidia_smi_and_says_how_to_get_i
     assert find(findings, "gpu_temperature", HOSTS[1])["message"] == \
         "No host-side nvidia-smi: unreachable: ssh: connect to host esxi-02 port 22."
     assert "SSH connection variables" in find(findings, "gpu_temperature", HOSTS[2])["remediation"]
+    assert find(findings, "running_vgpus", HOSTS[2])["status"] == "SKIP"
+
+
+def test_running_vgpus_agree_with_vcenter():
+    findings = check(healthy())
+    first = find(findings, "running_vgpus", "esxi-01.lab.local 0000:3b:00.0")
+    assert (first["status"], first["message"]) == ("PASS", "Tesla P40: vGPUs of gpu-vm-01, as vCenter shows.")
+    assert find(findings, "running_vgpus", "esxi-02.lab.local 0000:3b:00.0")["message"] == \
+        "Tesla P40: no vGPU running, as vCenter shows."
+
+
+def test_a_vgpu_the_host_runs_but_vcenter_does_not_place_there_fails():
+    raw = healthy()
+    raw["host_nvidia_smi"][HOSTS[1]]["nvidia_smi"]["vgpu"]["gpus"][0]["vgpus"] = [{"vm_name": "ghost-vm"}]
+    raw["host_nvidia_smi"][HOSTS[0]]["nvidia_smi"]["vgpu"]["gpus"][0]["vgpus"] = []
+    findings = check(raw)
+    ghost = find(findings, "running_vgpus", "esxi-02.lab.local 0000:3b:00.0")
+    assert ghost["status"] == "FAIL" and "runs vGPUs of ghost-vm, vCenter places none" in ghost["message"]
+    missing = find(findings, "running_vgpus", "esxi-01.lab.local 0000:3b:00.0")
+    assert missing["status"] == "FAIL" and "runs vGPUs of no VM, vCenter places gpu-vm-01" in missing["message"]
+    assert "vmware.log" in missing["remediation"]
+
+
+def test_running_vgpus_skip_when_vgpu_q_was_not_read_and_say_why():
+    raw = healthy()
+    smi = raw["host_nvidia_smi"][HOSTS[0]]["nvidia_smi"]
+    del smi["vgpu"]
+    smi["errors"] = {"vgpu": {"kind": "not_supported", "msg": "No supported devices in vGPU mode"}}
+    finding = find(check(raw), "running_vgpus", HOSTS[0])
+    assert finding["status"] == "SKIP" and "not_supported: No supported devices in vGPU mode" in finding["message"]
 
 
 def test_vcenter_settings_and_cluster_automation():

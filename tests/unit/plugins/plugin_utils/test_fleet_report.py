@@ -62,11 +62,17 @@ def report(raw=None, doctor=True):
     return _fleet_report.build(raw["gpu_info"], doctor_report, generated_at="2026-03-01T12:05:00Z"), raw
 
 
+def gpu_host_name(raw, index):
+    return raw["gpu_info"]["hosts"][index]["name"]
+
+
 def carved_raw():
     raw = healthy()
     gpu = raw["gpu_info"]["hosts"][2]["gpus"][0]
     gpu.update(profile="grid_p40-3q", profiles=["grid_p40-3q"], vms=["render-01", "render-02"], used=2, max=8,
                free=6)
+    raw["host_nvidia_smi"][gpu_host_name(raw, 2)]["nvidia_smi"]["vgpu"]["gpus"][0]["vgpus"] = [
+        {"vm_name": "render-01"}, {"vm_name": "render-02"}]
     raw["gpu_info"]["hosts"][1]["gpus"][0].update(graphics_type="basic", configured_graphics_type="shared")
     return raw
 
