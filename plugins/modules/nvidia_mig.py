@@ -33,11 +33,6 @@ attributes:
     description: Target OS/families that can be operated against.
     support: full
     platforms: posix
-  action_group:
-    description: Use C(group/gpuops.vgpu.nvidia) in C(module_defaults) to set options such as O(path) once.
-    support: full
-    membership:
-      - gpuops.vgpu.nvidia
 options:
   gpus:
     description: GPU indexes to manage; all GPUs when unset.

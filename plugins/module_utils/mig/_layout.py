@@ -111,8 +111,9 @@ def place(names, model, taken):
 
 def plan(current, names, model):
     """What turns the GPU instances ``current`` (parsed ``-lgi`` rows of one GPU, each with its ``compute``
-    instances) into ``names``: ``{"destroy": [gi rows], "create": [names]}``. Instances already asked for stay
-    where they are when the rest still fits around them; otherwise everything is carved anew."""
+    instances) into ``names``: ``{"destroy": [gi rows], "create": [names], "placements": [(name, start)]}``.
+    Instances already asked for stay where they are when the rest still fits around them; otherwise everything is
+    carved anew. Every new instance gets its placement here, so the driver's own choice can never block the next."""
     wanted = Counter(names)
     keep, destroy = [], []
     for gi in sorted(current, key=lambda g: g["instance_id"]):
@@ -126,9 +127,12 @@ def plan(current, names, model):
     for gi in keep:
         for slot in range(gi["placement_start"], gi["placement_start"] + gi["placement_size"]):
             taken[slot] = gi["instance_id"]
-    if create and place(create, model, taken) is None:
-        return {"destroy": sorted(current, key=lambda g: g["instance_id"]), "create": list(names)}
-    return {"destroy": destroy, "create": create}
+    placements = place(create, model, taken) if create else []
+    if placements is None:
+        create = _largest_first(list(names), model["profiles"])
+        return {"destroy": sorted(current, key=lambda g: g["instance_id"]), "create": create,
+                "placements": place(create, model, {})}
+    return {"destroy": destroy, "create": create, "placements": placements}
 
 
 def _has_full_compute_instance(gi):

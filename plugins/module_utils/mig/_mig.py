@@ -29,7 +29,8 @@ def read_state(smi):
     """The GPUs as ``-q`` reports them, with the GPU instances of those in MIG mode and their compute instances."""
     rc, text = _run(smi, ["-q"])
     gpus = [dict(index=g["index"], name=g["name"], uuid=g["uuid"], mig_current=g["mig_mode_current"],
-                 mig_pending=g["mig_mode_pending"], virtualization=g["virtualization_mode"], instances=[])
+                 mig_pending=g["mig_mode_pending"], virtualization=g["virtualization_mode"],
+                 architecture=g.get("product_architecture"), instances=[])
             for g in parse_query(text)["gpus"]]
     if any(g["mig_current"] for g in gpus):
         instances = parse_mig(_run(smi, ["mig", "-lgi"])[1]).get("gpu_instances", [])
@@ -44,6 +45,7 @@ def read_state(smi):
 
 def describe(gpu):
     return {"index": gpu["index"], "name": gpu["name"], "uuid": gpu["uuid"], "virtualization_mode": gpu["virtualization"],
+            "product_architecture": gpu["architecture"],
             "mig_mode_current": gpu["mig_current"], "mig_mode_pending": gpu["mig_pending"],
             "reset_required": bool(gpu["mig_pending"] is not None and gpu["mig_pending"] != gpu["mig_current"]),
             "layout": sorted(gi["name"] for gi in gpu["instances"]),
@@ -78,7 +80,8 @@ def plan(gpus, selected, mig_mode, layout, gpu_reset=False):
                              hint="Leave mig_mode and layout unset for this GPU, or use time-slicing or MPS "
                              "to share it.")
         names = _layout.check(_layout.resolve(layout, model, label), model, label) if layout is not None else None
-        step = {"gpu": gpu, "model": model, "mode": None, "reset": False, "destroy": [], "create": []}
+        step = {"gpu": gpu, "model": model, "mode": None, "reset": False, "destroy": [], "create": [],
+                "placements": []}
         if gpu["mig_pending"] != want_mode:
             step["mode"] = want_mode
         step["reset"] = bool(gpu_reset) and gpu["mig_current"] != want_mode
@@ -120,8 +123,10 @@ def apply(smi, steps):
             gpu = [g for g in read_state(smi) if g["index"] == step["gpu"]["index"]][0]
             if not gpu["mig_current"]:
                 continue
+            # A profile tuple is "<profile>:<placement start>" (nvidia-smi mig -h, --create-gpu-instance).
             profiles = step["model"]["profiles"]
-            run(["mig", "-i", index, "-cgi", ",".join(str(profiles[n]["profile_id"]) for n in step["create"]), "-C"])
+            run(["mig", "-i", index, "-cgi", ",".join("%d:%d" % (profiles[name]["profile_id"], start)
+                                                       for name, start in step["placements"]), "-C"])
     return commands
 
 

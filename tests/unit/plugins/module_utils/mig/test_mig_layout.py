@@ -107,7 +107,7 @@ def test_plan_keeps_what_matches_and_fits():
     current = [gi("4g.40gb", 1, 0, 4), gi("3g.40gb", 2, 4, 4)]
     plan = _layout.plan(current, ["3g.40gb", "2g.20gb", "1g.10gb"], H100)
     assert [g["instance_id"] for g in plan["destroy"]] == [1]
-    assert plan["create"] == ["2g.20gb", "1g.10gb"]
+    assert plan["placements"] == [("2g.20gb", 0), ("1g.10gb", 2)]
 
 
 def test_plan_recarves_everything_when_kept_instances_block_the_rest():
@@ -131,4 +131,10 @@ def test_plan_replaces_instances_without_one_full_compute_instance():
 
 def test_plan_of_the_same_layout_is_empty():
     current = [gi("3g.40gb", 1, 0, 4), gi("3g.40gb", 2, 4, 4)]
-    assert _layout.plan(current, ["3g.40gb", "3g.40gb"], H100) == {"destroy": [], "create": []}
+    assert _layout.plan(current, ["3g.40gb", "3g.40gb"], H100) == {"destroy": [], "create": [], "placements": []}
+
+
+def test_balanced_needs_the_3g_on_the_right_half():
+    # First fit would put 3g at 0:4, 2g at 4:2, 1g at 6:1 and leave slot 7, where no 1g may start.
+    plan = _layout.plan([], _layout.resolve("all-balanced", H100, "GPU 0"), H100)
+    assert plan["placements"] == [("3g.40gb", 4), ("2g.20gb", 0), ("1g.10gb", 2), ("1g.10gb", 3)]
