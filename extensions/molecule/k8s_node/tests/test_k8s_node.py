@@ -51,6 +51,13 @@ def test_the_cri_plugin_loaded_the_nvidia_handler(host):
     assert "BinaryName:%s" % RUNTIME in log
 
 
+def test_the_cri_plugin_is_up(host):
+    # A configuration that loses runc (the default runtime) leaves the CRI plugin in "error".
+    plugins = host.check_output("ctr plugins ls")
+    assert any(line.split()[:2] == ["io.containerd.grpc.v1", "cri"] and line.split()[-1] == "ok"
+               for line in plugins.splitlines()), plugins
+
+
 def test_the_second_run_did_not_restart_containerd(host):
     first = dict(line.split("=", 1) for line in host.file("/var/lib/gpuops-lab/containerd-first.txt")
                  .content_string.split())
@@ -127,7 +134,7 @@ def test_written_objects_are_valid_kubernetes_objects(host):
     run = subprocess.run([VALIDATE, "--strict", "-k", "1.31.0"] + [os.path.join(folder, n) for n in sorted(names)],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("PASSED") == len(names), run.stdout
+    assert run.stdout.count(" passed for resource ") == len(names), run.stdout
 
 
 def test_nvidia_mig_check_mode_predicts_and_changes_nothing(host):
