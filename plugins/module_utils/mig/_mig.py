@@ -36,8 +36,8 @@ def read_state(smi):
         instances = parse_mig(_run(smi, ["mig", "-lgi"])[1]).get("gpu_instances", [])
         computes = parse_mig(_run(smi, ["mig", "-lci"])[1]).get("compute_instances", [])
         for gi in instances:
-            gi["compute"] = [ci for ci in computes if (ci["gpu"], ci["gpu_instance_id"]) == (gi["gpu"],
-                                                                                              gi["instance_id"])]
+            key = (gi["gpu"], gi["instance_id"])
+            gi["compute"] = [ci for ci in computes if (ci["gpu"], ci["gpu_instance_id"]) == key]
         for gpu in gpus:
             gpu["instances"] = [gi for gi in instances if gi["gpu"] == gpu["index"]]
     return gpus
@@ -125,8 +125,8 @@ def apply(smi, steps):
                 continue
             # A profile tuple is "<profile>:<placement start>" (nvidia-smi mig -h, --create-gpu-instance).
             profiles = step["model"]["profiles"]
-            run(["mig", "-i", index, "-cgi", ",".join("%d:%d" % (profiles[name]["profile_id"], start)
-                                                       for name, start in step["placements"]), "-C"])
+            tuples = ["%d:%d" % (profiles[name]["profile_id"], start) for name, start in step["placements"]]
+            run(["mig", "-i", index, "-cgi", ",".join(tuples), "-C"])
     return commands
 
 

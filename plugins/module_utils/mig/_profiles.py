@@ -59,10 +59,10 @@ _NAMES_80GB = {"1g": "1g.10gb", "1g+me": "1g.10gb+me", "1g.2x": "1g.20gb", "2g":
                "4g": "4g.40gb", "7g": "7g.80gb"}
 _MEMORY_80GB = {"1g.10gb": 9.75, "1g.10gb+me": 9.75, "1g.20gb": 19.62, "2g.20gb": 19.62, "3g.40gb": 39.50,
                 "4g.40gb": 39.50, "7g.80gb": 79.25}
-A100_80GB = _profiles(_SHAPE, _NAMES_80GB, _MEMORY_80GB, {"1g.10gb": 14, "1g.10gb+me": 14, "1g.20gb": 14,
-                                                         "2g.20gb": 28, "3g.40gb": 42, "4g.40gb": 56, "7g.80gb": 98})
-H100_80GB = _profiles(_SHAPE, _NAMES_80GB, _MEMORY_80GB, {"1g.10gb": 16, "1g.10gb+me": 16, "1g.20gb": 26,
-                                                         "2g.20gb": 32, "3g.40gb": 60, "4g.40gb": 64, "7g.80gb": 132})
+A100_80GB = _profiles(_SHAPE, _NAMES_80GB, _MEMORY_80GB, {
+    "1g.10gb": 14, "1g.10gb+me": 14, "1g.20gb": 14, "2g.20gb": 28, "3g.40gb": 42, "4g.40gb": 56, "7g.80gb": 98})
+H100_80GB = _profiles(_SHAPE, _NAMES_80GB, _MEMORY_80GB, {
+    "1g.10gb": 16, "1g.10gb+me": 16, "1g.20gb": 26, "2g.20gb": 32, "3g.40gb": 60, "4g.40gb": 64, "7g.80gb": 132})
 A30_24GB = _profiles(
     _A30_SHAPE,
     {"1g": "1g.6gb", "1g+me": "1g.6gb+me", "2g": "2g.12gb", "2g+me": "2g.12gb+me", "4g": "4g.24gb"},

@@ -132,7 +132,7 @@ def test_written_objects_are_valid_kubernetes_objects(host):
         with open(os.path.join(folder, name), "w") as handle:
             handle.write(host.file(os.path.join(OBJECTS, name)).content_string)
     run = subprocess.run([VALIDATE, "--strict", "-k", "1.31.0"] + [os.path.join(folder, n) for n in sorted(names)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count(" passed for resource ") == len(names), run.stdout
 

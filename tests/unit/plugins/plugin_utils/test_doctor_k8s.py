@@ -53,7 +53,7 @@ def h100(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUOPS_LAB_MIG_STATE", str(tmp_path / "mig.json"))
 
     def smi(args):
-        run = subprocess.run([STANDIN] + args, capture_output=True, text=True)
+        run = subprocess.run([STANDIN] + args, capture_output=True, text=True, check=False)
         return run.returncode, run.stdout, run.stderr
 
     manage(smi, {"layout": "all-1g.10gb", "gpu_reset": True}, False)
@@ -92,7 +92,8 @@ def test_a_node_as_the_roles_leave_it_passes(h100):
 
 
 def test_containerd_without_the_nvidia_runtime_fails(h100):
-    found = findings(raw(h100, dump=DUMP.split("        [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]")[0]))
+    without = DUMP.split('        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]', maxsplit=1)[0]
+    found = findings(raw(h100, dump=without))
     assert found["runtime"]["status"] == "FAIL" and "container_toolkit" in found["runtime"]["remediation"]
 
 
