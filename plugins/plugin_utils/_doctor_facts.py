@@ -15,6 +15,7 @@ import base64
 import fnmatch
 import json
 
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_k8s import node_facts
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 
 COMPONENTS = {
@@ -120,6 +121,7 @@ def collect(raw, options=None):
         "guests": [_guest_facts(g) for g in _guests(raw)],
         "guests_group": raw.get("guests_group"),
         "bmc_gathered": raw.get("bmc_gathered", True) is not False,
+        "k8s_nodes": node_facts(raw.get("k8s") or {}),
     }
 
 

@@ -14,8 +14,11 @@ __metaclass__ = type
 
 from html import escape
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _k8s_sharing
+
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
-LAYERS = ("bmc", "host", "cluster", "vm", "guest")
+LAYERS = ("bmc", "host", "cluster", "vm", "guest", "k8s")
 GPU_KEYS = ("pci_id", "device_name", "model", "memory_mib", "graphics_type", "xorg_restart_pending", "vgpu_mode",
             "profile", "profiles", "used", "max", "free", "vms")
 
@@ -65,6 +68,7 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
         },
         "clusters": report_clusters,
         "guests": guests,
+        "k8s_nodes": _k8s_nodes(facts),
         "findings": findings,
     }
 
@@ -125,6 +129,30 @@ def _guests(facts):
     return sorted(guests, key=lambda g: g["name"] or "")
 
 
+def _k8s_nodes(facts):
+    """Per Kubernetes GPU node: its sharing mode and the nvidia.com/gpu count its device plugin will advertise."""
+    nodes = []
+    for node in facts.get("k8s_nodes") or []:
+        requested, gpus = node.get("requested") or {}, (node.get("mig") or {}).get("value")
+        row = {"name": node["name"], "mode": requested.get("mode") or "none", "config_name": None,
+               "gpu_count": None, "advertised": {}, "error": None}
+        if gpus is None:
+            row["error"] = "GPUs not read: %s" % (node.get("mig") or {}).get("error")
+        else:
+            try:
+                plan = _k8s_sharing.plan(node["name"], gpus, row["mode"], requested.get("replicas"),
+                                         requested.get("mig_strategy"), requested.get("mig_layout"),
+                                         requested.get("rename_by_default", False),
+                                         requested.get("fail_requests_greater_than_one", False))
+            except InputError as err:
+                row["error"] = err.message
+            else:
+                row.update(config_name=plan["config_name"], gpu_count=plan["gpu_count"],
+                           advertised=plan["advertised"])
+        nodes.append(row)
+    return sorted(nodes, key=lambda n: n["name"])
+
+
 # -- HTML ----------------------------------------------------------------------------------------------------------
 
 CSS = """
@@ -171,6 +199,7 @@ def render_html(data):
     for cluster in data["clusters"]:
         parts.append(_cluster(cluster))
     parts.append(_guests_table(data["guests"]))
+    parts.append(_k8s_table(data.get("k8s_nodes") or []))
     parts.append(_findings_table(data["findings"], data.get("doctor_generated_at")))
     parts.append("</main>\n<footer>gpuops.vgpu fleet report. Slots: one box per vGPU the GPU can hold in its "
                  "profile; an idle GPU takes any size of its model.</footer>\n</body>\n</html>\n")
@@ -329,6 +358,19 @@ def _guests_table(guests):
                        _e(" · ".join(p for p in (g["host"], g["gpu"]) if p)),
                        _e(g["profile"]), _e(g["driver"]), _e(g["cuda"]), status,
                        _e(g["license_status"] or "unknown"), _e(g["license_product"]), _e(g["license_expiry"])))
+    out.append("</table>\n</section>\n")
+    return "".join(out)
+
+
+def _k8s_table(nodes):
+    if not nodes:
+        return ""
+    out = ['<section class="k8s">\n<h2>Kubernetes GPU nodes</h2>\n<table>\n<tr><th>node</th><th>sharing</th>'
+           '<th>device plugin config</th><th>nvidia.com/gpu</th><th>advertises</th></tr>\n']
+    for n in nodes:
+        out.append('<tr data-node="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n' % (
+            _e(n["name"]), _e(n["name"]), _e(n["mode"]), _e(n["config_name"] or n["error"]), _e(n["gpu_count"]),
+            _e(", ".join("%d %s" % (c, r) for r, c in sorted(n["advertised"].items())))))
     out.append("</table>\n</section>\n")
     return "".join(out)
 

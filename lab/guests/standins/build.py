@@ -19,6 +19,10 @@ Writes into DIR, under the real artifacts' file names:
   the nvidia-cudnn-cu11 wheel; torch-1.13.1+cu116 wheel.
 - client configuration tokens: a current one, a stale one and one for a license server that never answers.
 - tools/: the lspci, ffmpeg and update-initramfs stand-ins and the VM's PCI configuration-space dumps.
+- nvidia-container-toolkit{,-base}_1.17.8-1_amd64.deb: the NVIDIA Container Toolkit's nvidia-ctk and
+  nvidia-container-runtime (toolkit/), packaged under the real package names.
+- passthrough/: nvidia-smi for a VM with whole GPUs that keeps MIG state (mig/), and the -q recordings of a
+  passthrough H100 80GB and L40S it answers from.
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -268,6 +272,34 @@ def build_tools(out):
     put(tools, "vm-pci-no-gpu.dump", pci_dump(vm))
 
 
+TOOLKIT_VERSION = "1.17.8-1"
+PASSTHROUGH_RECORDINGS = {"q-h100-passthrough.txt": "q_h100_80gb_hbm3_passthrough_ecc_on_driver590.txt",
+                          "q-l40s-passthrough.txt": "q_l40s_ada_passthrough_driver595.txt"}
+
+
+def build_container_toolkit(out, work):
+    base = os.path.join(work, "ctk-base")
+    put(base, "DEBIAN/control", control(
+        "nvidia-container-toolkit-base", TOOLKIT_VERSION,
+        "NVIDIA Container Toolkit Base (gpuops lab stand-in)\n nvidia-ctk and nvidia-container-runtime."))
+    put(base, "usr/bin/nvidia-ctk", read("toolkit", "nvidia-ctk"), 0o755)
+    put(base, "usr/bin/nvidia-container-runtime", read("toolkit", "nvidia-container-runtime"), 0o755)
+    dpkg_deb(base, os.path.join(out, "nvidia-container-toolkit-base_%s_amd64.deb" % TOOLKIT_VERSION))
+    meta = os.path.join(work, "ctk")
+    put(meta, "DEBIAN/control", control(
+        "nvidia-container-toolkit", TOOLKIT_VERSION, "NVIDIA Container Toolkit (gpuops lab stand-in)",
+        depends="nvidia-container-toolkit-base (= %s)" % TOOLKIT_VERSION))
+    put(meta, "usr/share/doc/nvidia-container-toolkit/README.lab", "gpuops lab stand-in\n")
+    dpkg_deb(meta, os.path.join(out, "nvidia-container-toolkit_%s_amd64.deb" % TOOLKIT_VERSION))
+
+
+def build_passthrough_smi(out, fixtures):
+    put(out, "passthrough/nvidia-smi", read("mig", "nvidia-smi"), 0o755)
+    for name, fixture in PASSTHROUGH_RECORDINGS.items():
+        with open(os.path.join(fixtures, fixture), "rb") as handle:
+            put(out, "passthrough/" + name, handle.read())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -292,6 +324,8 @@ def main():
         for name, server in TOKENS.items():
             put(args.out, name, token(server))
         build_tools(args.out)
+        build_container_toolkit(args.out, work)
+        build_passthrough_smi(args.out, fixtures)
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):

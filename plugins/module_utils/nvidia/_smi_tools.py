@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The other nvidia-smi outputs: ``topo -m``, ``nvlink -s`` and ``-R``, ``-L``, ``mig -lgip``/``-lgi``, CSV queries.
+"""The other nvidia-smi outputs: ``topo -m``, ``nvlink -s``/``-R``, ``-L``, ``mig -lgip``/``-lgi``/``-lci``, CSV.
 
 Standard library only and Python 3.8 syntax: it also runs on ESXi's Python and on minimal guests. The public names
 are re-exported by ``module_utils/nvidia_smi.py``.
@@ -159,13 +159,15 @@ _LGIP_RE = re.compile(r"^\|\s*(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)/(\d+)\s+([\d.]
                       r"\s+(\d+)\s+(\d+)\s+(\d+)\s*\|$")
 _LGIP_MORE_RE = re.compile(r"^\|\s+(\d+)\s+(\d+)\s+(\d+)\s*\|$")
 _LGI_RE = re.compile(r"^\|\s*(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+):(\d+)\s*\|$")
+# -lci rows: GPU, GPU instance id, name, CI profile id, CI id and, since R470, Placement Start:Size.
+_LCI_RE = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)(?:\s+(\d+):(\d+))?\s*\|$")
 
 
 def parse_mig(text):
-    """Parse ``nvidia-smi mig -lgip`` and/or ``mig -lgi`` tables.
+    """Parse ``nvidia-smi mig -lgip``, ``mig -lgi`` and/or ``mig -lci`` tables.
 
-    Returns ``gpu_instance_profiles`` and/or ``gpu_instances`` for the tables found; ``No GPU instances found``
-    (MIG on, nothing carved yet) gives an empty ``gpu_instances``.
+    Returns ``gpu_instance_profiles``, ``gpu_instances`` and/or ``compute_instances`` for the tables found;
+    ``No GPU instances found`` / ``No compute instances found`` (MIG on, nothing carved yet) give an empty list.
     """
     text = text or ""
     result = {}
@@ -198,9 +200,28 @@ def parse_mig(text):
         result["gpu_instances"] = instances
     elif re.search(r"^No GPU instances found", text, re.M):
         result["gpu_instances"] = []
+    if "Compute instances:" in text:
+        result["compute_instances"] = _compute_instances(text)
+    elif re.search(r"^No compute instances found", text, re.M):
+        result["compute_instances"] = []
     if not result:
         _fail(text, "nvidia-smi mig -lgip/-lgi")
     return result
+
+
+def _compute_instances(text):
+    instances = []
+    for line in text.splitlines():
+        row = _LCI_RE.match(line.strip())
+        if row:
+            gpu, gid, name, pid, cid, start, size = row.groups()
+            instances.append({"gpu": int(gpu), "gpu_instance_id": int(gid), "name": name, "profile_id": int(pid),
+                              "instance_id": int(cid),
+                              "placement_start": None if start is None else int(start),
+                              "placement_size": None if size is None else int(size)})
+    if not instances:
+        _fail(text, "nvidia-smi mig -lci")
+    return instances
 
 
 # --- nvidia-smi --query-gpu=... --format=csv --------------------------------------------------------------------

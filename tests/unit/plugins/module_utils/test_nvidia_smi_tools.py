@@ -320,3 +320,20 @@ def test_vgpu_query_errors(text, kind):
     with pytest.raises(NvidiaSmiError) as raised:
         parse_vgpu_query(text)
     assert raised.value.kind == kind
+
+
+def test_mig_compute_instances_with_placement():
+    instances = parse_mig(read("mig_lci_a100_80gb_7x1g_driverunknown.txt"))["compute_instances"]
+    assert [(i["gpu"], i["gpu_instance_id"], i["name"], i["profile_id"], i["instance_id"])
+            for i in instances] == [(0, gid, "1g.10gb", 0, 0) for gid in range(7, 14)]
+    assert set((i["placement_start"], i["placement_size"]) for i in instances) == {(0, 1)}
+
+
+def test_mig_compute_instances_sharing_a_gpu_instance_without_placement_column():
+    instances = parse_mig(read("mig_lci_1c_shared_gi_no_placement.txt"))["compute_instances"]
+    assert [(i["gpu_instance_id"], i["name"], i["instance_id"], i["placement_start"]) for i in instances] == [
+        (1, "1c.3g.20gb", 0, None), (1, "1c.3g.20gb", 1, None), (1, "1c.3g.20gb", 2, None)]
+
+
+def test_mig_no_compute_instances():
+    assert parse_mig("No compute instances found: Not Found\n") == {"compute_instances": []}

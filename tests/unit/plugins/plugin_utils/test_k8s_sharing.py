@@ -1,0 +1,129 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Device plugin configuration, advertised resources and refusals of the k8s_gpu_sharing rules, from recorded
+nvidia-smi -q outputs."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+import yaml
+
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_query
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _k8s_sharing
+
+
+def gpus(name, count=1):
+    return parse_query(read(name))["gpus"] * count
+
+
+H100 = "q_h100_80gb_hbm3_passthrough_ecc_on_driver590.txt"
+H100_MIG = "q_h100_80gb_mig_enabled_driver590.txt"
+L40S = "q_l40s_ada_passthrough_driver595.txt"
+VGPU = "q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"
+TITAN_V = "q_titan_v_volta_driver560.txt"
+
+
+def test_time_slicing_in_the_device_plugins_schema():
+    plan = _k8s_sharing.plan("node-1", gpus(L40S, 2), "time-slicing", 4)
+    assert plan["config"] == {"version": "v1", "flags": {"migStrategy": "none"},
+                              "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
+    assert plan["advertised"] == {"nvidia.com/gpu": 8} and plan["gpu_count"] == 8
+    assert plan["config_name"] == "time-slicing-4"
+
+
+def test_renamed_mps_with_failing_large_requests():
+    plan = _k8s_sharing.plan("n", gpus(H100), "mps", 10, rename_by_default=True, fail_requests_greater_than_one=True)
+    assert plan["config"]["sharing"] == {"mps": {"resources": [{"name": "nvidia.com/gpu", "replicas": 10}],
+                                                 "renameByDefault": True, "failRequestsGreaterThanOne": True}}
+    assert plan["advertised"] == {"nvidia.com/gpu.shared": 10} and plan["gpu_count"] == 10
+
+
+def test_no_sharing_advertises_each_gpu_once():
+    plan = _k8s_sharing.plan("n", gpus(VGPU), "none")
+    assert plan["advertised"] == {"nvidia.com/gpu": 1} and "sharing" not in plan["config"]
+
+
+@pytest.mark.parametrize("layout, strategy, advertised", [
+    ("all-1g.10gb", "single", {"nvidia.com/gpu": 7}),
+    (["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"], "mixed",
+     {"nvidia.com/mig-3g.40gb": 1, "nvidia.com/mig-2g.20gb": 1, "nvidia.com/mig-1g.10gb": 2}),
+    # A mixed strategy with one profile is valid for the device plugin (it advertises nvidia.com/mig-<profile>).
+    ("all-3g.40gb", "mixed", {"nvidia.com/mig-3g.40gb": 2}),
+])
+def test_mig_strategies(layout, strategy, advertised):
+    plan = _k8s_sharing.plan("n", gpus(H100), "mig", mig_strategy=strategy, mig_layout=layout)
+    assert plan["config"] == {"version": "v1", "flags": {"migStrategy": strategy}}
+    assert plan["advertised"] == advertised
+
+
+def test_mixed_with_one_profile_gets_a_note_not_a_refusal():
+    plan = _k8s_sharing.plan("n", gpus(H100, 2), "mig", mig_strategy="mixed", mig_layout="all-3g.40gb")
+    assert plan["advertised"] == {"nvidia.com/mig-3g.40gb": 4}
+    assert "nvidia.com/mig-3g.40gb" in plan["notes"][0]
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(gpus_from=L40S, mode="time-slicing", replicas=0), "time-slicing replicas 0 is not a positive"),
+    (dict(gpus_from=L40S, mode="mps", replicas=-1), "mps replicas -1"),
+    (dict(gpus_from=L40S, mode="time-slicing", replicas=None), "replicas None"),
+    (dict(gpus_from=L40S, mode="sliced"), "sharing mode 'sliced' is not one of"),
+    (dict(gpus_from=H100, mode="mps", replicas=49), "MPS replicas 49 exceed the 48 clients"),
+    (dict(gpus_from=TITAN_V, mode="mps", replicas=17), "MPS replicas 17 exceed the 16 clients"),
+    (dict(gpus_from=H100_MIG, mode="mps", replicas=2), "has MIG enabled"),
+    (dict(gpus_from=L40S, mode="mig", mig_strategy="single", mig_layout="all-1g.10gb"), "(NVIDIA L40S) has no MIG"),
+    (dict(gpus_from=VGPU, mode="mig", mig_strategy="single", mig_layout="all-1g.5gb"), "is a vGPU"),
+    (dict(gpus_from=H100, mode="mig", mig_strategy="single", mig_layout=["3g.40gb", "4g.40gb"]),
+     "strategy single needs one profile on every GPU; the layout gives 3g.40gb, 4g.40gb"),
+    (dict(gpus_from=H100, mode="mig", mig_strategy="single", mig_layout=["4g.40gb", "4g.40gb"]), "holds at most 1"),
+    (dict(gpus_from=H100, mode="mig", mig_strategy="both", mig_layout="all-1g.10gb"), "'both' is not single or mixed"),
+    (dict(gpus_from=H100, mode="mig", mig_strategy="single"), "mode mig needs a layout"),
+])
+def test_refusals_name_the_value(args, message):
+    source = args.pop("gpus_from")
+    with pytest.raises(InputError) as err:
+        _k8s_sharing.plan("node-1", gpus(source), **args)
+    assert message in str(err.value)
+    assert err.value.hint
+
+
+def test_a_node_without_gpus_is_refused():
+    with pytest.raises(InputError, match="node-1 has no NVIDIA GPU"):
+        _k8s_sharing.plan("node-1", [], "none")
+
+
+def test_objects_carry_every_nodes_config_and_one_label_per_node():
+    plans = [_k8s_sharing.plan("a", gpus(L40S), "time-slicing", 4),
+             _k8s_sharing.plan("b", gpus(H100), "mig", mig_strategy="single", mig_layout="all-1g.10gb")]
+    configmap, node_a, node_b = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
+    assert configmap["metadata"] == {"name": "dp-config", "namespace": "gpu-operator"}
+    assert sorted(configmap["data"]) == ["mig-single-7x1g.10gb", "time-slicing-4"]
+    assert yaml.safe_load(configmap["data"]["time-slicing-4"]) == plans[0]["config"]
+    assert node_a["metadata"] == {"name": "a", "labels": {"nvidia.com/device-plugin.config": "time-slicing-4"}}
+    assert node_b["metadata"]["labels"]["nvidia.com/device-plugin.config"] == "mig-single-7x1g.10gb"
+
+
+def test_licensing_configmap():
+    cm = _k8s_sharing.licensing_configmap("tok-content\n", "client_configuration_token_x.tok", "gpu-operator",
+                                          "licensing-config")
+    assert cm["data"]["client_configuration_token.tok"] == "tok-content"
+    assert "FeatureType=1" in cm["data"]["gridd.conf"].splitlines()
+
+
+@pytest.mark.parametrize("token, name, message", [
+    ("t", "token.txt", "'token.txt' is not a client configuration token (.tok)"),
+    ("t", "", "'' is not a client configuration token"),
+    ("  ", "x.tok", "The license token is empty"),
+])
+def test_licensing_refusals_never_show_the_token(token, name, message):
+    with pytest.raises(InputError) as err:
+        _k8s_sharing.licensing_configmap(token, name, "gpu-operator", "licensing-config")
+    assert message in str(err.value)
+
+
+def test_file_name_alone_can_be_checked():
+    assert _k8s_sharing.licensing_configmap(None, "a.tok", "ns", "n") is None
