@@ -24,7 +24,7 @@ RUNTIME = "/usr/bin/nvidia-container-runtime"
 OBJECTS = "/etc/gpuops/k8s/objects"
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".."))
 # kubernetes-validate (tests/requirements.txt) carries the Kubernetes JSON schemas in its package: no network.
-VALIDATE = os.environ.get("KUBERNETES_VALIDATE", os.path.join(ROOT, ".tmp", "venv-k8s", "bin", "kubernetes-validate"))
+VALIDATE = os.environ.get("KUBERNETES_VALIDATE", os.path.join(ROOT, ".venv", "bin", "kubernetes-validate"))
 
 
 def name_of(host):
@@ -123,7 +123,7 @@ def test_licensing_configmap_only_on_the_vgpu_node_and_private(host):
 
 def test_written_objects_are_valid_kubernetes_objects(host):
     if not os.access(VALIDATE, os.X_OK):
-        pytest.fail("kubernetes-validate is not at %s (pip install -r tests/requirements.txt into that venv, or set "
+        pytest.fail("kubernetes-validate is not at %s (make deps installs it from tests/requirements.txt, or set "
                     "KUBERNETES_VALIDATE)" % VALIDATE)
     folder = tempfile.mkdtemp(prefix="gpuops-k8s-objects.")
     names = host.check_output("ls %s" % OBJECTS).split()
