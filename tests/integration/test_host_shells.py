@@ -179,7 +179,11 @@ def test_lab_down_leaves_no_sshd_behind(tmp_path):
     try:
         services = LAB_CONTROL.read_services(state_dir)
         shells = services["shells"]
-        assert len(shells["hosts"]) == 6  # every host of the default topology has a shell
+        with open(DEFAULT_TOPOLOGY) as stream:
+            datacenters = yaml.safe_load(stream)["datacenters"]
+        names = set(h["name"] for dc in datacenters for h in dc.get("hosts") or [])
+        names.update(h["name"] for dc in datacenters for c in dc.get("clusters") or [] for h in c["hosts"])
+        assert set(shells["hosts"]) == names  # every host of the default topology has a shell
         port = shells["hosts"][P40_HOSTS[0]]["port"]
         # A session left open, as Ansible's ControlPersist leaves one: its sshd runs in a session of its own.
         session = subprocess.Popen(["ssh", "-i", shells["private_key"], "-o", "UserKnownHostsFile=" + shells[
