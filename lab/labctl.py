@@ -98,7 +98,13 @@ def start_guests(guests, state_dir):
         podman("run", "--detach", "--replace", "--name", guest["name"], "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, image, "/sbin/init")
     for guest in guests:
-        state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+        state = ""
+        # Right after the start systemd's bus may not be there yet, and is-system-running --wait cannot wait on it.
+        for _attempt in range(60):
+            state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+            if "Failed to connect to bus" not in state:
+                break
+            time.sleep(0.5)
         if state not in ("running", "degraded"):
             sys.exit("The lab guest %s did not boot (systemd: %s)." % (guest["name"], state))
         podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % guest["name"])
