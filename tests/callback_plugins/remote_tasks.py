@@ -51,6 +51,7 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__()
         self.counts = {}
         self.tasks = {}
+        self.changed = {}
         self.roles = {}
         self._role = None
         self._role_started = None
@@ -89,6 +90,8 @@ class CallbackModule(CallbackBase):
         host = result._host.get_name()
         self.counts[host] = self.counts.get(host, 0) + items
         self.tasks.setdefault(host, []).append("%s (%s)" % (task.get_name(), task.action))
+        if result._result.get("changed"):
+            self.changed.setdefault(host, []).append(task.get_name())
 
     def _ran(self, result):
         loop = result._result.get("results")
@@ -111,7 +114,7 @@ class CallbackModule(CallbackBase):
     def v2_playbook_on_stats(self, stats):
         self._close_role()
         self._close_play()
-        report = {"remote_tasks": self.counts, "tasks": self.tasks, "play_seconds": self.plays,
+        report = {"remote_tasks": self.counts, "tasks": self.tasks, "changed": self.changed, "play_seconds": self.plays,
                   "role_seconds": dict((name, round(value, 2)) for name, value in self.roles.items()),
                   "seconds": round(time.time() - self._started, 2)}
         path = os.environ.get("GPUOPS_REMOTE_TASKS_FILE")
