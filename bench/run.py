@@ -8,6 +8,8 @@
    the same vSphere properties (schema vsphere), the closest community module: it returns the raw properties,
    without the per-profile capacity gpu_info works out.
 4. vgpu_plan on 10,000 requests over 2,000 GPUs (bench/bench_planner.py).
+5. The guest layer on N lab guests over SSH, this checkout's roles against a baseline commit's
+   (bench/bench_guests.py; --guest-sizes, --skip-guests).
 
 Each measurement runs --reps times on a freshly started lab; the table gives the median and the spread (min-max).
 Results go to bench/results/latest.json.
@@ -205,6 +207,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--skip-planner", action="store_true")
+    parser.add_argument("--guest-sizes", type=int, nargs="+", default=[10, 20])
+    parser.add_argument("--skip-guests", action="store_true")
     args = parser.parse_args()
     if max(args.sizes) > args.vms:
         sys.exit("--sizes may not exceed --vms.")
@@ -231,6 +235,10 @@ def main():
         results["planner"] = measure_planner(args.reps)
     save(results, complete=True)
     print_table(results)
+    if not args.skip_guests:
+        print("Guest layer (bench/bench_guests.py)", flush=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_guests.py"), "--sizes"]
+                       + [str(size) for size in args.guest_sizes], check=True, cwd=ROOT)
 
 
 def save(results, complete=False):
