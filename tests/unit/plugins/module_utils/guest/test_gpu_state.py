@@ -307,8 +307,8 @@ def test_files_are_described_for_the_tasks_that_manage_them(fake):
     assert conf["checksum"] == hashlib.sha1(b"/usr/local/cuda/lib64\n").hexdigest()
     assert files["/usr/local/cuda"]["type"] == "link" and files["/usr/local/cuda"]["target"] == "/usr/local/cuda-11.6"
     assert files["/usr/local/cuda-11.6"]["type"] == "directory" and "checksum" not in files["/usr/local/cuda-11.6"]
-    assert files["/etc/modprobe.d/blacklist-nouveau.conf"] == {"path": "/etc/modprobe.d/blacklist-nouveau.conf",
-                                                                "exists": False}
+    missing = "/etc/modprobe.d/blacklist-nouveau.conf"
+    assert files[missing] == {"path": missing, "exists": False}
     token = files["/etc/nvidia/ClientConfigToken/" + TOKEN_NAME]
     assert token["checksum"] == hashlib.sha1(TOKEN.encode()).hexdigest()
     assert TOKEN not in json.dumps(files)
