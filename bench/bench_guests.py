@@ -60,7 +60,11 @@ def converge(collections, inventory, count, name):
                           stderr=subprocess.STDOUT, universal_newlines=True, check=False)
     seconds = time.monotonic() - started
     if proc.returncode != 0:
-        sys.exit("The guest layer failed (%s):\n%s" % (name, proc.stdout[-5000:]))
+        log = os.path.join(STATE_DIR, "failed-%s.log" % name)
+        with open(log, "w") as handle:
+            handle.write(proc.stdout)
+        failures = [line for line in proc.stdout.splitlines() if line.startswith(("fatal:", "failed:"))]
+        sys.exit("The guest layer failed (%s; whole output in %s):\n%s" % (name, log, "\n".join(failures)[-5000:]))
     with open(report) as handle:
         counts = json.load(handle)["remote_tasks"]
     changed = sum(int(line.split("changed=")[1].split()[0]) for line in proc.stdout.splitlines()
