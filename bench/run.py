@@ -2,12 +2,16 @@
 """Benchmarks against the anchors, side by side, on one lab in one run (`make bench`).
 
 1. vGPU profiles on N powered-off VMs: gpuops.vgpu.vm_vgpu in one task vs a loop of community.vmware's
-   vmware_guest_vgpu; wall time of the ansible-playbook run and SOAP requests (the lab's counters).
+   vmware_guest_vgpu, serial and in parallel (every item started with async and poll 0, then async_status until
+   all are done: what users who know Ansible run); wall time of the ansible-playbook run and SOAP requests (the
+   lab's counters).
 2. The same run again, when nothing needs to change.
 3. The GPU inventory of every host: gpuops.vgpu.gpu_info vs a loop of community.vmware.vmware_host_facts asked for
    the same vSphere properties (schema vsphere), the closest community module: it returns the raw properties,
    without the per-profile capacity gpu_info works out.
 4. vgpu_plan on 10,000 requests over 2,000 GPUs (bench/bench_planner.py).
+5. The guest layer on N lab guests over SSH, this checkout's roles against a baseline commit's
+   (bench/bench_guests.py; --guest-sizes, --skip-guests).
 
 Each measurement runs --reps times on a freshly started lab; the table gives the median and the spread (min-max).
 Results go to bench/results/latest.json.
@@ -88,6 +92,21 @@ def anchor_assign(lab, count):
              "loop": vm_names(count)}]
 
 
+def anchor_assign_parallel(lab, count):
+    """The same loop, every item started at once (async, poll 0) and then waited for with async_status."""
+    args = dict(anchor_credentials(lab), datacenter="lab-dc", name="{{ item }}", vgpu=PROFILE, state="present")
+    return [
+        {"name": "vGPU on %d VMs, all started at once" % count, "community.vmware.vmware_guest_vgpu": args,
+         "loop": vm_names(count), "async": 1800, "poll": 0, "register": "jobs"},
+        {"name": "Wait for every VM", "ansible.builtin.async_status": {"jid": "{{ item.ansible_job_id }}"},
+         "loop": "{{ jobs.results }}", "loop_control": {"label": "{{ item.item }}"}, "register": "job",
+         "until": "job.finished", "retries": 1800, "delay": 1},
+    ]
+
+
+ANCHORS = {"anchor": anchor_assign, "anchor_parallel": anchor_assign_parallel}
+
+
 def ours_inventory():
     return [{"name": "GPU inventory", "gpuops.vgpu.gpu_info": {}}]
 
@@ -106,11 +125,11 @@ def summary(samples):
 
 def measure_assignment(topology, count, reps, workdir):
     rows = {}
-    for side in ("ours", "anchor"):
+    for side in ("ours", "anchor", "anchor_parallel"):
         change_t, change_s, same_t, same_s = [], [], [], []
         for _ in range(reps):
             lab = fresh_lab(topology)
-            tasks = ours_assign(count) if side == "ours" else anchor_assign(lab, count)
+            tasks = ours_assign(count) if side == "ours" else ANCHORS[side](lab, count)
             seconds, soap = run_play(lab, tasks, workdir)
             change_t.append(seconds)
             change_s.append(soap)
@@ -123,7 +142,7 @@ def measure_assignment(topology, count, reps, workdir):
             same_s.append(soap)
         rows[side] = {"change": {"seconds": summary(change_t), "soap": summary(change_s)},
                       "no_change": {"seconds": summary(same_t), "soap": summary(same_s)}}
-        print("  %-6s N=%-4d change %6.1f s %5d SOAP | no change %6.1f s %5d SOAP" % (
+        print("  %-15s N=%-4d change %6.1f s %5d SOAP | no change %6.1f s %5d SOAP" % (
             side, count, rows[side]["change"]["seconds"]["median"], rows[side]["change"]["soap"]["median"],
             rows[side]["no_change"]["seconds"]["median"], rows[side]["no_change"]["soap"]["median"]), flush=True)
     return rows
@@ -172,15 +191,18 @@ def print_table(results):
     print("|---|---|---|---|")
     for count, rows in sorted(results["assignment"].items(), key=lambda item: int(item[0])):
         for phase in ("change", "no_change"):
-            ours, anchor = rows["ours"][phase], rows["anchor"][phase]
-            label = "vGPU on %s VMs%s" % (count, "" if phase == "change" else ", nothing to change")
-            print("| %s: wall time | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | %.1fx |" % (
-                label, ours["seconds"]["median"], ours["seconds"]["min"], ours["seconds"]["max"],
-                anchor["seconds"]["median"], anchor["seconds"]["min"], anchor["seconds"]["max"],
-                ratio(anchor["seconds"]["median"], ours["seconds"]["median"])))
-            print("| %s: SOAP requests | %d | %d | %.1fx |" % (
-                label, ours["soap"]["median"], anchor["soap"]["median"],
-                ratio(anchor["soap"]["median"], ours["soap"]["median"])))
+            for side, how in (("anchor", "serial loop"), ("anchor_parallel", "async loop")):
+                if side not in rows:
+                    continue
+                ours, anchor = rows["ours"][phase], rows[side][phase]
+                label = "vGPU on %s VMs%s, %s" % (count, "" if phase == "change" else ", nothing to change", how)
+                print("| %s: wall time | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | %.1fx |" % (
+                    label, ours["seconds"]["median"], ours["seconds"]["min"], ours["seconds"]["max"],
+                    anchor["seconds"]["median"], anchor["seconds"]["min"], anchor["seconds"]["max"],
+                    ratio(anchor["seconds"]["median"], ours["seconds"]["median"])))
+                print("| %s: SOAP requests | %d | %d | %.1fx |" % (
+                    label, ours["soap"]["median"], anchor["soap"]["median"],
+                    ratio(anchor["soap"]["median"], ours["soap"]["median"])))
     inv = results["inventory"]
     print("| GPU inventory of %d hosts: wall time | %.1f s (%.1f-%.1f) | %.1f s (%.1f-%.1f) | %.1fx |" % (
         results["hosts"], inv["ours"]["seconds"]["median"], inv["ours"]["seconds"]["min"],
@@ -205,6 +227,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--skip-planner", action="store_true")
+    parser.add_argument("--guest-sizes", type=int, nargs="+", default=[10, 20])
+    parser.add_argument("--skip-guests", action="store_true")
     args = parser.parse_args()
     if max(args.sizes) > args.vms:
         sys.exit("--sizes may not exceed --vms.")
@@ -231,6 +255,10 @@ def main():
         results["planner"] = measure_planner(args.reps)
     save(results, complete=True)
     print_table(results)
+    if not args.skip_guests:
+        print("Guest layer (bench/bench_guests.py)", flush=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_guests.py"), "--sizes"]
+                       + [str(size) for size in args.guest_sizes], check=True, cwd=ROOT)
 
 
 def save(results, complete=False):

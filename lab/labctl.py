@@ -38,6 +38,11 @@ GUEST_STANDINS = os.path.join(ROOT, "lab", "guests", "standins", "build.py")
 # Where lab/guests/guest-image.sh writes the podman settings this machine needs; `make lab` exports it too.
 CONTAINERS_CONF = os.path.join(ROOT, ".tmp", "molecule", "containers.conf")
 GUEST_LABEL = "owner=gpuops-lab"
+# Each guest's sshd is published on 127.0.0.1 at GUEST_SSH_PORT + its index (+ the lab's port offset), unless the
+# topology gives it an ssh_port; the lab's key pair and the guests' host keys are in the state directory.
+GUEST_SSH_PORT = 2201
+GUEST_SSH_KEY = "guest_ssh_key"
+GUEST_KNOWN_HOSTS = "guest_known_hosts"
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
 INVENTORY_VARS = os.path.join(ROOT, "inventories", "lab", "group_vars")
 START_TIMEOUT = 60
@@ -84,34 +89,53 @@ def podman(*args, **kwargs):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
-def start_guests(guests, state_dir):
+def start_guests(guests, state_dir, port_offset=0):
     """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
-    NVIDIA artifacts on their share (/srv/lab-artifacts) and a vGPU on their PCI bus (lspci)."""
+    NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
+    the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
+
+    Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
+    ``<name>-<offset>`` so that it runs beside another lab."""
     env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
     image = subprocess.run([GUEST_IMAGE], env=env, check=True, stdout=subprocess.PIPE,
                            universal_newlines=True).stdout.strip().splitlines()[-1]
     standins = os.path.join(state_dir, "standins")
     subprocess.run([sys.executable, GUEST_STANDINS, "--out", standins], check=True, stdout=subprocess.DEVNULL)
-    for guest in guests:
-        podman("run", "--detach", "--replace", "--name", guest["name"], "--hostname", guest["name"],
-               "--systemd=always", "--label", GUEST_LABEL, image, "/sbin/init")
-    for guest in guests:
+    key = os.path.join(state_dir, GUEST_SSH_KEY)
+    if not os.path.exists(key):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gpuops-lab", "-f", key], check=True)
+    with open(key + ".pub") as handle:
+        public_key = handle.read().strip()
+    started = {}
+    for index, guest in enumerate(guests):
+        container = guest["name"] if not port_offset else "%s-%d" % (guest["name"], port_offset)
+        port = guest.get("ssh_port", GUEST_SSH_PORT + index) + port_offset
+        podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
+               "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port, image, "/sbin/init")
+        started[guest["name"]] = {"container": container, "ssh_port": port}
+    known_hosts = []
+    for name, guest in sorted(started.items()):
+        container = guest["container"]
         # Until systemd has made its bus, systemctl cannot even wait for it; a loaded machine takes a while.
         deadline = time.monotonic() + START_TIMEOUT
         while True:
-            state = podman("exec", guest["name"], "systemctl", "is-system-running", "--wait",
-                           check=False).stdout.strip()
+            state = podman("exec", container, "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
             if "Failed to connect to bus" not in state or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
         if state not in ("running", "degraded"):
-            sys.exit("The lab guest %s did not boot (systemd: %s)." % (guest["name"], state))
-        podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % guest["name"])
-        podman("exec", guest["name"], "sh", "-ec",
+            sys.exit("The lab guest %s did not boot (systemd: %s)." % (name, state))
+        podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % container)
+        podman("exec", container, "sh", "-ec",
                "cd /srv/lab-artifacts/tools; install -D -m 0644 vm-pci.dump /usr/share/gpuops-lab/vm-pci.dump; "
                "install -m 0755 lspci /usr/local/sbin/lspci; install -m 0755 ffmpeg /usr/local/bin/ffmpeg; "
-               "mkdir -p /var/lib/gpuops-lab")
-    return [guest["name"] for guest in guests]
+               "mkdir -p /var/lib/gpuops-lab; install -d -m 0700 /root/.ssh; "
+               "printf '%%s\\n' '%s' >/root/.ssh/authorized_keys; chmod 0600 /root/.ssh/authorized_keys" % public_key)
+        host_key = podman("exec", container, "cat", "/etc/ssh/ssh_host_ed25519_key.pub").stdout.split()
+        known_hosts.append("[127.0.0.1]:%d %s %s\n" % (guest["ssh_port"], host_key[0], host_key[1]))
+    with open(os.path.join(state_dir, GUEST_KNOWN_HOSTS), "w") as handle:
+        handle.writelines(known_hosts)
+    return started
 
 
 def stop_guests(started):
@@ -283,7 +307,11 @@ def cmd_up(args):
         services["shells"] = dict(files, hosts=hosts)
         write_services(state_dir, services)
     if args.guests and topology.get("guests"):
-        services["guests"] = {"names": start_guests(topology["guests"], state_dir), "containers_conf": CONTAINERS_CONF}
+        guests = start_guests(topology["guests"], state_dir, args.port_offset)
+        services["guests"] = {"names": sorted(guest["container"] for guest in guests.values()), "hosts": guests,
+                              "ssh_key": os.path.join(state_dir, GUEST_SSH_KEY),
+                              "known_hosts": os.path.join(state_dir, GUEST_KNOWN_HOSTS),
+                              "containers_conf": CONTAINERS_CONF}
         write_services(state_dir, services)
     print_endpoints(services)
 
@@ -303,8 +331,10 @@ def print_endpoints(services):
         print("Host shell %-15s ssh -i %s -o UserKnownHostsFile=%s -p %s root@127.0.0.1" % (
             name + ":", os.path.relpath(shell["private_key"], ROOT), os.path.relpath(shell["known_hosts"], ROOT),
             host["port"]))
-    for name in services.get("guests", {}).get("names", []):
-        print("Guest container: %s (podman; CONTAINERS_CONF=%s)" % (name, os.path.relpath(CONTAINERS_CONF, ROOT)))
+    guests = services.get("guests", {})
+    for name, guest in sorted(guests.get("hosts", {}).items()):
+        print("Guest %-20s ssh -i %s -p %d root@127.0.0.1 (podman container %s)"
+              % (name + ":", os.path.relpath(guests["ssh_key"], ROOT), guest["ssh_port"], guest["container"]))
 
 
 def cmd_down(args):

@@ -7,16 +7,18 @@
 # scenarios' molecule.yml use) is moved to the image of the current inputs on every run.
 #
 # Usage: lab/guests/guest-image.sh            build when needed, print the image name
-# Environment: GUEST_MIRROR (Debian mirror), GPUOPS_CONTAINERS_CONF (where to write containers.conf)
+# Environment: GUEST_MIRROR (Debian mirror), GPUOPS_CONTAINERS_CONF (where to write containers.conf),
+# GUEST_IMAGE_NAME (the image's repository name; a name of its own builds and prunes beside the shared one)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 MIRROR=${GUEST_MIRROR:-http://deb.debian.org/debian}
-NAME=localhost/gpuops-guest-bookworm
+NAME=${GUEST_IMAGE_NAME:-localhost/gpuops-guest-bookworm}
 ALIAS=${GUEST_IMAGE_ALIAS:-$NAME:current}
 CONF=${GPUOPS_CONTAINERS_CONF:-$ROOT/.tmp/molecule/containers.conf}
-# What the roles expect of a minimal guest. No NVIDIA software: the scenarios install stand-ins in prepare.
-PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-packaging,sudo,procps,pciutils,xz-utils,ca-certificates
+# What the roles expect of a minimal guest, reached over SSH like a VM. No NVIDIA software: the scenarios install
+# stand-ins in prepare.
+PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-packaging,sudo,procps,pciutils,xz-utils,ca-certificates,openssh-server
 
 log() { echo "guest-image: $*" >&2; }
 
@@ -63,6 +65,11 @@ if ! podman image exists "$image"; then
   for unit in getty@tty1.service systemd-remount-fs.service console-getty.service; do
     ln -sf /dev/null "$work/rootfs/etc/systemd/system/$unit"
   done
+  # Each guest makes its own SSH host keys when it boots, as a VM cloned from a template does.
+  rm -f "$work/rootfs/etc/ssh/ssh_host_"*
+  mkdir -p "$work/rootfs/etc/systemd/system/ssh.service.d"
+  printf '[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n' \
+    >"$work/rootfs/etc/systemd/system/ssh.service.d/host-keys.conf"
   rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
   tar -C "$work/rootfs" -c . | podman import --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' - "$image" >"$work/import.log" 2>&1 \
     || { cat "$work/import.log" >&2; exit 1; }

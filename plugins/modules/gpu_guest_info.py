@@ -49,6 +49,21 @@ options:
       - Path of the C(nvidia-smi) binary. When not set, it is looked for in E(PATH), the system directories,
         C(/opt/nvidia/bin) and C(/usr/local/nvidia/bin).
     type: path
+  query_format:
+    description:
+      - Ask C(nvidia-smi) for XML (C(-q -x)) first, falling back to text (C(-q)) where it has no XML output, or for
+        text only. Both give the same facts.
+    type: str
+    choices: [xml, text]
+    default: xml
+  files:
+    description:
+      - Paths whose state to return under RV(gpu_guest.files) - whether each exists, its type, mode, owner and
+        group, a file's SHA-1 checksum and a link's target - so that the tasks that manage them run only when they
+        differ. Never their content.
+    type: list
+    elements: path
+    default: []
   set_facts:
     description:
       - Also set the result as the host fact C(gpu_guest) (C(ansible_facts.gpu_guest)).
@@ -106,6 +121,14 @@ gpu_guest:
           C(rc), C(command)). A failed probe's key is null. Empty when everything answered.
       type: dict
       sample: {packages: {msg: "/usr/bin/rpm --query --all ... exited with 1: error: rpmdb open failed"}}
+    files:
+      description:
+        - Per path of O(files), its state - C(exists), C(type) (C(file), C(directory), C(link), C(other)), C(mode),
+          C(owner), C(group), a file's C(checksum) (SHA-1) and C(size), a link's C(target) as written.
+      type: dict
+      returned: when O(files) is given
+      sample: {/etc/ld.so.conf.d/cuda.conf: {exists: true, type: file, mode: "0644", owner: root, group: root,
+               checksum: 4a2ad9d7d1f3ab4d5f8f5b4e1c9d0e7f6a3b2c1d, size: 24}}
     os:
       description: C(family) (C(Debian), C(RedHat), C(Suse)), C(distribution), C(version), C(name), C(kernel),
         C(package_format) (C(deb) or C(rpm)) and C(package_manager) (C(apt), C(dnf), C(dnf5), C(yum), C(zypper)).
@@ -184,8 +207,8 @@ def run(module):
         return module.run_command(args, environ_update={"LC_ALL": "C"})
 
     guest = Guest(GuestFiles(ROOT), command, path_dirs=os.environ.get("PATH", "").split(os.pathsep),
-                  nvidia_smi_path=module.params["nvidia_smi_path"])
-    state = read_gpu_state(guest, module.params["gather"])
+                  nvidia_smi_path=module.params["nvidia_smi_path"], query_format=module.params["query_format"])
+    state = read_gpu_state(guest, module.params["gather"], module.params["files"])
     result = {"gpu_guest": state}
     if module.params["set_facts"]:
         result["ansible_facts"] = {"gpu_guest": state}
@@ -196,6 +219,8 @@ def argument_spec():
     return dict(
         gather=dict(type="list", elements="str", choices=list(PROBES)),
         nvidia_smi_path=dict(type="path"),
+        query_format=dict(type="str", choices=["xml", "text"], default="xml"),
+        files=dict(type="list", elements="path", default=[]),
         set_facts=dict(type="bool", default=False),
     )
 

@@ -39,14 +39,15 @@ class Guest(object):
     several probes share, each done once.
 
     ``path_dirs`` is the PATH commands are looked for in (then ``SYSTEM_DIRS``); ``nvidia_smi_path`` an explicit
-    nvidia-smi.
+    nvidia-smi; ``query_format`` how nvidia-smi is asked first (``xml``, else ``text``).
     """
 
-    def __init__(self, files, run, path_dirs=(), nvidia_smi_path=None):
+    def __init__(self, files, run, path_dirs=(), nvidia_smi_path=None, query_format="xml"):
         self.files = files
         self.run = run
         self.path_dirs = [d for d in path_dirs if d]
         self.nvidia_smi_path = nvidia_smi_path
+        self.query_format = query_format
         self.errors = {}
         self._done = {}
 
@@ -176,6 +177,24 @@ class GuestFiles(object):
                 for block in iter(lambda: handle.read(65536), b""):
                     digest.update(block)
             described["checksum"] = digest.hexdigest()
+        return described
+
+    def state_of(self, path):
+        """What a task that manages ``path`` compares: ``exists``, ``type`` (``file``, ``directory``, ``link``),
+        mode and owner, a file's SHA-1 ``checksum`` and a link's ``target`` as written; never the content."""
+        here = os.path.join(self.real(os.path.dirname(path)), os.path.basename(path))
+        try:
+            info = os.lstat(here)
+        except OSError as err:
+            if err.errno in (errno.ENOENT, errno.ENOTDIR):
+                return {"path": path, "exists": False}
+            raise
+        if stat.S_ISLNK(info.st_mode):
+            return {"path": path, "exists": True, "type": "link", "target": os.readlink(here),
+                    "owner": _user(info.st_uid), "group": _group(info.st_gid)}
+        described = self.describe(path, checksum=stat.S_ISREG(info.st_mode))
+        described.update(exists=True, type="directory" if stat.S_ISDIR(info.st_mode) else
+                         "file" if stat.S_ISREG(info.st_mode) else "other")
         return described
 
 

@@ -46,8 +46,9 @@ PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "c
 _UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
 
 
-def read_gpu_state(guest, probes=None):
-    """``{probe: facts}`` for ``probes`` (None: all of ``PROBES``), plus ``gathered`` and ``errors``.
+def read_gpu_state(guest, probes=None, files=()):
+    """``{probe: facts}`` for ``probes`` (None: all of ``PROBES``), plus ``gathered`` and ``errors``, and under
+    ``files`` the state of each path of ``files`` (``GuestFiles.state_of``), for the tasks that manage them.
 
     Reads several probes share (installed packages, nvidia-smi) run once. ``errors`` maps a probe to what went
     wrong (``msg``; nvidia-smi's errors also ``kind``, ``rc`` and ``command``); a failed probe's key is None.
@@ -60,6 +61,9 @@ def read_gpu_state(guest, probes=None):
             continue
         state[name] = _part(guest, name, functools.partial(_READERS[name], guest))
         state["gathered"].append(name)
+    if files:
+        state["files"] = dict((path, _part(guest, "files", functools.partial(guest.files.state_of, path)))
+                              for path in files)
     return state
 
 
@@ -103,9 +107,9 @@ def read_nvidia_smi(guest):
 
     try:
         try:
-            facts = collect(nvidia_smi, [], "xml")
+            facts = collect(nvidia_smi, [], guest.query_format)
         except NvidiaSmiError as err:
-            if err.kind not in ("not_supported", "unparsable"):
+            if guest.query_format == "text" or err.kind not in ("not_supported", "unparsable"):
                 raise
             facts = collect(nvidia_smi, [], "text")
     except NvidiaSmiError as err:

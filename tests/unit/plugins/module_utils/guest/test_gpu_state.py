@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 
 import pytest
@@ -281,3 +282,33 @@ def test_no_systemd_and_no_lspci(fake):
 
 
 DEBIAN_LIKE = 'ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n'
+
+
+def test_text_query_format_asks_only_for_text(fake):
+    fake.debian().grid_driver()
+    guest = Guest(GuestFiles(fake.root), fake.run, path_dirs=[], query_format="text")
+    smi = read_gpu_state(guest, ["nvidia_smi"])["nvidia_smi"]
+    assert smi["present"] and smi["format"] == "text"
+    assert fake.calls == ["nvidia-smi -q"]
+
+
+def test_files_are_described_for_the_tasks_that_manage_them(fake):
+    fake.debian().licensed()
+    fake.file("/etc/ld.so.conf.d/cuda.conf", "/usr/local/cuda/lib64\n")
+    fake.directory("/usr/local/cuda-11.6")
+    fake.link("/usr/local/cuda", "/usr/local/cuda-11.6")
+    paths = ["/etc/ld.so.conf.d/cuda.conf", "/usr/local/cuda", "/etc/modprobe.d/blacklist-nouveau.conf",
+             "/etc/nvidia/ClientConfigToken/" + TOKEN_NAME, "/usr/local/cuda-11.6"]
+    guest = Guest(GuestFiles(fake.root), fake.run, path_dirs=[])
+    files = read_gpu_state(guest, [], files=paths)["files"]
+    conf = files["/etc/ld.so.conf.d/cuda.conf"]
+    # The SHA-1 of the bytes, as ansible.builtin.copy compares it.
+    assert (conf["type"], conf["mode"]) == ("file", "0644")
+    assert conf["checksum"] == hashlib.sha1(b"/usr/local/cuda/lib64\n").hexdigest()
+    assert files["/usr/local/cuda"]["type"] == "link" and files["/usr/local/cuda"]["target"] == "/usr/local/cuda-11.6"
+    assert files["/usr/local/cuda-11.6"]["type"] == "directory" and "checksum" not in files["/usr/local/cuda-11.6"]
+    missing = "/etc/modprobe.d/blacklist-nouveau.conf"
+    assert files[missing] == {"path": missing, "exists": False}
+    token = files["/etc/nvidia/ClientConfigToken/" + TOKEN_NAME]
+    assert token["checksum"] == hashlib.sha1(TOKEN.encode()).hexdigest()
+    assert TOKEN not in json.dumps(files)
