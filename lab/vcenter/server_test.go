@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -43,6 +44,12 @@ func startLab(t *testing.T) *testLab {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serve(t, l, svc)
+}
+
+// serve starts a lab's SOAP and /lab endpoints over TLS for one test.
+func serve(t *testing.T, l *Lab, svc *simulator.Service) *testLab {
+	t.Helper()
 	server := httptest.NewUnstartedServer(l.Handler(svc))
 	server.StartTLS()
 	t.Cleanup(server.Close)

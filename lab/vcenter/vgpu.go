@@ -192,7 +192,8 @@ func (l *Lab) prepareReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec
 	for _, change := range spec.DeviceChange {
 		c := change.GetVirtualDeviceConfigSpec()
 		profile, isVgpu := vgpuProfile(c.Device)
-		if !isVgpu || c.Operation != types.VirtualDeviceConfigSpecOperationAdd {
+		_, isPassthrough := passthroughOf(c.Device)
+		if !(isVgpu || isPassthrough) || c.Operation != types.VirtualDeviceConfigSpecOperationAdd {
 			continue
 		}
 		d := c.Device.GetVirtualDevice()
@@ -210,6 +211,9 @@ func (l *Lab) prepareReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec
 			d.DeviceInfo = &types.Description{
 				Label:   fmt.Sprintf("PCI device %d", pci),
 				Summary: "NVIDIA GRID vGPU " + profile,
+			}
+			if isPassthrough {
+				d.DeviceInfo.GetDescription().Summary = "DirectPath I/O PCI device"
 			}
 		}
 		pci++
@@ -288,6 +292,8 @@ func (g *gpuLoad) clone() *gpuLoad {
 func (g *gpuLoad) fit(profile string) (int64, string) {
 	d := g.gpu
 	switch p := d.model.Supports(profile); {
+	case d.passthruActive():
+		return -1, fmt.Sprintf("%s is passed through whole (DirectPath I/O)", d.pciID)
 	case d.active != graphicsSharedDirect:
 		why := fmt.Sprintf("%s is in graphics mode %s, not sharedDirect", d.pciID, d.active)
 		if want := d.configuredType(); want != d.active {
@@ -459,6 +465,7 @@ func (l *Lab) commit(vm *labVM, chosen []vgpuPlacement) {
 
 // release stops the VM's vGPUs; a GPU without vGPUs is free for any profile again.
 func (l *Lab) release(vm *labVM) {
+	l.releasePassthrough(vm)
 	hosts := map[*hostState]bool{}
 	for _, s := range vm.slots {
 		g := s.gpu
