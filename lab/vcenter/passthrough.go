@@ -47,10 +47,7 @@ func passthroughOf(d types.BaseVirtualDevice) (passthroughDevice, bool) {
 		return passthroughDevice{}, false
 	}
 	v := d.GetVirtualDevice()
-	p := passthroughDevice{key: v.Key, label: fmt.Sprintf("device %d", v.Key)}
-	if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
-		p.label = v.DeviceInfo.GetDescription().Label
-	}
+	p := passthroughDevice{key: v.Key, label: deviceLabel(v)}
 	switch b := pci.Backing.(type) {
 	case *types.VirtualPCIPassthroughDeviceBackingInfo:
 		p.id = b.Id

@@ -19,15 +19,7 @@ const passthroughTopology = `{"datacenters": [{"name": "dc",
 
 func startPassthroughLab(t *testing.T) (*testLab, *govmomi.Client) {
 	t.Helper()
-	topo, err := loadTopology(t, passthroughTopology)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, svc, err := NewSimulator(loadSample(t), topo, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl := serve(t, l, svc)
+	tl := startLabWith(t, passthroughTopology)
 	c, err := tl.connect(t, "s3cret")
 	if err != nil {
 		t.Fatal(err)

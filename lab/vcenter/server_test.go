@@ -36,7 +36,13 @@ type testLab struct {
 
 func startLab(t *testing.T) *testLab {
 	t.Helper()
-	topo, err := loadTopology(t, testTopology)
+	return startLabWith(t, testTopology)
+}
+
+// startLabWith serves a lab of the given topology for one test.
+func startLabWith(t *testing.T, topology string) *testLab {
+	t.Helper()
+	topo, err := loadTopology(t, topology)
 	if err != nil {
 		t.Fatal(err)
 	}

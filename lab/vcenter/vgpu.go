@@ -39,14 +39,18 @@ func vgpuDevices(devices []types.BaseVirtualDevice) []vgpuDevice {
 	for _, d := range devices {
 		if profile, ok := vgpuProfile(d); ok {
 			v := d.GetVirtualDevice()
-			label := fmt.Sprintf("device %d", v.Key)
-			if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
-				label = v.DeviceInfo.GetDescription().Label
-			}
-			list = append(list, vgpuDevice{key: v.Key, profile: profile, label: label})
+			list = append(list, vgpuDevice{key: v.Key, profile: profile, label: deviceLabel(v)})
 		}
 	}
 	return list
+}
+
+// deviceLabel is the label vCenter shows for a device ("PCI device 0"), else one made from its key.
+func deviceLabel(v *types.VirtualDevice) string {
+	if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
+		return v.DeviceInfo.GetDescription().Label
+	}
+	return fmt.Sprintf("device %d", v.Key)
 }
 
 func invalidDeviceSpec(index int, format string, args ...interface{}) *labFault {
