@@ -257,8 +257,9 @@ class PassthroughAssignment:
         return self._result(requests, work)
 
     def _apply(self, work):
-        run = lambda starters: self.client.run_tasks(starters, parallel=self.params["parallel"],
-                                                     timeout=self.params["task_timeout"])
+        def run(starters):
+            return self.client.run_tasks(starters, parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+
         running = [r for r in work if r.item["runtime.powerState"] == "poweredOn"]
         errors = {}
         self._record(errors, running, run([self._starter(r.item["obj"].PowerOffVM_Task) for r in running]), "power off")
