@@ -14,7 +14,9 @@ version_added: 0.2.0
 description:
   - Gives each VM of O(vms) a number of GPUs (O(vms[].gpus)) or named GPUs (O(vms[].devices)) of its host as
     static-backed PCI passthrough devices, or takes them away (O(state=absent)), leaving no stale device.
-  - With O(nvlink=true) only complete NVLink sets are given, never half a set; the sets come from O(nvlink_sets).
+  - With O(nvlink=true) only complete NVLink sets are given, never half a set. The sets come from the host's own
+    nvidia-smi (O(host_nvidia_smi), read through the ESXi host shell) or, where none is given, from O(nvlink_sets);
+    RV(vms[].nvlink_sets_source) says which.
   - Reserves the VM's whole memory and sets C(pciPassthru.use64bitMMIO) and C(pciPassthru.64bitMMIOSizeGB) when
     the GPUs' BARs exceed 16 GB (the size is the BAR1 sizes added up and rounded up to a power of two; see
     docs/passthrough.md for the rule and its source).
@@ -68,6 +70,12 @@ options:
     description:
       - Host name to its NVLink sets, each a list of PCI ids (an inventory variable). Needed with O(nvlink=true).
     type: dict
+  host_nvidia_smi:
+    description:
+      - Host name to the RV(gpuops.vgpu.nvidia_smi_info#module:nvidia_smi) facts that C(gpuops.vgpu.nvidia_smi_info)
+        returned on that ESXi host over its shell, gathered with V(topology). Its C(topo -m) NVLink pairs, named by
+        the GPUs' PCI bus ids, make the host's NVLink sets; it wins over O(nvlink_sets).
+    type: dict
   reserve_memory:
     description: Reserve the VM's whole memory; with V(false) a VM without a full reservation is refused.
     type: bool
@@ -102,6 +110,21 @@ EXAMPLES = r"""
       - {name: pt-vm-02, gpus: 2}
     nvlink: true
     nvlink_sets: "{{ passthrough_nvlink_sets }}"
+
+- name: NVLink sets read from the host's own nvidia-smi over its shell
+  gpuops.vgpu.nvidia_smi_info:
+    gather: [topology]
+  delegate_to: esxi-31.lab.local
+  register: esxi_31_smi
+
+- name: One VM with an NVLink pair
+  gpuops.vgpu.vm_passthrough:
+    hostname: "{{ vcenter_hostname }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    vms: [{name: pt-vm-03, gpus: 2}]
+    nvlink: true
+    host_nvidia_smi: {esxi-31.lab.local: "{{ esxi_31_smi.nvidia_smi }}"}
 """
 
 RETURN = r"""
@@ -130,7 +153,7 @@ vms:
       description: Memory reservation and advanced settings the change sets.
       type: dict
     nvlink_sets_source:
-      description: Where the NVLink sets came from (V(inventory)), null when none were given for the host.
+      description: Where the host's NVLink sets came from, V(host nvidia-smi) or V(inventory); null when none.
       type: str
     error:
       description: Why this VM's change failed, null when it did not.
@@ -154,6 +177,7 @@ def argument_spec():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         nvlink=dict(type="bool", default=False),
         nvlink_sets=dict(type="dict"),
+        host_nvidia_smi=dict(type="dict"),
         reserve_memory=dict(type="bool", default=True),
         power=dict(type="str", choices=["never", "power_off"], default="never"),
         power_on=dict(type="bool", default=False),

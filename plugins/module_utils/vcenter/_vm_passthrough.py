@@ -68,10 +68,39 @@ def extra(item, key):
     return None
 
 
+def nvlink_sets_from_smi(facts):
+    """NVLink sets from a host's ``nvidia_smi_info`` facts: ``topology.nvlink_pairs`` (GPU indexes of ``topo -m``)
+    joined into connected sets and named by the PCI ids of ``gpus`` (nvidia-smi's order is its index order)."""
+    gpus = facts.get("gpus") or []
+    pairs = (facts.get("topology") or {}).get("nvlink_pairs")
+    if pairs is None:
+        raise InputError("The nvidia-smi facts given for NVLink have no topology.",
+                         hint="Run gpuops.vgpu.nvidia_smi_info on the host with gather including topology.")
+    index = dict(("GPU%d" % i, pci_bus_address(gpu["pci_bus_id"])) for i, gpu in enumerate(gpus))
+    groups = []
+    for pair in pairs:
+        ends = set([index[pair["a"]], index[pair["b"]]])
+        joined = [group for group in groups if group & ends]
+        groups = [group for group in groups if not group & ends] + [ends.union(*joined)]
+    return sorted(sorted(group) for group in groups)
+
+
+def nvlink_source(params, host_name):
+    """The host's NVLink sets and where they came from: its own nvidia-smi (through the host shell) first, else
+    the inventory, else none."""
+    facts = (params.get("host_nvidia_smi") or {}).get(host_name)
+    if facts:
+        return nvlink_sets_from_smi(facts), "host nvidia-smi"
+    sets = (params.get("nvlink_sets") or {}).get(host_name)
+    if sets:
+        return sets, "inventory"
+    return [], None
+
+
 class HostPool:
     """A host's passthrough GPUs: which are enabled, which run vGPUs, which VMs hold which, the NVLink sets."""
 
-    def __init__(self, item, vm_items, nvlink_sets):
+    def __init__(self, item, vm_items, params):
         self.item = item
         self.name = item["name"]
         self.gpus = dict((pci_id, d) for pci_id, d in nvidia_devices(item).items() if d["kind"] == "gpu")
@@ -82,7 +111,8 @@ class HostPool:
         for vm in vm_items:
             for pci_id in static_ids(vm.get("config.hardware.device")):
                 self.held[pci_id] = vm["name"]
-        self.sets = [sorted(pci_bus_address(p) for p in group) for group in nvlink_sets or []]
+        sets, self.nvlink_source = nvlink_source(params, self.name)
+        self.sets = [sorted(pci_bus_address(p) for p in group) for group in sets]
 
     def set_of(self, pci_id):
         return next((group for group in self.sets if pci_id in group), [pci_id])
@@ -245,7 +275,7 @@ class PassthroughAssignment:
             if moid not in pools:
                 host_vms = [vm for vm in all_vms if vm.get("runtime.host") is not None
                             and vm["runtime.host"]._moId == moid]
-                pools[moid] = HostPool(hosts[moid], host_vms, (params["nvlink_sets"] or {}).get(hosts[moid]["name"]))
+                pools[moid] = HostPool(hosts[moid], host_vms, params)
             requests.append(VmRequest(entry, item, pools[moid], params, taken))
         work = [r for r in requests if r.changed]
         blocked = [r.name for r in work if r.item["runtime.powerState"] != "poweredOff" and params["power"] == "never"]
@@ -295,7 +325,7 @@ class PassthroughAssignment:
             predicted = dict(before, gpus=r.wanted)
             vms.append({"name": r.name, "host": r.pool.name, "changed": r in work, "before": before,
                         "after": after.get(r.name, predicted), "settings": r.settings,
-                        "nvlink_sets_source": "inventory" if r.pool.sets else None, "error": errors.get(r.name)})
+                        "nvlink_sets_source": r.pool.nvlink_source, "error": errors.get(r.name)})
         outcome = {"changed": bool(work), "vms": vms}
         if errors:
             raise TaskFailed("Passthrough changes failed on %d VM(s): %s." % (len(errors), "; ".join(
