@@ -79,6 +79,9 @@ def nvlink_sets_from_smi(facts):
     index = dict(("GPU%d" % i, pci_bus_address(gpu["pci_bus_id"])) for i, gpu in enumerate(gpus))
     groups = []
     for pair in pairs:
+        if pair["a"] not in index or pair["b"] not in index:
+            raise InputError("The nvidia-smi facts given for NVLink name %s and %s in topo -m but list %d GPU(s)."
+                             % (pair["a"], pair["b"], len(gpus)), hint="Gather them again, with list and topology.")
         ends = set([index[pair["a"]], index[pair["b"]]])
         joined = [group for group in groups if group & ends]
         groups = [group for group in groups if not group & ends] + [ends.union(*joined)]

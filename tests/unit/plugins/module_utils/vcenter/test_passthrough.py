@@ -44,3 +44,20 @@ def test_selection_by_model_id_and_name_and_nvswitches_come_along():
         hp.select_devices(item, {"models": ["L40S"]})
     with pytest.raises(InputError, match="0000:3b:00.0 \\(GA100"):
         hp.select_devices(item, {"devices": ["0000:03:00.0"]})
+
+
+def test_nvlink_sets_join_the_pairs_of_topo_m_named_by_pci_bus_id():
+    gpus = [{"pci_bus_id": "00000000:%s:00.0" % bus} for bus in ("3B", "5E", "86", "AF")]
+    pairs = [{"a": "GPU0", "b": "GPU1", "links": 12}, {"a": "GPU2", "b": "GPU3", "links": 12},
+             {"a": "GPU1", "b": "GPU0", "links": 12}]
+    facts = {"gpus": gpus, "topology": {"nvlink_pairs": pairs}}
+    assert vp.nvlink_sets_from_smi(facts) == [["0000:3b:00.0", "0000:5e:00.0"], ["0000:86:00.0", "0000:af:00.0"]]
+    board = dict(facts, topology={"nvlink_pairs": [{"a": "GPU%d" % a, "b": "GPU%d" % b, "links": 18}
+                                                   for a in range(4) for b in range(a + 1, 4)]})
+    assert vp.nvlink_sets_from_smi(board) == [[gpu for gpu in ("0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0",
+                                                               "0000:af:00.0")]]
+    assert vp.nvlink_source({"host_nvidia_smi": {"h": facts}, "nvlink_sets": {"h": [["x"]]}}, "h")[1] == \
+        "host nvidia-smi"
+    assert vp.nvlink_source({"nvlink_sets": {"h": [["0000:3b:00.0"]]}}, "h")[1] == "inventory"
+    with pytest.raises(InputError, match="list 4 GPU"):
+        vp.nvlink_sets_from_smi(dict(facts, topology={"nvlink_pairs": [{"a": "GPU4", "b": "GPU5", "links": 1}]}))
