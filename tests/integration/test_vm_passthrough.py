@@ -100,4 +100,3 @@ def test_a_gpu_running_vgpus_is_refused(lab, run_tasks):
     finally:
         direct.close()
     refused(lab, run_tasks, "runs vGPUs", vms=[{"name": "ml-vm-01", "devices": ["0000:3b:00.0"]}])
-
