@@ -54,8 +54,7 @@ def test_nvlink_sets_join_the_pairs_of_topo_m_named_by_pci_bus_id():
     assert vp.nvlink_sets_from_smi(facts) == [["0000:3b:00.0", "0000:5e:00.0"], ["0000:86:00.0", "0000:af:00.0"]]
     board = dict(facts, topology={"nvlink_pairs": [{"a": "GPU%d" % a, "b": "GPU%d" % b, "links": 18}
                                                    for a in range(4) for b in range(a + 1, 4)]})
-    assert vp.nvlink_sets_from_smi(board) == [[gpu for gpu in ("0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0",
-                                                               "0000:af:00.0")]]
+    assert vp.nvlink_sets_from_smi(board) == [["0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0"]]
     assert vp.nvlink_source({"host_nvidia_smi": {"h": facts}, "nvlink_sets": {"h": [["x"]]}}, "h")[1] == \
         "host nvidia-smi"
     assert vp.nvlink_source({"nvlink_sets": {"h": [["0000:3b:00.0"]]}}, "h")[1] == "inventory"
