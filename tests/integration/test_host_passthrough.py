@@ -65,9 +65,7 @@ def test_all_gpus_not_used_for_vgpu_leaves_the_vgpu_gpus(lab, run_tasks):
 def test_a_gpu_running_vgpus_is_refused_and_nothing_changes(lab, run_tasks):
     direct = Direct(lab)
     try:
-        direct.shared_direct("esxi-01.lab.local")
-        direct.add_vgpu("gpu-vm-01", "grid_p40-8q")
-        direct.power_on("gpu-vm-01")
+        direct.run_vgpu("esxi-01.lab.local", "gpu-vm-01", "grid_p40-8q")
     finally:
         direct.close()
     before = lab.state()

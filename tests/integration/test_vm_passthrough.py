@@ -94,9 +94,7 @@ def test_each_refusal_leaves_the_lab_unchanged(lab, run_tasks):
 def test_a_gpu_running_vgpus_is_refused(lab, run_tasks):
     direct = Direct(lab)
     try:
-        direct.shared_direct("esxi-12.lab.local")
-        direct.add_vgpu("mixed-vm-02", "grid_a100-4c")
-        direct.power_on("mixed-vm-02")
+        direct.run_vgpu("esxi-12.lab.local", "mixed-vm-02", "grid_a100-4c")
     finally:
         direct.close()
     refused(lab, run_tasks, "runs vGPUs", vms=[{"name": "ml-vm-01", "devices": ["0000:3b:00.0"]}])
