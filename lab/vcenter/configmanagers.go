@@ -48,7 +48,8 @@ func (s *vsanSystem) QueryHostStatus(req *types.QueryHostStatus) soap.HasFault {
 // host's config.pciPassthruInfo.
 type pciPassthruSystem struct {
 	mo.HostPciPassthruSystem
-	host types.ManagedObjectReference
+	host  types.ManagedObjectReference
+	state *hostState
 }
 
 func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPassthruSystem {
@@ -56,7 +57,7 @@ func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPasst
 	s.Self = types.ManagedObjectReference{Type: "HostPciPassthruSystem",
 		Value: "pciPassthruSystem-" + hostNumber(h.ref)}
 	s.PciPassthruInfo = pciPassthruInfo(devices)
-	s.host = h.ref
+	s.host, s.state = h.ref, h
 	return s
 }
 
@@ -78,6 +79,10 @@ func (s *pciPassthruSystem) UpdatePassthruConfig(ctx *simulator.Context, req *ty
 			if entry != nil {
 				reason = "cannot be passed through"
 			}
+			return &methods.UpdatePassthruConfigBody{Fault_: simulator.Fault(
+				"Failed to update passthrough configuration: device "+config.Id+" "+reason, &types.HostConfigFault{})}
+		}
+		if reason := s.state.checkPassthruSwitch(config.Id, config.PassthruEnabled); reason != "" {
 			return &methods.UpdatePassthruConfigBody{Fault_: simulator.Fault(
 				"Failed to update passthrough configuration: device "+config.Id+" "+reason, &types.HostConfigFault{})}
 		}

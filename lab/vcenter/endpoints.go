@@ -80,20 +80,24 @@ type gpuJSON struct {
 	VMs                    []string `json:"vms"`
 	ECCMode                string   `json:"ecc_mode"`      // enabled or disabled (the host's nvidia-smi)
 	TemperatureC           int      `json:"temperature_c"` // the host's nvidia-smi; POST /lab/gpus sets it
+	PassthruEnabled        bool     `json:"passthru_enabled"`
+	PassthruActive         bool     `json:"passthru_active"`
+	PassthroughVM          *string  `json:"passthrough_vm"` // the running VM the GPU is passed through to
 }
 
 type vmJSON struct {
-	Name                         string     `json:"name"`
-	Moid                         string     `json:"moid"`
-	UUID                         string     `json:"uuid"`
-	InstanceUUID                 string     `json:"instance_uuid"`
-	Host                         string     `json:"host"`
-	Cluster                      *string    `json:"cluster"`
-	PowerState                   string     `json:"power_state"`
-	MemoryMB                     int32      `json:"memory_mb"`
-	MemoryReservationMB          int64      `json:"memory_reservation_mb"`
-	MemoryReservationLockedToMax bool       `json:"memory_reservation_locked_to_max"`
-	VGPUs                        []vgpuJSON `json:"vgpus"`
+	Name                         string            `json:"name"`
+	Moid                         string            `json:"moid"`
+	UUID                         string            `json:"uuid"`
+	InstanceUUID                 string            `json:"instance_uuid"`
+	Host                         string            `json:"host"`
+	Cluster                      *string           `json:"cluster"`
+	PowerState                   string            `json:"power_state"`
+	MemoryMB                     int32             `json:"memory_mb"`
+	MemoryReservationMB          int64             `json:"memory_reservation_mb"`
+	MemoryReservationLockedToMax bool              `json:"memory_reservation_locked_to_max"`
+	VGPUs                        []vgpuJSON        `json:"vgpus"`
+	Passthrough                  []passthroughJSON `json:"passthrough"`
 }
 
 type vgpuJSON struct {
@@ -297,6 +301,13 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 		if p := g.profile(); p != "" {
 			gj.Profile = &p
 		}
+		if e := h.passthruInfo(g.pciID); e != nil {
+			gj.PassthruEnabled, gj.PassthruActive = e.PassthruEnabled, e.PassthruActive
+		}
+		if g.heldBy != nil {
+			holder := name(*g.heldBy)
+			gj.PassthroughVM = &holder
+		}
 		for _, ref := range g.vms() {
 			gj.VMs = append(gj.VMs, name(ref))
 		}
@@ -320,6 +331,7 @@ func (l *Lab) vmState(vm *labVM) vmJSON {
 		MemoryReservationMB:          reservationMB(vm),
 		MemoryReservationLockedToMax: isTrue(vm.Config.MemoryReservationLockedToMax),
 		VGPUs:                        []vgpuJSON{},
+		Passthrough:                  l.passthroughState(vm),
 	}
 	for _, d := range vgpuDevices(vm.Config.Hardware.Device) {
 		v := vgpuJSON{Key: d.key, Profile: d.profile}

@@ -58,6 +58,7 @@ type gpuDevice struct {
 	ecc          bool // ECC mode in effect, as the host's nvidia-smi reports it
 	temperatureC int  // core temperature the host's nvidia-smi reports; POST /lab/gpus raises it
 	nvlinkPeers  []*gpuDevice
+	heldBy       *types.ManagedObjectReference // the running VM the GPU is passed through to
 }
 
 // vgpuSlot is a running vGPU: one VirtualPCIPassthrough device of a powered-on VM, placed on a physical GPU.

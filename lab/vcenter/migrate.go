@@ -169,6 +169,9 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 		if f := l.hostAccepts(dst); f != nil {
 			return f
 		}
+		if f := passthroughMigration(vm); f != nil {
+			return f
+		}
 		if vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0 {
 			var f *labFault
 			if chosen, f = l.planMigration(vm, dst, loadsOf(dst)); f != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -35,7 +36,13 @@ type testLab struct {
 
 func startLab(t *testing.T) *testLab {
 	t.Helper()
-	topo, err := loadTopology(t, testTopology)
+	return startLabWith(t, testTopology)
+}
+
+// startLabWith serves a lab of the given topology for one test.
+func startLabWith(t *testing.T, topology string) *testLab {
+	t.Helper()
+	topo, err := loadTopology(t, topology)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +50,12 @@ func startLab(t *testing.T) *testLab {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serve(t, l, svc)
+}
+
+// serve starts a lab's SOAP and /lab endpoints over TLS for one test.
+func serve(t *testing.T, l *Lab, svc *simulator.Service) *testLab {
+	t.Helper()
 	server := httptest.NewUnstartedServer(l.Handler(svc))
 	server.StartTLS()
 	t.Cleanup(server.Close)

@@ -39,14 +39,18 @@ func vgpuDevices(devices []types.BaseVirtualDevice) []vgpuDevice {
 	for _, d := range devices {
 		if profile, ok := vgpuProfile(d); ok {
 			v := d.GetVirtualDevice()
-			label := fmt.Sprintf("device %d", v.Key)
-			if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
-				label = v.DeviceInfo.GetDescription().Label
-			}
-			list = append(list, vgpuDevice{key: v.Key, profile: profile, label: label})
+			list = append(list, vgpuDevice{key: v.Key, profile: profile, label: deviceLabel(v)})
 		}
 	}
 	return list
+}
+
+// deviceLabel is the label vCenter shows for a device ("PCI device 0"), else one made from its key.
+func deviceLabel(v *types.VirtualDevice) string {
+	if v.DeviceInfo != nil && v.DeviceInfo.GetDescription().Label != "" {
+		return v.DeviceInfo.GetDescription().Label
+	}
+	return fmt.Sprintf("device %d", v.Key)
 }
 
 func invalidDeviceSpec(index int, format string, args ...interface{}) *labFault {
@@ -192,7 +196,8 @@ func (l *Lab) prepareReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec
 	for _, change := range spec.DeviceChange {
 		c := change.GetVirtualDeviceConfigSpec()
 		profile, isVgpu := vgpuProfile(c.Device)
-		if !isVgpu || c.Operation != types.VirtualDeviceConfigSpecOperationAdd {
+		_, isPassthrough := passthroughOf(c.Device)
+		if !(isVgpu || isPassthrough) || c.Operation != types.VirtualDeviceConfigSpecOperationAdd {
 			continue
 		}
 		d := c.Device.GetVirtualDevice()
@@ -210,6 +215,9 @@ func (l *Lab) prepareReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec
 			d.DeviceInfo = &types.Description{
 				Label:   fmt.Sprintf("PCI device %d", pci),
 				Summary: "NVIDIA GRID vGPU " + profile,
+			}
+			if isPassthrough {
+				d.DeviceInfo.GetDescription().Summary = "DirectPath I/O PCI device"
 			}
 		}
 		pci++
@@ -288,6 +296,8 @@ func (g *gpuLoad) clone() *gpuLoad {
 func (g *gpuLoad) fit(profile string) (int64, string) {
 	d := g.gpu
 	switch p := d.model.Supports(profile); {
+	case d.passthruActive():
+		return -1, fmt.Sprintf("%s is passed through whole (DirectPath I/O)", d.pciID)
 	case d.active != graphicsSharedDirect:
 		why := fmt.Sprintf("%s is in graphics mode %s, not sharedDirect", d.pciID, d.active)
 		if want := d.configuredType(); want != d.active {
@@ -459,6 +469,7 @@ func (l *Lab) commit(vm *labVM, chosen []vgpuPlacement) {
 
 // release stops the VM's vGPUs; a GPU without vGPUs is free for any profile again.
 func (l *Lab) release(vm *labVM) {
+	l.releasePassthrough(vm)
 	hosts := map[*hostState]bool{}
 	for _, s := range vm.slots {
 		g := s.gpu

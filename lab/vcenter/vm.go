@@ -21,6 +21,8 @@ type labVM struct {
 
 	lab   *Lab
 	slots []*vgpuSlot // running vGPUs while powered on
+	// passthru maps passthrough device keys to the host GPUs they hold while powered on.
+	passthru map[int32]*gpuDevice
 	// epoch changes with every power state change; a pending guest shutdown only applies to the epoch it began in.
 	epoch           int
 	shutdownPending bool
@@ -99,6 +101,9 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	if f := l.checkReconfigure(vm, &req.Spec); f != nil {
 		return fail(f)
 	}
+	if f := l.checkPassthroughChange(vm, &req.Spec); f != nil {
+		return fail(f)
+	}
 	l.prepareReconfigure(vm, &req.Spec)
 	body := vm.VirtualMachine.ReconfigVMTask(ctx, req).(*methods.ReconfigVM_TaskBody)
 	if taskSucceeded(body.Res.Returnval) {
@@ -159,10 +164,15 @@ func (vm *labVM) PowerOnVMTask(ctx *simulator.Context, req *types.PowerOnVM_Task
 	if f != nil {
 		return fail(f)
 	}
+	passthru, f := l.planPassthrough(vm, host)
+	if f != nil {
+		return fail(f)
+	}
 	body := vm.VirtualMachine.PowerOnVMTask(ctx, req).(*methods.PowerOnVM_TaskBody)
 	if taskSucceeded(body.Res.Returnval) {
 		vm.powerChanged()
 		l.commit(vm, chosen)
+		l.commitPassthrough(vm, passthru)
 	}
 	return body
 }

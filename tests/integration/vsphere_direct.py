@@ -95,6 +95,12 @@ class Direct:
             spec.memoryReservationLockedToMax = True
         WaitForTask(vm.ReconfigVM_Task(spec=spec))
 
+    def run_vgpu(self, host_name, vm_name, profile):
+        """The host's GPUs in Shared Direct and the VM (on that host) powered on with one vGPU of the profile."""
+        self.shared_direct(host_name)
+        self.add_vgpu(vm_name, profile)
+        self.power_on(vm_name)
+
     def power_on(self, vm_name):
         WaitForTask(self.vm(vm_name).PowerOnVM_Task())
 

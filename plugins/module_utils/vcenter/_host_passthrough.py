@@ -1,0 +1,185 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Host DirectPath I/O: passthrough on or off for the NVIDIA GPUs (and NVSwitches) of ESXi hosts.
+
+Every selected host is read in one PropertyCollector call; each host that changes gets one UpdatePassthruConfig
+call naming all its devices, and one read after. ``applyNow`` is left unset, so vSphere applies the change at once
+where the device can be rebound without a reboot and otherwise at the next reboot (HostPciPassthruConfig, vSphere
+API 7.0.2 and later); a device whose ``passthruActive`` differs from ``passthruEnabled`` afterwards waits for a
+reboot, and the result says so per host.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
+
+try:
+    from pyVmomi import vim
+except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
+    vim = None
+
+HOST_PROPERTIES = [
+    "runtime.connectionState", "hardware.pciDevice", "config.pciPassthruInfo", "config.graphicsInfo",
+    "configManager.pciPassthruSystem",
+]
+PCI_CLASS_3D, PCI_CLASS_VGA, PCI_CLASS_OTHER_BRIDGE = 0x0302, 0x0300, 0x0680
+
+
+def nvidia_devices(item):
+    """The host's NVIDIA GPUs and NVSwitches (an NVSwitch is a PCI bridge of class 0x0680), by PCI id."""
+    devices = {}
+    for dev in item.get("hardware.pciDevice") or []:
+        if dev.vendorId & 0xFFFF != NVIDIA_VENDOR_ID:
+            continue
+        klass = dev.classId & 0xFFFF
+        kind = "gpu" if klass in (PCI_CLASS_3D, PCI_CLASS_VGA) else "nvswitch" if klass == PCI_CLASS_OTHER_BRIDGE else None
+        if kind:
+            devices[dev.id] = {"pci_id": dev.id, "kind": kind, "device_name": dev.deviceName,
+                               "device_id": "0x%04x" % (dev.deviceId & 0xFFFF)}
+    return devices
+
+
+def _model_device_ids(model):
+    """PCI device ids a model name stands for: a catalog model (A100-40) or part of the device name."""
+    facts = _catalog.gpu_models().get(model)
+    return set([facts["pci_device_id"].lower()]) if facts else set()
+
+
+def vgpu_users(item):
+    """GPU PCI id -> ids of the VMs running vGPUs on it (HostGraphicsInfo.vm), for GPUs with any."""
+    users = {}
+    for info in item.get("config.graphicsInfo") or []:
+        if info.vm:
+            users[info.pciId] = [vm._moId for vm in info.vm]
+    return users
+
+
+def select_devices(item, params):
+    """The PCI ids the request names on this host; unknown ids and models fail naming what the host has."""
+    devices = nvidia_devices(item)
+    listing = ", ".join("%s (%s)" % (d["pci_id"], d["device_name"]) for d in devices.values()) or "none"
+    chosen = []
+    for pci_id in params.get("devices") or []:
+        found = pci_bus_address(pci_id)
+        if found not in devices:
+            raise InputError("Host %s has no NVIDIA GPU or NVSwitch with PCI id %s." % (item["name"], pci_id),
+                             hint="Its NVIDIA devices: %s." % listing)
+        chosen.append(found)
+    for model in params.get("models") or []:
+        ids = _model_device_ids(model)
+        matched = [d["pci_id"] for d in devices.values() if d["kind"] == "gpu" and (
+            d["device_id"] in ids or model.lower() in (d["device_name"] or "").lower())]
+        if not matched:
+            raise InputError("Host %s has no GPU of model %s." % (item["name"], model),
+                             hint="Its NVIDIA devices: %s." % listing)
+        chosen.extend(matched)
+    if params.get("all_gpus_not_used_for_vgpu"):
+        shared = set(info.pciId for info in item.get("config.graphicsInfo") or []
+                     if info.graphicsType == "sharedDirect" or info.vm)
+        chosen.extend(d["pci_id"] for d in devices.values() if d["pci_id"] not in shared)
+    if params.get("include_nvswitches") and chosen:
+        chosen.extend(d["pci_id"] for d in devices.values() if d["kind"] == "nvswitch")
+    return sorted(set(chosen))
+
+
+def describe_passthru(item, ids):
+    info = dict((entry.id, entry) for entry in item.get("config.pciPassthruInfo") or [])
+    names = nvidia_devices(item)
+    return [{
+        "pci_id": pci_id,
+        "kind": names[pci_id]["kind"],
+        "device_name": names[pci_id]["device_name"],
+        "passthru_capable": bool(info[pci_id].passthruCapable) if pci_id in info else False,
+        "passthru_enabled": bool(info[pci_id].passthruEnabled) if pci_id in info else False,
+        "passthru_active": bool(info[pci_id].passthruActive) if pci_id in info else False,
+    } for pci_id in ids]
+
+
+class HostPassthrough:
+    """One host: the devices asked for, their state before, and what changes."""
+
+    def __init__(self, item, params):
+        self.item = item
+        self.name = item["name"]
+        self.enable = params["state"] == "enabled"
+        self.ids = select_devices(item, params)
+        self.before = describe_passthru(item, self.ids)
+        self.changing = [d["pci_id"] for d in self.before if d["passthru_enabled"] != self.enable]
+
+    def check(self):
+        """Refusals before any change: devices that cannot be passed through, GPUs running vGPUs."""
+        incapable = [d["pci_id"] for d in self.before if not d["passthru_capable"]]
+        if incapable:
+            raise InputError("Host %s: device(s) %s cannot be passed through (passthruCapable is false)."
+                             % (self.name, ", ".join(incapable)),
+                             hint="Check that VT-d/IOMMU is on in the host's BIOS and leave these devices out.")
+        users = vgpu_users(self.item)
+        busy = ["%s (vGPU VMs: %s)" % (pci_id, ", ".join(users[pci_id])) for pci_id in self.changing
+                if pci_id in users and self.enable]
+        if busy:
+            raise InputError("Host %s: GPU(s) running vGPUs cannot switch to passthrough: %s."
+                             % (self.name, "; ".join(busy)),
+                             hint="Power those VMs off or move them, set the GPUs' graphics type to basic/shared "
+                                  "with host_graphics, then run again.")
+
+    def predicted(self):
+        return [dict(d, passthru_enabled=self.enable, passthru_active=self.enable) if d["pci_id"] in self.changing
+                else d for d in self.before]
+
+    def apply(self, client):
+        config = [vim.host.PciPassthruConfig(id=pci_id, passthruEnabled=self.enable) for pci_id in self.changing]
+        system = self.item["configManager.pciPassthruSystem"]
+        client.call(system.UpdatePassthruConfig, config=config)
+
+
+def _result(host, after):
+    pending = [d["pci_id"] for d in after if d["passthru_enabled"] != d["passthru_active"]]
+    return {
+        "name": host.name,
+        "changed": bool(host.changing),
+        "devices": after,
+        "changed_devices": host.changing,
+        "reboot_required": bool(pending),
+        "reboot_pending_devices": pending,
+    }
+
+
+def configure(client, params, check_mode):
+    """Passthrough on or off for the selected devices of every selected host; returns (changed, hosts)."""
+    items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
+                         datacenter=params.get("datacenter"))
+    offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in items
+               if item.get("runtime.connectionState") != "connected"]
+    if offline:
+        raise InputError("Host(s) not connected to vCenter: %s." % ", ".join(offline),
+                         hint="Reconnect them or leave them out of esxi_hostnames.")
+    hosts = [HostPassthrough(item, params) for item in items]
+    for host in hosts:
+        host.check()
+    work = [host for host in hosts if host.changing]
+    if check_mode or not work:
+        return bool(work), [_result(host, host.predicted()) for host in hosts]
+    done = []
+    for host in work:
+        try:
+            host.apply(client)
+        except GpuopsError as err:
+            raise type(err)("Host %s: %s Hosts done: %s." % (host.name, err.message, ", ".join(done) or "none"),
+                            hint=err.hint)
+        done.append(host.name)
+    after = dict((item["moid"], item) for item in client.retrieve_objects(
+        [host.item["obj"] for host in work], ["config.pciPassthruInfo", "hardware.pciDevice"]))
+    results = []
+    for host in hosts:
+        state = host.before
+        if host in work:
+            fresh = dict(after[host.item["moid"]], name=host.name)
+            state = describe_passthru(fresh, host.ids)
+        results.append(_result(host, state))
+    return True, results

@@ -1,0 +1,148 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: host_passthrough
+short_description: DirectPath I/O passthrough on or off for the NVIDIA GPUs and NVSwitches of ESXi hosts
+version_added: 0.2.0
+description:
+  - Turns PCI passthrough (DirectPath I/O) on or off for NVIDIA GPUs of the hosts of a cluster or of named hosts,
+    chosen by PCI id, by model, or as every NVIDIA GPU not used for vGPU.
+  - All hosts are read in one vCenter round trip; each host that changes gets one UpdatePassthruConfig call for all
+    its devices.
+  - vSphere applies the change at once where the device can be rebound without a reboot (vSphere 7.0 Update 2 and
+    later), otherwise at the next reboot; RV(hosts[].reboot_required) says which hosts wait for one. The module
+    does not reboot hosts.
+  - Refuses, before any change, a GPU that runs vGPUs, a device that cannot be passed through and an unknown PCI id
+    or model.
+author:
+  - gpuops maintainers (@gpuops)
+requirements:
+  - pyvmomi >= 8.0.3.0
+extends_documentation_fragment:
+  - gpuops.vgpu.vcenter
+  - gpuops.vgpu.host_scope
+  - gpuops.vgpu.attributes
+  - gpuops.vgpu.attributes.ACTION_GROUP_VCENTER
+attributes:
+  check_mode:
+    support: full
+    details: Sends nothing; RV(hosts) shows the devices as they would be.
+  diff_mode:
+    support: none
+options:
+  devices:
+    description:
+      - PCI ids of GPUs or NVSwitches as vSphere shows them (V(0000:3b:00.0)); V(3b:00.0) also matches. Every
+        selected host must have them.
+    type: list
+    elements: str
+  models:
+    description:
+      - GPU models, as the collection's catalog names them (V(A100-40)) or as part of the device name
+        (V(A100-SXM4)). Every selected host must have one.
+    type: list
+    elements: str
+  all_gpus_not_used_for_vgpu:
+    description:
+      - Every NVIDIA GPU that neither runs Shared Direct (vGPU) nor has vGPU VMs running.
+    type: bool
+    default: false
+  include_nvswitches:
+    description:
+      - Also the hosts' NVSwitches (NVIDIA PCI bridges), which a guest needs for NVLink on an NVSwitch board.
+    type: bool
+    default: true
+  state:
+    description: V(enabled) turns passthrough on, V(disabled) off.
+    type: str
+    choices: [enabled, disabled]
+    default: enabled
+"""
+
+EXAMPLES = r"""
+- name: Pass the A100s of the HPC hosts through whole
+  gpuops.vgpu.host_passthrough:
+    hostname: "{{ vcenter_hostname }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    cluster: hpc-cluster
+    models: [A100-40]
+
+- name: Give two GPUs back to the host
+  gpuops.vgpu.host_passthrough:
+    hostname: "{{ vcenter_hostname }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    esxi_hostnames: [esxi-31.lab.local]
+    devices: ["0000:86:00.0", "0000:af:00.0"]
+    state: disabled
+"""
+
+RETURN = r"""
+hosts:
+  description: One entry per selected host.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Host name in vCenter.
+      type: str
+    changed:
+      description: Whether passthrough changed on the host (would, in check mode).
+      type: bool
+    devices:
+      description:
+        - The selected devices after the change (predicted in check mode), each with C(pci_id), C(kind) (gpu or
+          nvswitch), C(device_name), C(passthru_capable), C(passthru_enabled) and C(passthru_active).
+      type: list
+      elements: dict
+    changed_devices:
+      description: PCI ids whose passthrough setting changed.
+      type: list
+      elements: str
+    reboot_required:
+      description: Whether some device's setting takes effect only after the host reboots.
+      type: bool
+    reboot_pending_devices:
+      description: PCI ids whose passthruActive differs from passthruEnabled.
+      type: list
+      elements: str
+"""
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_passthrough import configure
+
+
+def argument_spec():
+    return vcenter_spec(
+        host_scope(),
+        devices=dict(type="list", elements="str"),
+        models=dict(type="list", elements="str"),
+        all_gpus_not_used_for_vgpu=dict(type="bool", default=False),
+        include_nvswitches=dict(type="bool", default=True),
+        state=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
+    )
+
+
+def run(module, client):
+    changed, hosts = configure(client, module.params, module.check_mode)
+    return dict(changed=changed, hosts=hosts)
+
+
+def main():
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+               required_one_of=[["cluster", "esxi_hostnames"], ["devices", "models", "all_gpus_not_used_for_vgpu"]])
+
+
+if __name__ == "__main__":
+    main()
