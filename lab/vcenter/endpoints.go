@@ -38,6 +38,8 @@ type clusterJSON struct {
 	// The desired vLCM image (effective components, base image included); null when not image-managed.
 	Image        map[string]string `json:"image"`
 	ImageManaged bool              `json:"image_managed"`
+	// Custom attributes by name (the cluster lock of gpuops.vgpu.cluster_lock among them).
+	CustomValues map[string]string `json:"custom_values"`
 }
 
 type hostJSON struct {
@@ -233,11 +235,12 @@ func clusterState(c *simulator.ClusterComputeResource) clusterJSON {
 	dc, _ := ancestor(c.Self, "Datacenter")
 	cfg := c.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	j := clusterJSON{
-		Name:       c.Name,
-		Moid:       c.Self.Value,
-		Datacenter: name(dc),
-		Hosts:      make([]string, 0, len(c.Host)),
-		DRS:        automationJSON{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
+		Name:         c.Name,
+		Moid:         c.Self.Value,
+		Datacenter:   name(dc),
+		Hosts:        make([]string, 0, len(c.Host)),
+		DRS:          automationJSON{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
+		CustomValues: customValues(&c.ManagedEntity),
 	}
 	if d := cfg.DpmConfigInfo; d != nil {
 		j.DPM = automationJSON{Enabled: isTrue(d.Enabled), Behavior: string(d.DefaultDpmBehavior)}

@@ -141,7 +141,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		}
 	}
 	l.current = call.this
-	if l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) {
+	if l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) || l.serveSetField(rec, call, body) {
 		return
 	}
 	svc.ServeSDK(rec, r)
