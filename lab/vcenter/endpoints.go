@@ -38,6 +38,8 @@ type clusterJSON struct {
 	// The desired vLCM image (effective components, base image included); null when not image-managed.
 	Image        map[string]string `json:"image"`
 	ImageManaged bool              `json:"image_managed"`
+	// vLCM drafts of the cluster's image that were neither committed nor deleted.
+	Drafts int `json:"drafts"`
 	// Custom attributes by name (the cluster lock of gpuops.vgpu.cluster_lock among them).
 	CustomValues map[string]string `json:"custom_values"`
 }
@@ -116,10 +118,11 @@ func (l *Lab) labHandler() http.Handler {
 		writeJSON(w, http.StatusOK, l.stats.Snapshot())
 	}))
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
+	mux.HandleFunc("/lab/chaos", l.chaosEndpoint)
 	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
-			"/lab/stats/reset, /lab/faults, /lab/depot/, /lab/reset)", r.URL.Path)
+			"/lab/stats/reset, /lab/faults, /lab/chaos, /lab/depot/, /lab/reset)", r.URL.Path)
 	})
 	return mux
 }
