@@ -16,6 +16,7 @@ import os
 import random
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -26,8 +27,9 @@ TASK_BANNERS = 200
 MAX_RUNS = 3
 
 
-def run_and_kill(lab, inventory, state_dir, kill_at):
-    """Run site.yml and SIGKILL its process group when the kill_at-th task starts; the task's name, or None."""
+def run_and_kill(lab, inventory, state_dir, kill_at, delay):
+    """Run site.yml and SIGKILL its process group ``delay`` seconds into its kill_at-th task (mid-task, where a
+    change may be on its way); the task's name, or None when the run ended first."""
     argv, env = site_command(lab, inventory, state_dir)
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             universal_newlines=True, start_new_session=True)
@@ -36,6 +38,7 @@ def run_and_kill(lab, inventory, state_dir, kill_at):
         if line.startswith("TASK ["):
             seen += 1
             if seen == kill_at:
+                time.sleep(delay)
                 os.killpg(proc.pid, signal.SIGKILL)
                 killed = line.strip()
                 break
@@ -48,8 +51,9 @@ def run_and_kill(lab, inventory, state_dir, kill_at):
 def test_site_run_killed_at_a_seeded_task_converges_on_the_next_run(lab, tmp_path, seed):
     start = lab.state()
     inventory = site_inventory(lab, tmp_path / "site.yml")
-    kill_at = random.Random(seed).randint(1, TASK_BANNERS)
-    killed = run_and_kill(lab, inventory, tmp_path, kill_at)
+    rng = random.Random(seed)
+    kill_at, delay = rng.randint(1, TASK_BANNERS), round(rng.uniform(0, 1.5), 2)
+    killed = run_and_kill(lab, inventory, tmp_path, kill_at, delay)
     assert half_done(lab.state()) == [], "seed %d, killed at %s" % (seed, killed)
 
     outputs = []
@@ -58,6 +62,7 @@ def test_site_run_killed_at_a_seeded_task_converges_on_the_next_run(lab, tmp_pat
         outputs.append(run.stdout)
         if run.returncode == 0:
             break
-    log_trial("crash", seed=seed, kill_at=kill_at, task=killed, runs=len(outputs), converged=run.returncode == 0)
+    log_trial("crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+              converged=run.returncode == 0)
     assert run.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-4000:])
     assert not_converged(lab, start, tmp_path) == [], "seed %d, killed at %s" % (seed, killed)
