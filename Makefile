@@ -35,19 +35,7 @@ collection-link:
 	@mkdir -p .tmp/collections/ansible_collections/gpuops
 	@ln -sfn ../../../.. .tmp/collections/ansible_collections/gpuops/vgpu
 
-lab-# The long form of the crash, chaos and lock tests that make test runs with one seed each. A failing seed replays
-# alone: GPUOPS_CRASH_SEEDS=<seed> or GPUOPS_CHAOS_SEEDS=<seed> on tests/integration/test_site_{crash,chaos}.py.
-SOAK_CRASH_SEEDS ?= 1-6
-SOAK_CHAOS_SEEDS ?= 1-3
-SOAK_WORKERS ?= 2
-soak: deps lab-build
-	@mkdir -p .tmp/soak && rm -f .tmp/soak/trials.jsonl
-	GPUOPS_SOAK_LOG=$(CURDIR)/.tmp/soak/trials.jsonl GPUOPS_CRASH_SEEDS=$(SOAK_CRASH_SEEDS) \
-	  GPUOPS_CHAOS_SEEDS=$(SOAK_CHAOS_SEEDS) pytest -q -p no:cacheprovider -n $(SOAK_WORKERS) \
-	  tests/integration/test_site_crash.py tests/integration/test_site_chaos.py tests/integration/test_cluster_lock.py; \
-	  status=$$?; $(PY) tools/soak_summary.py .tmp/soak/trials.jsonl || status=1; exit $$status
-
-build: deps $(VCSIM)
+lab-build: deps $(VCSIM)
 
 $(VCSIM): $(VCSIM_SOURCES)
 	@mkdir -p lab/.build .tmp/go-cache
