@@ -12,12 +12,12 @@ module: record_file
 short_description: Read or write a record the collection keeps between runs, refusing a damaged one
 version_added: 0.1.0
 description:
-  - Reads a JSON record from a file, or writes one, on the host the task runs on (the controller, with
-    C(delegate_to: localhost)). The roles keep their records through this module: the DRS/DPM snapshot of the
-    C(cluster_vgpu) role, the doctor's report, the fleet report.
+  - Reads a JSON record from a file, or writes one, on the host the task runs on (the controller, where the task is
+    delegated to C(localhost)). The roles keep their records through this module (the DRS/DPM snapshot of the
+    C(cluster_vgpu) role, the doctor's report, the fleet report).
   - A read refuses a record that is empty, cut short, not a JSON object or without one of O(required_keys), before
     anything else runs, with a message that names the file and what to do (O(fix)).
-  - A write is atomic and durable; it goes to a temporary file in the same directory, is synced to disk and renamed
+  - A write is atomic and durable. It goes to a temporary file in the same directory, is synced to disk and renamed
     over the record, so a run killed at any moment leaves the old record or the new one, never a part of either.
 author:
   - gpuops maintainers (@gpuops)
