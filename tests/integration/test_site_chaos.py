@@ -48,7 +48,8 @@ def test_site_run_under_ten_percent_failures_then_converges(lab, tmp_path, seed)
         runs.append(run_site(lab, inventory, tmp_path))
     log_trial("chaos", seed=seed, requests=requests, dropped=dropped, faults=dict(
         (name, service["faults"]) for name, service in report.items() if service["faults"]),
-        stormy_run_ok=stormy.returncode == 0, runs=len(runs), converged=runs[-1].returncode == 0)
+        stormy_run_ok=stormy.returncode == 0, runs=len(runs), converged=runs[-1].returncode == 0,
+        stormy_failures=[line[:400] for line in failures(stormy.stdout)[:3]])
 
     assert dropped > 0, "seed %d: the chaos failed no request" % seed
     assert unclear == [], "seed %d: unclear failures under chaos:\n%s" % (seed, "\n".join(unclear)[:4000])
