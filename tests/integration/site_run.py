@@ -126,7 +126,7 @@ def seeds(variable, default):
     text = os.environ.get(variable) or default
     found = []
     for part in text.split(","):
-        low, _, high = part.partition("-")
+        low, _dash, high = part.partition("-")
         found.extend(range(int(low), int(high or low) + 1))
     return found
 

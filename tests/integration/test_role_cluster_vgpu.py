@@ -181,8 +181,8 @@ TRUNCATED = '{\n    "cluster": "gpu-cluster",\n    "previous": {\n        "dpm_b
 
 
 @pytest.mark.parametrize("entry_point", ["restore", "prepare"])
-def test_a_truncated_record_is_refused_before_any_change_naming_the_file_and_the_fix(lab, run_tasks, start,
-                                                                                      state_file, entry_point):
+def test_a_truncated_record_is_refused_before_any_change_naming_the_file_and_the_fix(
+        lab, run_tasks, start, state_file, entry_point):
     with open(state_file, "w") as handle:
         handle.write(TRUNCATED)
     before = lab.state()
@@ -204,6 +204,6 @@ def test_a_run_killed_right_after_turning_drs_dpm_off_still_restores_the_state_f
                    "previous": start["gpu-cluster"]}, handle)
     run_tasks([{"name": "DRS/DPM off", "gpuops.vgpu.cluster_automation": {
         "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False}}])
-    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file), include("restore",
-                                                                             cluster_vgpu_state_file=state_file)])
+    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file),
+                          include("restore", cluster_vgpu_state_file=state_file)])
     assert automation(lab) == start["gpu-cluster"]

@@ -159,8 +159,10 @@ class ClusterLock(object):
             if holder is None and first_unwritten is None:
                 first_unwritten = self.clock()
             unwritten_for = self.clock() - first_unwritten if holder is None else 0
-            reason = "you set break" if break_lock else stale_reason(holder, state.now, self.me["controller"],
-                                                                      unwritten_for)
+            if break_lock:
+                reason = "you set break"
+            else:
+                reason = stale_reason(holder, state.now, self.me["controller"], unwritten_for)
             if reason:
                 if check_mode:
                     return self._result(True, held, dict(holder or {}, reason=reason))

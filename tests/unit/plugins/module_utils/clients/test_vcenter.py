@@ -357,7 +357,9 @@ class Flaky(object):
             return "answer"
         info = type("Info", (), {"wsdlName": name})()
         managed = type("Managed", (), {"info": info})()
-        return (lambda managed: lambda *args, **kwargs: (managed, call(*args, **kwargs))[1])(managed)
+        def bound(*args, **kwargs):  # pyVmomi's bound methods hold their ManagedMethod in the closure
+            return (managed, call(*args, **kwargs))[1]
+        return bound
 
 
 @pytest.fixture

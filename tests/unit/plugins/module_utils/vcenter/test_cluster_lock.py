@@ -80,9 +80,9 @@ class Clock(object):
         self.now += seconds
 
 
-def cluster_lock(vc, me=ME, clock=None):
+def cluster_lock(vc, clock=None):
     clock = clock or Clock()
-    return lock.ClusterLock(vc, vc.cluster, "gpu-cluster", dict(me), clock=clock, sleep=clock.sleep)
+    return lock.ClusterLock(vc, vc.cluster, "gpu-cluster", dict(ME), clock=clock, sleep=clock.sleep)
 
 
 OTHER = {"owner": "awx@ctl-02", "run_id": "job-17", "controller": "ctl-02", "pid": 42,
