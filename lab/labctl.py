@@ -313,15 +313,16 @@ def cmd_reset(args):
 
 def chaos_lab(services, config=None, stop=True):
     """Chaos on (``config``: seed, rate, seconds, kinds), off (``stop``) or only read, in the vCenter and every BMC;
-    returns what each did: requests seen and faults by kind. Each service draws from its own generator seeded with
-    the seed."""
+    returns what each did: requests seen and faults by kind. Each service draws from its own generator, seeded from
+    the seed and the service's place in the sorted list of names."""
     context = lab_tls()
     endpoints = {"vcenter": services["vcenter"]["lab"] + "/chaos"}
     for name, bmc in services.get("bmc", {}).get("hosts", {}).items():
         endpoints[name] = bmc["baseuri"] + "/lab/chaos"
     report = {}
-    for name, url in endpoints.items():
-        data = json.dumps(config).encode() if config else None
+    for index, (name, url) in enumerate(sorted(endpoints.items())):
+        # Each service its own seed, derived from the one given, so the BMCs do not all fail the same requests.
+        data = json.dumps(dict(config, seed=config.get("seed", 0) * 1000 + index)).encode() if config else None
         request = urllib.request.Request(url, data=data, method="POST" if config else "DELETE" if stop else "GET",
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, context=context, timeout=30) as answer:
