@@ -18,13 +18,14 @@ export ANSIBLE_FORKS ?= 20
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
-        build bench clean
+        build bench clean soak
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
 	@echo "make test       every check: lint, sanity, unit, integration and molecule tests"
 	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
 	@echo "make build      build the collection tarball"
+	@echo "make soak       site.yml killed at many seeded points and run under many chaos seeds, each run to convergence"
 
 deps: $(VENV)/.requirements.sha256 collection-link
 
@@ -59,6 +60,18 @@ test: deps lab-build
 
 lint sanity lab-tests redfish units integration molecule: deps lab-build
 	./tools/test.sh $(patsubst lab-tests,lab,$@)
+
+# The long form of the crash, chaos and lock tests that make test runs with one seed each. A failing seed replays
+# alone: GPUOPS_CRASH_SEEDS=<seed> or GPUOPS_CHAOS_SEEDS=<seed> on tests/integration/test_site_{crash,chaos}.py.
+SOAK_CRASH_SEEDS ?= 1-6
+SOAK_CHAOS_SEEDS ?= 1-3
+SOAK_WORKERS ?= 2
+soak: deps lab-build
+	@mkdir -p .tmp/soak && rm -f .tmp/soak/trials.jsonl
+	GPUOPS_SOAK_LOG=$(CURDIR)/.tmp/soak/trials.jsonl GPUOPS_CRASH_SEEDS=$(SOAK_CRASH_SEEDS) \
+	  GPUOPS_CHAOS_SEEDS=$(SOAK_CHAOS_SEEDS) pytest -q -p no:cacheprovider -n $(SOAK_WORKERS) \
+	  tests/integration/test_site_crash.py tests/integration/test_site_chaos.py tests/integration/test_cluster_lock.py; \
+	  status=$$?; $(PY) tools/soak_summary.py .tmp/soak/trials.jsonl || status=1; exit $$status
 
 build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .

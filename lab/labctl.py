@@ -6,6 +6,7 @@
     labctl.py down [--state-dir DIR]
     labctl.py reset [--state-dir DIR]
     labctl.py status [--state-dir DIR]
+    labctl.py chaos [--state-dir DIR] (--rate SHARE --seconds N [--seed N] [--kinds K,K] | --off | --report)
 
 Credentials and the vCenter port come from inventories/lab (group_vars), so the lab and the inventory that
 points at it cannot disagree. Everything the lab writes (certificates, logs, pid files, state) stays in the
@@ -379,6 +380,44 @@ def cmd_reset(args):
         answer["reset_ms"], len(services.get("bmc", {}).get("hosts", {})), time.monotonic() - started))
 
 
+def chaos_lab(services, config=None, stop=True):
+    """Chaos on (``config``: seed, rate, seconds, kinds), off (``stop``) or only read, in the vCenter and every BMC;
+    returns what each did: requests seen and faults by kind. Each service draws from its own generator, seeded from
+    the seed and the service's place in the sorted list of names."""
+    context = lab_tls()
+    endpoints = {"vcenter": services["vcenter"]["lab"] + "/chaos"}
+    for name, bmc in services.get("bmc", {}).get("hosts", {}).items():
+        endpoints[name] = bmc["baseuri"] + "/lab/chaos"
+    report = {}
+    for index, (name, url) in enumerate(sorted(endpoints.items())):
+        # Each service its own seed, derived from the one given, so the BMCs do not all fail the same requests.
+        data = json.dumps(dict(config, seed=config.get("seed", 0) * 1000 + index)).encode() if config else None
+        request = urllib.request.Request(url, data=data, method="POST" if config else "DELETE" if stop else "GET",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+            report[name] = json.load(answer)
+    return report
+
+
+def cmd_chaos(args):
+    services = read_services(os.path.abspath(args.state_dir))
+    if not services.get("vcenter", {}).get("pid") or not pid_alive(services["vcenter"]["pid"]):
+        sys.exit("The lab is not running.")
+    if args.off or args.report:
+        report = chaos_lab(services, stop=args.off)
+    else:
+        if args.rate is None or args.seconds is None:
+            sys.exit("Give --rate (a share such as 0.1) and --seconds, or --off.")
+        config = {"seed": args.seed, "rate": args.rate, "seconds": args.seconds}
+        if args.kinds:
+            config["kinds"] = args.kinds.split(",")
+        try:
+            report = chaos_lab(services, config)
+        except urllib.error.HTTPError as err:
+            sys.exit("The lab refused the chaos: %s" % err.read().decode())
+    print(json.dumps(report, indent=1, sort_keys=True))
+
+
 def cmd_status(args):
     services = read_services(os.path.abspath(args.state_dir))
     running = dict((name, svc) for name, svc in services.items() if "pid" not in svc or pid_alive(svc["pid"]))
@@ -391,7 +430,7 @@ def cmd_status(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("up", "down", "reset", "status"):
+    for name in ("up", "down", "reset", "status", "chaos"):
         cmd = sub.add_parser(name)
         cmd.add_argument("--state-dir", default=os.path.join(ROOT, ".tmp", "lab"))
         if name == "up":
@@ -403,8 +442,16 @@ def main():
                              help="also start the topology's guest containers (podman; what `make lab` uses)")
             cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),
                              help="shift every port, so a second lab can run beside the first")
+        if name == "chaos":
+            cmd.add_argument("--rate", type=float, help="share of requests that fail, 0 to 1 (0.1: one in ten)")
+            cmd.add_argument("--seconds", type=float, help="how long the chaos lasts")
+            cmd.add_argument("--seed", type=int, default=1)
+            cmd.add_argument("--kinds", help="reset_before,reset_after,unavailable (default: all three)")
+            cmd.add_argument("--off", action="store_true", help="stop the chaos and print what it did")
+            cmd.add_argument("--report", action="store_true", help="print what the chaos did so far")
     args = parser.parse_args()
-    {"up": cmd_up, "down": cmd_down, "reset": cmd_reset, "status": cmd_status}[args.command](args)
+    {"up": cmd_up, "down": cmd_down, "reset": cmd_reset, "status": cmd_status,
+     "chaos": cmd_chaos}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
+from bmc_chaos import Chaos, reset_connection
 from bmc_inventory import InventoryResources
 from bmc_manager import ManagerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
@@ -126,6 +127,7 @@ class BmcApp:
                 members[path] = self.read_only_member(render)
         self.routes = dict((norm(path), handler) for path, handler in routes.items())
         self.members = dict((norm(path), handler) for path, handler in members.items())
+        self.chaos = Chaos()
         self.lab_routes = {
             ("GET", "/lab/state"): lambda request: json_response(self.bmc.ground_truth()),
             ("GET", "/lab/stats"): lambda request: json_response(self.bmc.statistics()),
@@ -135,6 +137,9 @@ class BmcApp:
             ("DELETE", "/lab/faults"): self.lab_clear_faults,
             ("POST", "/lab/reset"): self.lab_reset,
             ("POST", "/lab/config"): self.lab_config,
+            ("GET", "/lab/chaos"): lambda request: json_response(self.chaos.report()),
+            ("POST", "/lab/chaos"): self.lab_chaos,
+            ("DELETE", "/lab/chaos"): lambda request: json_response(self.chaos.stop()),
         }
 
     # -- WSGI entry --------------------------------------------------------------------------------------------
@@ -146,10 +151,19 @@ class BmcApp:
             response = self.lab(request, path)
         else:
             started = time.monotonic()
+            fault = self.chaos.pick()
+            if fault == "reset_before":
+                reset_connection(environ)
+                return Response(status=204)(environ, start_response)
             try:
+                if fault == "unavailable":
+                    raise RedfishError(503, "The service is temporarily unable to answer (lab chaos).",
+                                       "Base.1.8.ServiceTemporarilyUnavailable", headers={"Retry-After": "1"})
                 response = self.redfish(request, path)
             except RedfishError as err:
                 response = error_response(err)
+            if fault == "reset_after":
+                reset_connection(environ)
             response.headers.setdefault("Allow", request.environ.get("lab.allow") or sushy_allow(path))
             response.headers.setdefault("Cache-Control", "no-cache")
             described_by(request, response)
@@ -544,6 +558,13 @@ class BmcApp:
             self.on_down()
         return json_response(self.bmc.ground_truth()["faults"])
 
+    def lab_chaos(self, request):
+        try:
+            self.chaos.start(self.body(request) or {})
+        except (TypeError, ValueError) as err:
+            raise RedfishError(400, "chaos: %s" % err)
+        return json_response(self.chaos.report(), 201)
+
     def lab_clear_faults(self, request):
         self.bmc.clear_faults()
         return Response(status=204)
@@ -555,6 +576,7 @@ class BmcApp:
     def lab_reset(self, request):
         self.bmc.factory_reset()
         self.manager_parts.reset()
+        self.chaos.stop()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds
             self.drivers, self.sushy_written = self.new_drivers(), False
         return json_response(self.bmc.ground_truth())

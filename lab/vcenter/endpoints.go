@@ -38,6 +38,10 @@ type clusterJSON struct {
 	// The desired vLCM image (effective components, base image included); null when not image-managed.
 	Image        map[string]string `json:"image"`
 	ImageManaged bool              `json:"image_managed"`
+	// vLCM drafts of the cluster's image that were neither committed nor deleted.
+	Drafts int `json:"drafts"`
+	// Custom attributes by name (the cluster lock of gpuops.vgpu.cluster_lock among them).
+	CustomValues map[string]string `json:"custom_values"`
 }
 
 type hostJSON struct {
@@ -124,10 +128,11 @@ func (l *Lab) labHandler() http.Handler {
 	}))
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
 	mux.HandleFunc("/lab/gpus", l.only(http.MethodPost, l.gpusEndpoint))
+	mux.HandleFunc("/lab/chaos", l.chaosEndpoint)
 	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
-			"/lab/stats/reset, /lab/faults, /lab/gpus, /lab/depot/, /lab/reset)", r.URL.Path)
+			"/lab/stats/reset, /lab/faults, /lab/gpus, /lab/chaos, /lab/depot/, /lab/reset)", r.URL.Path)
 	})
 	return mux
 }
@@ -243,11 +248,12 @@ func clusterState(c *simulator.ClusterComputeResource) clusterJSON {
 	dc, _ := ancestor(c.Self, "Datacenter")
 	cfg := c.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	j := clusterJSON{
-		Name:       c.Name,
-		Moid:       c.Self.Value,
-		Datacenter: name(dc),
-		Hosts:      make([]string, 0, len(c.Host)),
-		DRS:        automationJSON{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
+		Name:         c.Name,
+		Moid:         c.Self.Value,
+		Datacenter:   name(dc),
+		Hosts:        make([]string, 0, len(c.Host)),
+		DRS:          automationJSON{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
+		CustomValues: customValues(&c.ManagedEntity),
 	}
 	if d := cfg.DpmConfigInfo; d != nil {
 		j.DPM = automationJSON{Enabled: isTrue(d.Enabled), Behavior: string(d.DefaultDpmBehavior)}

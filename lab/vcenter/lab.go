@@ -25,6 +25,7 @@ type Lab struct {
 	settings *settingManager
 	stats    *Stats
 	faults   *FaultStore
+	chaos    *chaos
 	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
 	vlcm     *vlcmState     // vSphere Lifecycle Manager (REST, vlcm*.go)
 
@@ -52,6 +53,7 @@ func NewLab(catalog *Catalog) *Lab {
 		stats:        NewStats(),
 		rest:         http.NewServeMux(),
 		faults:       NewFaultStore(),
+		chaos:        newChaos(),
 		hostByRef:    map[types.ManagedObjectReference]*hostState{},
 		vmKnown:      map[types.ManagedObjectReference]bool{},
 		taskMessages: map[types.ManagedObjectReference]*labFault{},

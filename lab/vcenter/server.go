@@ -100,6 +100,15 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		call := scanCall(body)
 		l.stats.SOAP(call.method)
+		fault := l.chaos.pick(call.method)
+		switch fault {
+		case chaosResetBefore:
+			dropConnection(w)
+			return
+		case chaosUnavailable:
+			writeSOAPUnavailable(w)
+			return
+		}
 		if l.faults.Take(faultDropConnection, "", call.method) != nil {
 			l.logf("dropping the connection of a %s request (injected fault)", call.method)
 			dropConnection(w)
@@ -113,6 +122,10 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		rec := &recorder{header: http.Header{}}
 		l.serveLocked(svc, rec, r, call, body)
+		if fault == chaosResetAfter {
+			dropConnection(w) // served, but the answer is lost
+			return
+		}
 		rec.flush(w)
 	})
 }
@@ -142,7 +155,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 	}
 	l.current = call.this
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
-		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) {
+		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) {
 		return
 	}
 	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })
@@ -217,6 +230,19 @@ func (l *Lab) restHandler(routes *http.ServeMux) http.Handler {
 			pattern = r.URL.Path
 		}
 		l.stats.REST(r.Method + " " + pattern)
+		switch l.chaos.pick(r.Method + " " + pattern) {
+		case chaosResetBefore:
+			dropConnection(w)
+			return
+		case chaosUnavailable:
+			writeRESTUnavailable(w)
+			return
+		case chaosResetAfter:
+			rec := &recorder{header: http.Header{}}
+			routes.ServeHTTP(rec, r)
+			dropConnection(w)
+			return
+		}
 		routes.ServeHTTP(w, r)
 	})
 }

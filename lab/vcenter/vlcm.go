@@ -354,6 +354,7 @@ func (v *vlcmState) addState(s *stateJSON) {
 		ref := types.ManagedObjectReference{Type: "ClusterComputeResource", Value: s.Clusters[i].Moid}
 		if img := v.images[ref]; img != nil {
 			s.Clusters[i].ImageManaged = img.managed
+			s.Clusters[i].Drafts = len(img.drafts)
 			if img.managed {
 				s.Clusters[i].Image = img.effective()
 			}

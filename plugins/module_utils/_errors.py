@@ -58,3 +58,7 @@ class MissingLibrary(GpuopsError):
         super(MissingLibrary, self).__init__("The Python library %s is required." % library, library=library)
         self.library = library
         self.import_error = import_error
+
+
+class Busy(GpuopsError):
+    """Another run holds the object (a cluster lock) and did not let go in the time allowed."""

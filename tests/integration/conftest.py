@@ -223,12 +223,13 @@ def run_tasks(lab, tmp_path):
     """Run tasks against the lab: ``run_tasks(tasks, check=False, diff=False, extra_vars=None, ...)``."""
 
     def run(tasks, check=False, diff=False, extra_vars=None, expect_failure=False, verbosity=0,
-            callback="ansible.posix.json", module_defaults=None, hosts="localhost", env=None, inventories=()):
+            callback="ansible.posix.json", module_defaults=None, hosts="localhost", env=None, inventories=(),
+            playbook_name="playbook.yml"):
         defaults = {"group/gpuops.vgpu.vcenter": lab.connection}
         defaults.update(module_defaults or {})
         play = [{"name": "integration test", "hosts": hosts, "gather_facts": False,
                  "module_defaults": defaults, "tasks": tasks}]
-        playbook = tmp_path / "playbook.yml"
+        playbook = tmp_path / playbook_name  # runs at the same time need files of their own
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
         argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory]
         if lab.shell_inventory:
@@ -259,10 +260,10 @@ def run_tasks(lab, tmp_path):
                               universal_newlines=True, check=False)
         results = _results_from_json(proc.stdout) if callback.endswith("json") else []
         outcome = PlaybookRun(proc.returncode, proc.stdout, proc.stderr, results)
-        if proc.returncode != 0 and not expect_failure:
+        if proc.returncode != 0 and expect_failure is False:  # None: either outcome is the test's to judge
             raise AssertionError("ansible-playbook failed (rc %s):\n%s\n%s" % (
                 proc.returncode, json.dumps(outcome.failed, indent=1)[:6000], proc.stderr[-3000:]))
-        if proc.returncode == 0 and expect_failure:
+        if proc.returncode == 0 and expect_failure is True:
             raise AssertionError("ansible-playbook succeeded but a failure was expected:\n%s"
                                  % json.dumps(results, indent=1)[:6000])
         return outcome

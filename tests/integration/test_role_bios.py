@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import threading
 import time
 
@@ -319,14 +320,15 @@ def test_standalone_host_with_a_running_vm_fails_clearly(lab, run_tasks, bmcs, b
     assert not lab.host("esxi-sa-01.lab.local")["maintenance_mode"]
 
 
-def test_failed_reboot_leaves_the_host_in_maintenance_mode_and_stops(lab, run_tasks, bmcs, bmc_inventory):
+def test_failed_reboot_leaves_the_host_in_maintenance_mode_and_stops(lab, run_tasks, bmcs, bmc_inventory, tmp_path):
     bmcs["esxi-02.lab.local"].fault(kind="apply_fails", count=1)
     run = run_role(lab, run_tasks, bmc_inventory, hosts="esxi-0*", expect_failure=True, bios_reboot=True)
     message = run.failed[-1]["msg"]
     assert message.startswith("BIOS reboots stopped at 'Restart the server and wait until the BIOS values are "
                               "current: esxi-02.lab.local': BIOS job"), message
     assert "ended Failed: The BIOS rejected the pending configuration during POST." in message
-    assert "esxi-02.lab.local stays in maintenance mode; fix the cause, run the role again" in message
+    assert ("esxi-02.lab.local stays in maintenance mode; fix the cause and run the role again: it takes the host "
+            "out of maintenance mode once its reboot is done") in message
     assert "Rebooted before it: esxi-01.lab.local." in message
     assert "Not rebooted, BIOS values pending until their next reboot: esxi-03.lab.local." in message
 
@@ -338,6 +340,12 @@ def test_failed_reboot_leaves_the_host_in_maintenance_mode_and_stops(lab, run_ta
     assert failed["bios"]["current"]["SriovGlobalEnable"] == "Disabled"
     untouched = bmcs["esxi-03.lab.local"].state()
     assert untouched["resets"] == 0 and untouched["bios"]["pending"] == PROFILE["dell_idrac8"]["changes"]
+    record = json.loads((tmp_path / ".bios" / "127.0.0.1_maintenance.json").read_text())
+    assert record == {"hosts": ["esxi-02.lab.local"]}, "the record names the host the role left in maintenance mode"
+
+    run_role(lab, run_tasks, bmc_inventory, hosts="esxi-0*", bios_reboot=True)
+    assert not any(host["maintenance_mode"] for host in lab.state()["hosts"])
+    assert json.loads((tmp_path / ".bios" / "127.0.0.1_maintenance.json").read_text()) == {"hosts": []}
 
 
 def test_strict_fails_only_the_host_that_cannot_meet_the_profile(lab, run_tasks, bmcs, bmc_inventory):

@@ -175,3 +175,35 @@ def test_arguments_are_validated_before_anything_runs(lab, run_tasks):
     run = play(lab, run_tasks, [include(cluster_vgpu_symmetry="maybe")], expect_failure=True)
     assert "cluster_vgpu_symmetry" in run.failed[0]["msg"] and "fail, warn, ignore" in run.failed[0]["msg"]
     assert lab.state() == before
+
+
+TRUNCATED = '{\n    "cluster": "gpu-cluster",\n    "previous": {\n        "dpm_behavior": "autom'
+
+
+@pytest.mark.parametrize("entry_point", ["restore", "prepare"])
+def test_a_truncated_record_is_refused_before_any_change_naming_the_file_and_the_fix(
+        lab, run_tasks, start, state_file, entry_point):
+    with open(state_file, "w") as handle:
+        handle.write(TRUNCATED)
+    before = lab.state()
+    run = play(lab, run_tasks, [include(entry_point, cluster_vgpu_state_file=state_file)], expect_failure=True)
+    message = run.failed[0]["msg"]
+    assert message.startswith("The record %s is damaged: it is not complete JSON" % state_file)
+    assert "Check DRS and DPM of the cluster in vCenter" in message and "delete %s" % state_file in message
+    assert "Traceback" not in message and "from_json" not in message
+    assert lab.state() == before
+    with open(state_file) as handle:
+        assert handle.read() == TRUNCATED, "the damaged record is left for the user to look at"
+
+
+def test_a_run_killed_right_after_turning_drs_dpm_off_still_restores_the_state_from_before(lab, run_tasks, start,
+                                                                                           state_file):
+    # prepare records DRS/DPM before it turns them off; a run killed between the two leaves this behind.
+    with open(state_file, "w") as handle:
+        json.dump({"vcenter": "127.0.0.1", "cluster": "gpu-cluster", "state": "prepared",
+                   "previous": start["gpu-cluster"]}, handle)
+    run_tasks([{"name": "DRS/DPM off", "gpuops.vgpu.cluster_automation": {
+        "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False}}])
+    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file),
+                          include("restore", cluster_vgpu_state_file=state_file)])
+    assert automation(lab) == start["gpu-cluster"]

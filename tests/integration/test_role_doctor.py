@@ -278,3 +278,17 @@ def test_a_missing_vm_is_a_finding_and_the_hosts_are_still_checked(lab, run_task
         assert found[("shared_direct", "%s %s" % (host["name"], GPU))]["status"] == (
             "PASS" if host["gpus"][0]["graphics_type"] == "sharedDirect" else "FAIL")
     assert found[("guest_driver", "ghost.lab")]["status"] == "SKIP"
+
+
+def test_a_damaged_cluster_vgpu_record_is_refused_naming_the_file_and_the_fix(lab, run_tasks, tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    damaged = records / "127.0.0.1_gpu-cluster.json"
+    damaged.write_text('{"cluster": "gpu-cluster", "state": "prep')
+    extra = inventory(lab, tmp_path / "esxi.yml")
+    run = run_doctor(run_tasks, lab, tmp_path, [extra], expect_failure=True, doctor_fail_on="never",
+                     doctor_gather_guests=False, doctor_cluster_vgpu_state_dir=str(records))
+    # The records are read in a loop over the clusters: the damaged one's item carries the message.
+    message = next(item["msg"] for item in run.failed[0]["results"] if item.get("failed"))
+    assert message.startswith("The record %s is damaged: it is not complete JSON" % damaged)
+    assert "Check DRS and DPM of the cluster in vCenter" in message and "then delete %s" % damaged in message

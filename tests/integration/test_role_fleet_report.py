@@ -235,3 +235,15 @@ def test_bad_input_fails_before_anything_is_read(lab, run_tasks, tmp_path):
     run = run_tasks([task], expect_failure=True)
     assert "fleet_report_clusters" in run.failed[0]["msg"]
     assert lab.stats()["soap_requests"] == 0 and not os.path.exists(str(tmp_path / "fleet-report.html"))
+
+
+def test_a_truncated_doctor_file_is_refused_naming_the_file_and_the_fix(lab, run_tasks, tmp_path):
+    doctor_file = tmp_path / "doctor.json"
+    doctor_file.write_text('{"generated_at": "2026-01-01T00:00:00Z", "findings": [{"layer": "ho')
+    task = {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
+        "fleet_report_output_dir": str(tmp_path)}}
+    run = run_tasks([task], expect_failure=True)
+    message = run.failed[0]["msg"]
+    assert message.startswith("The record %s is damaged: it is not complete JSON" % doctor_file)
+    assert "Run playbooks/doctor.yml again to write %s anew" % doctor_file in message
+    assert not (tmp_path / "fleet-report.html").exists()

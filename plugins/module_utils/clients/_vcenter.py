@@ -17,6 +17,7 @@ import ssl
 import time
 import traceback
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     ConnectionFailure,
@@ -43,6 +44,15 @@ def fault_message(fault):
     return msg or type(fault).__name__.split(".")[-1]
 
 
+def method_name(method):
+    """The vSphere API name of a bound pyVmomi method (``ReconfigVM_Task``), else the callable's name."""
+    for cell in getattr(method, "__closure__", None) or ():
+        info = getattr(cell.cell_contents, "info", None)
+        if getattr(info, "wsdlName", None):
+            return info.wsdlName
+    return getattr(method, "__name__", "call")
+
+
 def fault_name(fault):
     return type(fault).__name__.split(".")[-1]
 
@@ -61,8 +71,9 @@ class VCenterClient:
         if PYVMOMI_IMPORT_ERROR:
             raise MissingLibrary("pyvmomi", PYVMOMI_IMPORT_ERROR)
         self.endpoint = "%s:%s" % (hostname, port)
+        self.retries = 0
         self.si = self._connect(hostname, username, password, port, validate_certs)
-        self.content = self.si.RetrieveContent()
+        self.content = self.call(self.si.RetrieveContent)
 
     @classmethod
     def from_params(cls, params):
@@ -71,6 +82,17 @@ class VCenterClient:
                    validate_certs=params["validate_certs"])
 
     def _connect(self, hostname, username, password, port, validate_certs):
+        """Log in; a connection lost or a 503 on the way is tried again with backoff (a second login is harmless)."""
+        for attempt in range(_retry.ATTEMPTS):
+            try:
+                return self._login(hostname, username, password, port, validate_certs)
+            except ConnectionFailure as err:
+                if not err.details.get("transient") or attempt + 1 >= _retry.ATTEMPTS:
+                    raise
+                self.retries += 1
+                time.sleep(_retry.delay(attempt))
+
+    def _login(self, hostname, username, password, port, validate_certs):
         try:
             # pyVmomi skips verification for localhost unless it is handed a context: always hand it one.
             context = ssl.create_default_context() if validate_certs else ssl._create_unverified_context()
@@ -84,10 +106,11 @@ class VCenterClient:
             raise ConnectionFailure(
                 "The TLS certificate of vCenter %s could not be verified: %s." % (self.endpoint, err.verify_message),
                 hint="Trust its CA (SSL_CERT_FILE / REQUESTS_CA_BUNDLE) or, in a lab only, set validate_certs: false.")
-        except (socket.error, ssl.SSLError) as err:
+        except (socket.error, ssl.SSLError, http_client.HTTPException) as err:
             raise ConnectionFailure(
                 "Could not reach vCenter %s: %s." % (self.endpoint, err),
-                hint="Check hostname and port, and that the vCenter answers HTTPS from this controller.")
+                hint="Check hostname and port, and that the vCenter answers HTTPS from this controller.",
+                transient=not isinstance(err, ConnectionRefusedError))
         except vmodl.MethodFault as err:
             raise ConnectionFailure("vCenter %s rejected the connection: %s." % (self.endpoint, fault_message(err)))
 
@@ -113,15 +136,15 @@ class VCenterClient:
         ``specs`` maps a vim type (e.g. ``vim.HostSystem``) to the property paths to read. Returns a dict
         mapping each type to a list of dicts holding ``obj``, ``moid`` and the properties (missing ones absent).
         """
-        view = self.content.viewManager.CreateContainerView(
-            container=root or self.content.rootFolder, type=list(specs), recursive=True)
+        view = self.call(self.content.viewManager.CreateContainerView,
+                         container=root or self.content.rootFolder, type=list(specs), recursive=True)
         try:
             traversal = vmodl.query.PropertyCollector.TraversalSpec(
                 name="view", path="view", skip=False, type=vim.view.ContainerView)
             obj_spec = vmodl.query.PropertyCollector.ObjectSpec(obj=view, skip=True, selectSet=[traversal])
             return self._collect([obj_spec], specs)
         finally:
-            self.call(view.DestroyView)
+            self.clean_up(view.DestroyView)
 
     def retrieve_objects(self, objects, properties):
         """Read ``properties`` of the given managed objects (all of one type) in one call, in the given order."""
@@ -152,14 +175,36 @@ class VCenterClient:
         return found
 
     def call(self, method, *args, **kwargs):
-        """Call a pyVmomi method; faults and connection errors come back as typed errors."""
+        """Call a pyVmomi method; faults and connection errors come back as typed errors.
+
+        A read whose connection drops, and any call vCenter's proxy answers with 503, is sent again with backoff
+        (``_retry``); a change whose answer is lost raises ``ChangeInDoubt`` instead of being sent twice.
+        """
+        name = method_name(method)
+        attempt = 0
+        while True:
+            try:
+                return method(*args, **kwargs)
+            except vmodl.MethodFault as err:
+                raise ApiError("vCenter %s answered %s: %s" % (self.endpoint, fault_name(err), fault_message(err)),
+                               fault=fault_name(err))
+            except (socket.error, ssl.SSLError, http_client.HTTPException) as err:
+                unavailable = str(err).startswith("503")
+                if not (unavailable or _retry.soap_read(name)):
+                    raise _retry.in_doubt(self.endpoint, name, err)
+                if attempt + 1 >= _retry.ATTEMPTS:
+                    raise ConnectionFailure("Lost the connection to vCenter %s: %s (%s, %d attempts)."
+                                            % (self.endpoint, err, name, attempt + 1))
+            self.retries += 1
+            time.sleep(_retry.delay(attempt))
+            attempt += 1
+
+    def clean_up(self, method):
+        """A call that frees a session object; vCenter frees it at logout anyway, so a failure is not an error."""
         try:
-            return method(*args, **kwargs)
-        except vmodl.MethodFault as err:
-            raise ApiError("vCenter %s answered %s: %s" % (self.endpoint, fault_name(err), fault_message(err)),
-                           fault=fault_name(err))
-        except (socket.error, ssl.SSLError, http_client.HTTPException) as err:
-            raise ConnectionFailure("Lost the connection to vCenter %s: %s." % (self.endpoint, err))
+            self.call(method)
+        except GpuopsError:
+            pass
 
     # ---- tasks ------------------------------------------------------------------------------------------------
 
@@ -258,7 +303,7 @@ class VCenterClient:
                             on_change(obj_update.obj._moId, change.name, change.val)
             return True
         finally:
-            self.call(collector.DestroyPropertyCollector)
+            self.clean_up(collector.DestroyPropertyCollector)
 
     @staticmethod
     def _outcome(values):

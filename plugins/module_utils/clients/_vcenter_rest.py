@@ -17,6 +17,7 @@ import random
 import time
 import traceback
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
     ConnectionFailure,
@@ -70,6 +71,8 @@ class VCenterRestClient:
         self.verify = _verify(validate_certs)
         self.http.headers.update({"Accept": "application/json"})
         self.session_id = None
+        self.retries = 0
+        self.sleep = time.sleep
         self.login()
 
     @classmethod
@@ -79,7 +82,8 @@ class VCenterRestClient:
                    validate_certs=params["validate_certs"])
 
     def login(self):
-        response = self._send("POST", "/api/session", auth=self._credentials)
+        # A second session is harmless: a login lost on the way is simply sent again.
+        response = self._send_retrying("POST", "/api/session", {"auth": self._credentials}, resend=True)
         if response.status_code == 401:
             raise ConnectionFailure(
                 "vCenter %s refused the login of user '%s'." % (self.endpoint, self._credentials[0]),
@@ -118,7 +122,8 @@ class VCenterRestClient:
                                     % (self.endpoint, method, path, self.timeout))
         except requests.exceptions.RequestException as err:
             raise ConnectionFailure("Could not reach vCenter %s: %s." % (self.endpoint, err),
-                                    hint="Check hostname and port, and that the vCenter answers HTTPS from here.")
+                                    hint="Check hostname and port, and that the vCenter answers HTTPS from here.",
+                                    transient=isinstance(err, requests.exceptions.ConnectionError))
 
     def request(self, method, path, params=None, body=None):
         """Send one request and return the decoded JSON answer (None when empty).
@@ -129,11 +134,32 @@ class VCenterRestClient:
         kwargs = {"params": params}
         if body is not None:
             kwargs["json"] = body
-        response = self._send(method, path, **kwargs)
+        response = self._send_retrying(method, path, kwargs)
         if response.status_code == 401 and self.session_id is not None:
             self.login()
-            response = self._send(method, path, **kwargs)
+            response = self._send_retrying(method, path, kwargs)
         return self._body(response, method, path)
+
+    def _send_retrying(self, method, path, kwargs, resend=False):
+        """``_send``, again with backoff after a 503 of vCenter's proxy (the service never saw the request) or a
+        lost connection on a read; a change whose answer was lost raises ``ChangeInDoubt`` (see ``_retry``)."""
+        attempt = 0
+        while True:
+            try:
+                response = self._send(method, path, **kwargs)
+            except ConnectionFailure as err:
+                if not err.details.get("transient"):
+                    raise
+                if method not in _retry.SAFE_HTTP_METHODS and not resend:
+                    raise _retry.in_doubt(self.endpoint, "%s %s" % (method, path), err.message)
+                if attempt + 1 >= _retry.ATTEMPTS:
+                    raise
+            else:
+                if response.status_code != 503 or attempt + 1 >= _retry.ATTEMPTS:
+                    return response
+            self.retries += 1
+            self.sleep(_retry.delay(attempt))
+            attempt += 1
 
     def _body(self, response, method, path):
         try:

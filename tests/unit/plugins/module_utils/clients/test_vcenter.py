@@ -21,6 +21,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     TimeoutExpired,
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _vcenter
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 
 pyVmomi = pytest.importorskip("pyVmomi")
@@ -144,6 +145,7 @@ class WaitClient(VCenterClient):
 
     def __init__(self, script=(), answer=None):  # no connection
         self.endpoint = "vc.test:443"
+        self.retries = 0
         self.log = []
         self.collectors = []
         self.script, self.answer = script, answer
@@ -284,8 +286,9 @@ def _verify_error(message):
                                                        vmodl.LocalizableMessage(key="b", message="two")]),
      ApiError, "answered SystemError: one; two", "SystemError"),
     (vim.fault.NoPermission(), ApiError, "answered NoPermission: NoPermission", "NoPermission"),
-    (socket.error("Connection reset by peer"), ConnectionFailure,
-     "Lost the connection to vCenter vc.test:443: Connection reset by peer.", None),
+    (socket.error("Connection reset by peer"), ChangeInDoubt,
+     "Lost the connection to vCenter vc.test:443 while waiting for the answer to _raise (Connection reset by peer): "
+     "the change may or may not have been applied, so it was not sent again. Run again:", None),
     (http_client.RemoteDisconnected("closed"), ConnectionFailure, "Lost the connection", None),
 ])
 def test_call_turns_faults_and_lost_connections_into_typed_errors(error, kind, words, fault):
@@ -338,3 +341,57 @@ def test_a_session_verifies_certificates_unless_told_not_to_and_logs_out_once(mo
         "vc.test", 8443, False)
     VCenterClient("vc.test", "admin", "secret", validate_certs=False)
     assert connects[1]["sslContext"].verify_mode == ssl.CERT_NONE and connects[1]["disableSslCertValidation"]
+
+
+class Flaky(object):
+    """Stands for a pyVmomi method named ``name``: raises ``errors`` one per call, then answers."""
+
+    def __init__(self, errors):
+        self.errors, self.calls = list(errors), 0
+
+    def method(self, name):
+        def call(*args, **kwargs):
+            self.calls += 1
+            if self.errors:
+                raise self.errors.pop(0)
+            return "answer"
+        info = type("Info", (), {"wsdlName": name})()
+        managed = type("Managed", (), {"info": info})()
+        def bound(*args, **kwargs):  # pyVmomi's bound methods hold their ManagedMethod in the closure
+            return (managed, call(*args, **kwargs))[1]
+        return bound
+
+
+@pytest.fixture
+def no_sleep(monkeypatch):
+    slept = []
+    monkeypatch.setattr(_vcenter.time, "sleep", slept.append)
+    return slept
+
+
+def test_a_read_whose_connection_drops_is_sent_again_with_growing_waits(no_sleep):
+    flaky = Flaky([http_client.RemoteDisconnected("closed"), ConnectionResetError(104, "reset")])
+    client = WaitClient()
+    assert client.call(flaky.method("RetrievePropertiesEx")) == "answer"
+    assert flaky.calls == 3 and client.retries == 2
+    assert 0.4 <= no_sleep[0] <= 0.6 and 0.8 <= no_sleep[1] <= 1.2
+
+
+def test_a_read_that_keeps_failing_gives_up_after_four_attempts(no_sleep):
+    flaky = Flaky([ConnectionResetError(104, "reset")] * 10)
+    with pytest.raises(ConnectionFailure) as err:
+        WaitClient().call(flaky.method("RetrievePropertiesEx"))
+    assert flaky.calls == 4 and "4 attempts" in str(err.value)
+
+
+def test_a_change_the_proxy_refused_with_503_is_sent_again(no_sleep):
+    flaky = Flaky([http_client.HTTPException("503 Service Unavailable")])
+    assert WaitClient().call(flaky.method("ReconfigVM_Task")) == "answer" and flaky.calls == 2
+
+
+def test_a_change_whose_answer_was_lost_is_not_sent_again(no_sleep):
+    flaky = Flaky([http_client.RemoteDisconnected("closed")])
+    with pytest.raises(ChangeInDoubt) as err:
+        WaitClient().call(flaky.method("ReconfigVM_Task"))
+    assert flaky.calls == 1 and no_sleep == []
+    assert "answer to ReconfigVM_Task" in str(err.value)

@@ -1,0 +1,139 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""playbooks/site.yml against a test's lab: the lab inventory's infrastructure and the site run's choices
+(inventories/lab/job.yml) without the guest containers, the BMCs and vCenter where this lab runs them."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SITE = os.path.join(ROOT, "playbooks", "site.yml")
+
+
+def site_inventory(lab, path):
+    """The job's choices for the infrastructure layers, pointed at ``lab``; the guests are left out."""
+    with open(os.path.join(ROOT, "inventories", "lab", "job.yml")) as handle:
+        job = yaml.safe_load(handle)
+    children = dict((name, group) for name, group in job["all"]["children"].items() if name != "gpu_guests")
+    children["esxi_hosts"] = {"hosts": dict((name, {"bmc_address": bmc["baseuri"]})
+                                            for name, bmc in lab.bmcs.items() if name.startswith("esxi-0")
+                                            or name.startswith("esxi-1"))}
+    path.write_text(yaml.safe_dump({"all": {"children": children}}))
+    return path
+
+
+def site_command(lab, inventory, state_dir, extra=None):
+    """argv and environment of one site run; records (the DRS/DPM snapshot, reports) go to ``state_dir``."""
+    variables = {"vcenter_port": lab.port, "doctor_output_dir": str(state_dir),
+                 "fleet_report_output_dir": str(state_dir), "cluster_vgpu_state_file":
+                 "%s/{{ vcenter_hostname }}_{{ cluster_vgpu_cluster }}.json" % state_dir,
+                 "doctor_cluster_vgpu_state_dir": str(state_dir), "doctor_verdict": False,
+                 "bios_maintenance_record": "%s/bios_maintenance.json" % state_dir}
+    variables.update(extra or {})
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+            "-i", str(inventory), "-e", json.dumps(variables), SITE]
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0",
+               ANSIBLE_HOST_KEY_CHECKING="0")
+    return argv, env
+
+
+def run_site(lab, inventory, state_dir, extra=None, timeout=900):
+    argv, env = site_command(lab, inventory, state_dir, extra)
+    return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False, timeout=timeout)
+
+
+def job_requests():
+    with open(os.path.join(ROOT, "inventories", "lab", "job.yml")) as handle:
+        job = yaml.safe_load(handle)
+    return job["all"]["children"]["vcenter"]["vars"]["vgpu_assign_requests"]
+
+
+def bmc_truth(lab):
+    return dict((name, lab_json(bmc["baseuri"] + "/lab/state")) for name, bmc in lab.bmcs.items())
+
+
+def lab_json(url):
+    import ssl
+    import urllib.request
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    with urllib.request.urlopen(url, context=context, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def half_done(state):
+    """Objects /lab/state shows half configured, wherever a run stopped: a vGPU VM whose memory is not reserved
+    (a vGPU VM does not power on without it), a host left disconnected or a vLCM draft left open."""
+    problems = []
+    for vm in state["vms"]:
+        if vm["vgpus"] and not (vm["memory_reservation_locked_to_max"]
+                                or vm["memory_reservation_mb"] >= vm["memory_mb"]):
+            problems.append("VM %s has a vGPU without its memory reservation" % vm["name"])
+    for host in state["hosts"]:
+        if host["connection_state"] != "connected":
+            problems.append("host %s is %s" % (host["name"], host["connection_state"]))
+    return problems
+
+
+def not_converged(lab, start, state_dir):
+    """What a converged site run would have set and the lab does not show; empty when the run converged."""
+    state = lab.state()
+    problems = half_done(state)
+    for cluster in state["clusters"]:
+        before = next(c for c in start["clusters"] if c["name"] == cluster["name"])
+        for key in ("drs", "dpm"):
+            if cluster[key] != before[key]:
+                problems.append("cluster %s: %s %s, was %s" % (cluster["name"], key, cluster[key], before[key]))
+        if cluster["drafts"]:
+            problems.append("cluster %s: %d vLCM draft(s) left" % (cluster["name"], cluster["drafts"]))
+        if any(name.startswith("gpuops.vgpu.lock.") for name in cluster["custom_values"]):
+            problems.append("cluster %s is still locked" % cluster["name"])
+        record = os.path.join(str(state_dir), "%s_%s.json" % (lab.connection["hostname"], cluster["name"]))
+        if os.path.exists(record):
+            with open(record) as handle:
+                if json.load(handle)["state"] != "restored":
+                    problems.append("%s is not marked restored" % record)
+    for host in state["hosts"]:
+        if host["maintenance_mode"]:
+            problems.append("host %s is in maintenance mode" % host["name"])
+    vms = dict((vm["name"], vm) for vm in state["vms"])
+    for request in job_requests():
+        vm = vms[request["name"]]
+        if [vgpu.get("profile") for vgpu in vm["vgpus"]] != [request["profile"]] or vm["power_state"] != "poweredOn":
+            problems.append("VM %s: vGPUs %s, %s" % (vm["name"], vm["vgpus"], vm["power_state"]))
+    for vm in start["vms"]:
+        if vm["power_state"] == "poweredOn" and vms[vm["name"]]["power_state"] != "poweredOn":
+            problems.append("VM %s was on and is %s" % (vm["name"], vms[vm["name"]]["power_state"]))
+    for name, bmc in bmc_truth(lab).items():
+        if name.startswith("esxi-0") and bmc["bios"].get("pending"):
+            problems.append("BMC of %s: BIOS change pending %s" % (name, bmc["bios"]["pending"]))
+    return problems
+
+
+def seeds(variable, default):
+    """Seeds from the environment (``3`` or ``1-40`` or ``1,5,9``), so a failure replays with its seed alone."""
+    text = os.environ.get(variable) or default
+    found = []
+    for part in text.split(","):
+        low, _dash, high = part.partition("-")
+        found.extend(range(int(low), int(high or low) + 1))
+    return found
+
+
+def log_trial(kind, **figures):
+    """One line per trial in $GPUOPS_SOAK_LOG (make soak sums them up)."""
+    path = os.environ.get("GPUOPS_SOAK_LOG")
+    if path:
+        with open(path, "a") as handle:
+            handle.write(json.dumps(dict(figures, kind=kind), sort_keys=True) + "\n")

@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Crash consistency: playbooks/site.yml killed (SIGKILL, the controller dying with its workers) at a seeded task,
+then run again until it succeeds: nothing half done where it stopped, and the lab ends where a clean run ends.
+
+GPUOPS_CRASH_SEEDS chooses the seeds (default: one; make soak runs many); a failure names its seed, and
+GPUOPS_CRASH_SEEDS=<seed> replays it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import random
+import signal
+import subprocess
+import time
+
+import pytest
+
+from site_run import ROOT, half_done, log_trial, not_converged, run_site, seeds, site_command, site_inventory
+
+# A clean site run on the lab shows about 200 task banners; a kill point past the end lets the run finish.
+TASK_BANNERS = 200
+MAX_RUNS = 3
+
+
+def run_and_kill(lab, inventory, state_dir, kill_at, delay):
+    """Run site.yml and SIGKILL its process group ``delay`` seconds into its kill_at-th task (mid-task, where a
+    change may be on its way); the task's name, or None when the run ended first."""
+    argv, env = site_command(lab, inventory, state_dir)
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True, start_new_session=True)
+    seen, killed = 0, None
+    for line in proc.stdout:
+        if line.startswith("TASK ["):
+            seen += 1
+            if seen == kill_at:
+                time.sleep(delay)
+                os.killpg(proc.pid, signal.SIGKILL)
+                killed = line.strip()
+                break
+    proc.stdout.close()
+    proc.wait()
+    return killed
+
+
+@pytest.mark.parametrize("seed", seeds("GPUOPS_CRASH_SEEDS", "7"))
+def test_site_run_killed_at_a_seeded_task_converges_on_the_next_run(lab, tmp_path, seed):
+    start = lab.state()
+    inventory = site_inventory(lab, tmp_path / "site.yml")
+    rng = random.Random(seed)
+    kill_at, delay = rng.randint(1, TASK_BANNERS), round(rng.uniform(0, 1.5), 2)
+    killed = run_and_kill(lab, inventory, tmp_path, kill_at, delay)
+    assert half_done(lab.state()) == [], "seed %d, killed at %s" % (seed, killed)
+
+    outputs = []
+    for _attempt in range(MAX_RUNS):
+        run = run_site(lab, inventory, tmp_path)
+        outputs.append(run.stdout)
+        if run.returncode == 0:
+            break
+    log_trial("crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+              converged=run.returncode == 0)
+    assert run.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-4000:])
+    assert not_converged(lab, start, tmp_path) == [], "seed %d, killed at %s" % (seed, killed)
