@@ -82,8 +82,11 @@ def test_two_runs_at_once_one_gets_the_lock_the_other_refuses_naming_it(lab, run
     outcomes = {}
 
     def attempt(run_id):
-        outcomes[run_id] = run_tasks([lock_task(run_id, owner=run_id + "@ctl", wait=0)], expect_failure=None,
-                                     playbook_name=run_id + ".yml")
+        # The winner's play goes on after taking the lock, as a real run does: a lock whose playbook has already
+        # ended on this controller is taken over, and on a loaded machine one run could end before the other starts.
+        hold = {"name": "hold the lock", "ansible.builtin.pause": {"seconds": 20}}
+        outcomes[run_id] = run_tasks([lock_task(run_id, owner=run_id + "@ctl", wait=0), hold],
+                                     expect_failure=None, playbook_name=run_id + ".yml")
 
     threads = [threading.Thread(target=attempt, args=(run_id,)) for run_id in ("run-a", "run-b")]
     for thread in threads:
