@@ -52,6 +52,7 @@ class CallbackModule(CallbackBase):
         self.counts = {}
         self.tasks = {}
         self.changed = {}
+        self.skipped = {}
         self.roles = {}
         self._role = None
         self._role_started = None
@@ -111,10 +112,16 @@ class CallbackModule(CallbackBase):
     def v2_runner_on_unreachable(self, result):
         self._count(result)
 
+    def v2_runner_on_skipped(self, result):
+        # Every skipped task is still templated and evaluated by the controller, once per host.
+        host = result._host.get_name()
+        self.skipped[host] = self.skipped.get(host, 0) + 1
+
     def v2_playbook_on_stats(self, stats):
         self._close_role()
         self._close_play()
-        report = {"remote_tasks": self.counts, "tasks": self.tasks, "changed": self.changed, "play_seconds": self.plays,
+        report = {"remote_tasks": self.counts, "tasks": self.tasks, "changed": self.changed, "skipped": self.skipped,
+                  "play_seconds": self.plays,
                   "role_seconds": dict((name, round(value, 2)) for name, value in self.roles.items()),
                   "seconds": round(time.time() - self._started, 2)}
         path = os.environ.get("GPUOPS_REMOTE_TASKS_FILE")
@@ -122,6 +129,7 @@ class CallbackModule(CallbackBase):
             with open(path, "w") as handle:
                 json.dump(report, handle, indent=1, sort_keys=True)
         self._display.display("Remote task executions per host: %s" % json.dumps(self.counts, sort_keys=True))
+        self._display.display("Skipped tasks per host: %s" % json.dumps(self.skipped, sort_keys=True))
         self._display.display("Seconds per play: %s" % ", ".join("%s %.1f" % (name, value) for name, value in self.plays))
         self._display.display("Seconds per role: %s" % ", ".join(
             "%s %.1f" % (name, value) for name, value in sorted(self.roles.items(), key=lambda kv: -kv[1])))
