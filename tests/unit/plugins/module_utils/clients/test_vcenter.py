@@ -355,8 +355,10 @@ class Flaky(object):
             if self.errors:
                 raise self.errors.pop(0)
             return "answer"
+
         info = type("Info", (), {"wsdlName": name})()
         managed = type("Managed", (), {"info": info})()
+
         def bound(*args, **kwargs):  # pyVmomi's bound methods hold their ManagedMethod in the closure
             return (managed, call(*args, **kwargs))[1]
         return bound
