@@ -44,7 +44,7 @@ PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
-# The state dir sits in a worktree whose parents other users may write to: the lab's own files are checked by hand.
+# The state dir sits in a checkout whose parents other users may write to: the lab's own files are checked by hand.
 StrictModes no
 PermitUserEnvironment no
 SetEnv PATH={folder}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
