@@ -60,6 +60,19 @@ def _insecure_context():
     return context
 
 
+
+def _inventory_hosts(path):
+    """Every host name an inventory file declares, in any group."""
+    with open(path) as handle:
+        groups = [yaml.safe_load(handle)]
+    names = set()
+    while groups:
+        group = groups.pop() or {}
+        names.update(group.get("hosts") or {})
+        groups.extend((group.get("children") or {}).values())
+        groups.extend(value for key, value in group.items() if key == "all")
+    return names
+
 class Lab:
     """A running lab: its endpoints, credentials, ground truth and counters."""
 
@@ -88,12 +101,14 @@ class Lab:
         to another lab's shells."""
         shells = self.shells.get("hosts") or {}
         common = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % self.shells.get("known_hosts")
+        # Only the servers inventories/lab names: a topology host outside it must not join the servers group.
+        servers = _inventory_hosts(self.inventory)
         hosts = dict((host["name"], {"ansible_connection": "local",
                                      "ansible_python_interpreter": "{{ ansible_playbook_python }}"})
-                     for host in LAB_CONTROL.shells.topology_hosts(self.topology))
+                     for host in LAB_CONTROL.shells.topology_hosts(self.topology) if host["name"] in servers)
         hosts.update((name, {"ansible_port": shell["port"], "ansible_ssh_common_args": common,
                              "ansible_ssh_private_key_file": self.shells["private_key"]})
-                     for name, shell in shells.items())
+                     for name, shell in shells.items() if name in servers)
         path = os.path.join(self.state_dir, "shells-inventory.yml")
         with open(path, "w") as handle:
             yaml.safe_dump({"servers": {"hosts": hosts}}, handle)

@@ -113,19 +113,21 @@ def playbook_running(pid):
 
 
 def playbook_pid():
-    """The ansible-playbook process this module runs under, found up the parent chain; None elsewhere."""
-    pid = os.getppid()
-    for _depth in range(12):
+    """The ansible-playbook process this module runs under, found up the parent chain; None elsewhere.
+
+    The topmost one: the nearest is the worker ansible-playbook forks for each task, which ends with the task."""
+    pid, found = os.getppid(), None
+    for _depth in range(16):
         if pid <= 1:
-            return None
+            break
         if playbook_running(pid):
-            return pid
+            found = pid
         try:
             with open("/proc/%d/stat" % pid) as handle:
                 pid = int(handle.read().rsplit(")", 1)[1].split()[1])
         except (IOError, OSError, ValueError, IndexError):
-            return None
-    return None
+            break
+    return found
 
 
 class ClusterLock(object):
