@@ -60,7 +60,6 @@ def _insecure_context():
     return context
 
 
-
 def _inventory_hosts(path):
     """Every host name an inventory file declares, in any group."""
     with open(path) as handle:
@@ -72,6 +71,7 @@ def _inventory_hosts(path):
         groups.extend((group.get("children") or {}).values())
         groups.extend(value for key, value in group.items() if key == "all")
     return names
+
 
 class Lab:
     """A running lab: its endpoints, credentials, ground truth and counters."""
