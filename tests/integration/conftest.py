@@ -101,17 +101,24 @@ class Lab:
         to another lab's shells."""
         shells = self.shells.get("hosts") or {}
         common = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % self.shells.get("known_hosts")
-        # Only the servers inventories/lab names: a topology host outside it must not join the servers group.
-        servers = _inventory_hosts(self.inventory)
         hosts = dict((host["name"], {"ansible_connection": "local",
                                      "ansible_python_interpreter": "{{ ansible_playbook_python }}"})
-                     for host in LAB_CONTROL.shells.topology_hosts(self.topology) if host["name"] in servers)
+                     for host in LAB_CONTROL.shells.topology_hosts(self.topology))
         hosts.update((name, {"ansible_port": shell["port"], "ansible_ssh_common_args": common,
                              "ansible_ssh_private_key_file": self.shells["private_key"]})
-                     for name, shell in shells.items() if name in servers)
+                     for name, shell in shells.items())
+        # A topology host outside inventories/lab must not join its servers group (the roles' plays run on it):
+        # such a host gets the servers' connection variables in a group of its own.
+        with open(self.inventory) as handle:
+            servers = yaml.safe_load(handle)["all"]["children"]["servers"]
+        named = _inventory_hosts(self.inventory)
+        inventory = {"servers": {"hosts": dict((n, v) for n, v in hosts.items() if n in named)}}
+        others = dict((n, v) for n, v in hosts.items() if n not in named)
+        if others:
+            inventory["lab_hosts_outside_the_inventory"] = {"hosts": others, "vars": servers.get("vars") or {}}
         path = os.path.join(self.state_dir, "shells-inventory.yml")
         with open(path, "w") as handle:
-            yaml.safe_dump({"servers": {"hosts": hosts}}, handle)
+            yaml.safe_dump(inventory, handle)
         return path
 
     @property
