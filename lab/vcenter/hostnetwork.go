@@ -13,11 +13,12 @@ import (
 // physical and VMkernel NICs too, the same objects as the host's config.network, and networkConfig is the
 // configuration (HostNetworkConfig) that gives that state (vSphere Web Services API, HostNetworkSystem:
 // "networkConfig: the network configuration ... that the host has", "networkInfo: the network configuration and
-// runtime information"). Both are derived from the host's state on every read, so changes made through the
-// simulator's own methods (AddPortGroup, AddVirtualSwitch, ...) show in them.
+// runtime information"). The simulator's object keeps doing the work of its methods; after each one, and on every
+// read, both properties are derived again from it and the host, so changes show in them.
 type hostNetworkSystem struct {
-	*simulator.HostNetworkSystem
-	host *simulator.HostSystem
+	mo.HostNetworkSystem // first, as the simulator's search index needs
+	sim                  *simulator.HostNetworkSystem
+	host                 *simulator.HostSystem
 }
 
 func newHostNetworkSystem(host *simulator.HostSystem) *hostNetworkSystem {
@@ -25,12 +26,19 @@ func newHostNetworkSystem(host *simulator.HostSystem) *hostNetworkSystem {
 	if !ok {
 		return nil
 	}
-	return &hostNetworkSystem{HostNetworkSystem: sim, host: host}
+	s := &hostNetworkSystem{sim: sim, host: host}
+	s.refresh()
+	return s
 }
 
 // Get is what the property collector reads (the simulator calls it for wrapper types).
 func (s *hostNetworkSystem) Get() mo.Reference {
-	view := s.HostNetworkSystem.HostNetworkSystem
+	s.refresh()
+	return &s.HostNetworkSystem
+}
+
+func (s *hostNetworkSystem) refresh() {
+	view := s.sim.HostNetworkSystem
 	network := s.host.Config.Network
 	info := types.HostNetworkInfo{}
 	if view.NetworkInfo != nil {
@@ -44,7 +52,36 @@ func (s *hostNetworkSystem) Get() mo.Reference {
 	}
 	view.NetworkInfo = &info
 	view.NetworkConfig = networkConfig(&info)
-	return &view
+	s.HostNetworkSystem = view
+}
+
+func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {
+	defer s.refresh()
+	return s.sim.AddVirtualSwitch(c)
+}
+
+func (s *hostNetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) soap.HasFault {
+	defer s.refresh()
+	return s.sim.RemoveVirtualSwitch(c)
+}
+
+func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, c *types.AddPortGroup) soap.HasFault {
+	defer s.refresh()
+	return s.sim.AddPortGroup(ctx, c)
+}
+
+func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, c *types.RemovePortGroup) soap.HasFault {
+	defer s.refresh()
+	return s.sim.RemovePortGroup(ctx, c)
+}
+
+func (s *hostNetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) soap.HasFault {
+	defer s.refresh()
+	return s.sim.UpdateNetworkConfig(req)
+}
+
+func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
+	return s.sim.QueryNetworkHint(req)
 }
 
 // mergeSwitches completes the simulator's switches (name and port groups, kept up to date by its methods) with

@@ -141,3 +141,18 @@ func TestFetchSoftwarePackages(t *testing.T) {
 		t.Error("a malformed VIB id was read")
 	}
 }
+
+// The search index walks every object, the hosts' network systems included: FindByUuid answers (here: nothing found).
+func TestSearchIndexWalksHostNetworkSystems(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := methods.FindByUuid(ctx, c.Client, &types.FindByUuid{This: *c.ServiceContent.SearchIndex,
+		Uuid: "00000000-0000-0000-0000-000000000000", VmSearch: true})
+	if err != nil || res.Returnval != nil {
+		t.Errorf("FindByUuid: %v, %v", res, err)
+	}
+}
