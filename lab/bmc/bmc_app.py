@@ -588,8 +588,11 @@ class BmcApp:
         return json_response(self.ground_truth())
 
     def ground_truth(self):
-        """The BMC's state with its cooling setting and the fan speeds it gives."""
-        return dict(self.bmc.ground_truth(), cooling=self.cooling.state(self.bmc.profile["thermal"]["fans"]))
+        """The BMC's state with its cooling setting, and the fan speeds it gives in both places."""
+        truth = self.bmc.ground_truth()
+        truth["thermal"]["fans"] = self.thermal.fans_data
+        truth["cooling"] = self.cooling.state(self.bmc.profile["thermal"]["fans"])
+        return truth
 
     def lab_config(self, request):
         body = self.body(request) or {}

@@ -23,7 +23,9 @@ DELL_PROFILE_FLOOR = {"Maximum Performance": 50}
 DELL_OFFSET_SHARE = {"Off": 0, "Low": 25, "Medium": 50, "High": 75, "Max": 100}
 DELL_MFS_DEFAULT = 255  # MinimumFanSpeed's value for "no minimum"
 HPE_FLOOR = {"OptimalCooling": 0, "EnhancedCPUCooling": 40, "IncreasedCooling": 55, "MaxCooling": 100}
-SUPERMICRO_FLOOR = {"PUE2": 0, "Optimal": 30, "Standard": 50, "HeavyIO": 75, "FullSpeed": 100}
+# The profile's idle speeds are those of the factory mode (Standard); the modes that let the BMC follow the
+# temperatures keep them, Heavy IO holds the peripheral zone (the PCIe cards) at 75 percent, Full Speed runs all at 100.
+SUPERMICRO_FLOOR = {"PUE2": 0, "Optimal": 0, "Standard": 0, "HeavyIO": 75, "FullSpeed": 100}
 
 
 class Cooling:
