@@ -36,9 +36,9 @@ options:
     choices: [default, passive_gpu, max_cooling]
   settings:
     description:
-      - Vendor settings by name, for example C({ThermalSettings.1.FanSpeedOffset: High}) on Dell (the
-        C(ThermalSettings.1.) prefix may be left out), C({ThermalConfig: IncreasedCooling}) on HPE or
-        C({Mode: HeavyIO}) on Supermicro. Settings not listed keep their values.
+      - "Vendor settings by name, for example C(ThermalSettings.1.FanSpeedOffset=High) on Dell (the
+        C(ThermalSettings.1.) prefix may be left out), C(ThermalConfig=IncreasedCooling) on HPE or
+        C(Mode=HeavyIO) on Supermicro. Settings not listed keep their values."
       - Quote C("Off"), which YAML would otherwise read as a boolean.
       - Mutually exclusive with O(intent).
     type: dict

@@ -90,7 +90,9 @@ def thermal(bmc):
 def test_cooling_follows_the_gpu_temperature_with_hysteresis(lab, bmc, tmp_path):
     dell = bmc[HOST]
     factory_fans = dell.state()["cooling"]["fans"]
-    percents = lambda: [fan["percent"] for fan in dell.state()["cooling"]["fans"]]  # noqa: E731
+
+    def percents():
+        return [fan["percent"] for fan in dell.state()["cooling"]["fans"]]
 
     stage(lab, 80)  # 13 C below slowdown: within 20, above 10
     cooling_playbook(lab, tmp_path, HOST, check=True)
