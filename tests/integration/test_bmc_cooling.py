@@ -10,7 +10,9 @@ __metaclass__ = type
 
 import pytest
 
-from redfish_direct import HOSTS, VENDORS, LabBmc
+from redfish_direct import VENDORS
+# bmc_for: the bios_settings tests' fixture of a factory-fresh lab BMC per vendor.
+from test_bios_settings import bmc_for  # noqa: F401 pylint: disable=unused-import
 
 # What intent passive_gpu sets on each factory-fresh BMC, and where it shows in the BMC's state.
 PASSIVE_GPU = {
@@ -28,23 +30,6 @@ NOT_ALLOWED = {
     "hpe_ilo5": ({"ThermalConfig": "Cold"}, ["'Cold'", "OptimalCooling, IncreasedCooling"]),
     "supermicro": ({"Mode": "Optimal"}, ["'Optimal'", "Standard, FullSpeed, HeavyIO, PUE2"]),
 }
-
-
-@pytest.fixture
-def bmc_for(lab):
-    used = []
-
-    def get(vendor):
-        bmc = LabBmc(lab, HOSTS[vendor])
-        bmc.wait_up()
-        bmc.wait_settled()
-        bmc.factory_reset()
-        used.append(bmc)
-        return bmc
-
-    yield get
-    for bmc in used:
-        assert bmc.state()["sessions_open"] == 0, "%s: a session was left open" % bmc.host
 
 
 @pytest.fixture

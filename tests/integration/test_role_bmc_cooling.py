@@ -17,10 +17,10 @@ import sys
 import pytest
 import yaml
 
-from conftest import DEFAULT_TOPOLOGY, ROOT
+from conftest import ROOT
 from redfish_direct import LabBmc
 from test_bmc_cooling import PASSIVE_GPU, fan_readings, redfish_fan_readings
-from vlcm_lab import DRIVER, DRIVER_VERSION
+from vlcm_lab import driver_topology
 
 HOST = "esxi-11.lab.local"  # iDRAC9, two T4 (slowdown 93 C), vGPU manager installed below
 NO_SHELL = "esxi-sa-01.lab.local"  # Supermicro; its GPUs given in a variable
@@ -33,17 +33,7 @@ MAX_COOLING = {"ThermalSettings.1.ThermalProfile": "Maximum Performance", "Therm
 @pytest.fixture
 def lab(labs, tmp_path_factory):
     """The default lab with the vGPU manager on HOST, so that its shell's nvidia-smi reports the GPUs."""
-    with open(DEFAULT_TOPOLOGY) as handle:
-        topology = yaml.safe_load(handle)
-    for cluster in topology["datacenters"][0]["clusters"]:
-        for host in cluster["hosts"]:
-            if host["name"] == HOST:
-                host["components"] = {DRIVER: DRIVER_VERSION}
-    topology.pop("guests", None)
-    path = os.path.join(str(tmp_path_factory.getbasetemp()), "cooling-topology.json")
-    with open(path, "w") as handle:
-        json.dump(topology, handle)
-    return labs(path)
+    return labs(driver_topology(tmp_path_factory.getbasetemp(), HOST, "cooling-topology.json"))
 
 
 @pytest.fixture
