@@ -39,6 +39,7 @@ func (h *taskHooks) PutObject(obj mo.Reference) {
 	if !ok {
 		return
 	}
+	snapshotTaskOnVM(task)
 	if hook := h.hooks[task.Info.DescriptionId]; hook != nil {
 		original := task.Execute
 		task.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) { return hook(t, original) }
@@ -79,4 +80,22 @@ func (l *Lab) powerOnMultiVM(t *simulator.Task, original taskRunner) (types.AnyT
 		result.Attempted = append(result.Attempted, types.ClusterAttemptedVmInfo{Vm: ref, Task: &task})
 	}
 	return result, nil
+}
+
+// snapshotTaskOnVM gives a task the simulator starts on a snapshot (RemoveSnapshot_Task, RevertToSnapshot_Task) the
+// snapshot's VM as its entity, as vCenter does: TaskInfo.entity is a ManagedEntity, which a snapshot is not, and
+// clients such as pyVmomi refuse the task's info otherwise.
+func snapshotTaskOnVM(task *simulator.Task) {
+	if task.Info.Entity == nil || task.Info.Entity.Type != "VirtualMachineSnapshot" {
+		return
+	}
+	snapshot, ok := simulator.Map.Get(*task.Info.Entity).(*simulator.VirtualMachineSnapshot)
+	if !ok {
+		return
+	}
+	vm := snapshot.Vm
+	task.Info.Entity = &vm
+	if entity, isEntity := simulator.Map.Get(vm).(mo.Entity); isEntity {
+		task.Info.EntityName = entity.Entity().Name
+	}
 }

@@ -53,6 +53,10 @@ func (s *hostNetworkSystem) refresh() {
 	view.NetworkInfo = &info
 	view.NetworkConfig = networkConfig(&info)
 	s.HostNetworkSystem = view
+	if network != nil {
+		// The host's config.network is the same state: switches and port groups added through the API show there.
+		network.Vswitch, network.Portgroup = info.Vswitch, info.Portgroup
+	}
 }
 
 func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {

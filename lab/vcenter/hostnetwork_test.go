@@ -48,6 +48,16 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 	if !found {
 		t.Error("networkConfig does not show the port group just added")
 	}
+	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, pg := range host.Config.Network.Portgroup {
+		found = found || (pg.Spec.Name == "lab-test-pg" && pg.Spec.VswitchName == "vSwitch0")
+	}
+	if !found {
+		t.Error("the host's config.network does not show the port group just added")
+	}
 }
 
 // QueryNetConfig answers a service's VMkernel NICs, refuses an unknown service with InvalidArgument, and follows

@@ -98,4 +98,15 @@ func TestRenameSnapshot(t *testing.T) {
 	if node := got.Snapshot.RootSnapshotList[0]; node.Name != "golden" || node.Description != "driver 525" {
 		t.Errorf("after the rename: %q, %q", node.Name, node.Description)
 	}
+	removed, err := methods.RemoveSnapshot_Task(ctx, c.Client, &types.RemoveSnapshot_Task{This: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var removal mo.Task
+	if err := c.RetrieveOne(ctx, removed.Returnval, []string{"info"}, &removal); err != nil {
+		t.Fatal(err)
+	}
+	if removal.Info.Entity == nil || *removal.Info.Entity != vm.Reference() {
+		t.Errorf("the removal task's entity is %v, want the VM %v", removal.Info.Entity, vm.Reference())
+	}
 }
