@@ -23,6 +23,9 @@ func newTaskHooks(l *Lab) *taskHooks {
 		"HostSystem.exitMaintenanceMode":            l.exitMaintenanceMode,
 		"ClusterComputeResource.reconfigureCluster": l.reconfigureCluster,
 		"Datacenter.powerOnMultiVM":                 l.powerOnMultiVM,
+		"Folder.createVm":                           newVMToolsRecord,
+		"Folder.registerVm":                         newVMToolsRecord,
+		"VirtualMachine.cloneVm":                    newVMToolsRecord,
 	}}
 }
 
@@ -98,4 +101,16 @@ func snapshotTaskOnVM(task *simulator.Task) {
 	if entity, isEntity := simulator.Map.Get(vm).(mo.Entity); isEntity {
 		task.Info.EntityName = entity.Entity().Name
 	}
+}
+
+// newVMToolsRecord runs a task that makes a VM (create, register, clone) and gives the new VM the Tools install
+// record at once: clients read a VM created through the API before the lab adopts it at its first call.
+func newVMToolsRecord(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+	result, fault := original(t)
+	if ref, ok := result.(types.ManagedObjectReference); ok {
+		if vm, isVM := simulator.Map.Get(ref).(*simulator.VirtualMachine); isVM {
+			toolsInstallRecord(vm)
+		}
+	}
+	return result, fault
 }
