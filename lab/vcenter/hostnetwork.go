@@ -147,7 +147,30 @@ type virtualNicManager struct {
 func newVirtualNicManager(h *hostState, host *simulator.HostSystem) *virtualNicManager {
 	m := &virtualNicManager{host: host}
 	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + hostNumber(h.ref)}
+	m.keepOnlyHostNics()
 	return m
+}
+
+// keepOnlyHostNics drops the simulator's sample candidates for VMkernel NICs the host does not have.
+func (m *virtualNicManager) keepOnlyHostNics() {
+	info, network := m.host.Config.VirtualNicManagerInfo, m.host.Config.Network
+	if info == nil || network == nil {
+		return
+	}
+	present := map[string]bool{}
+	for _, nic := range network.Vnic {
+		present[nic.Device] = true
+	}
+	for i := range info.NetConfig {
+		config := &info.NetConfig[i]
+		kept := config.CandidateVnic[:0]
+		for _, nic := range config.CandidateVnic {
+			if present[nic.Device] {
+				kept = append(kept, nic)
+			}
+		}
+		config.CandidateVnic = kept
+	}
 }
 
 func (m *virtualNicManager) Get() mo.Reference {

@@ -212,3 +212,80 @@ func TestHostLockdownMode(t *testing.T) {
 		t.Errorf("lockdown exceptions: %+v, %v", res, err)
 	}
 }
+
+// A VMkernel NIC added on a port group takes the next vmk<n>, shows in config.network.vnic and as a service candidate,
+// is updated and removed; an unknown port group is NotFound.
+func TestVMkernelNics(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var host mo.HostSystem
+	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager"}, &host); err != nil {
+		t.Fatal(err)
+	}
+	ns, vnics := *host.ConfigManager.NetworkSystem, *host.ConfigManager.VirtualNicManager
+	if _, err := methods.AddPortGroup(ctx, c.Client, &types.AddPortGroup{This: ns,
+		Portgrp: types.HostPortGroupSpec{Name: "vmotion-pg", VswitchName: "vSwitch0"}}); err != nil {
+		t.Fatal(err)
+	}
+	spec := types.HostVirtualNicSpec{Ip: &types.HostIpConfig{IpAddress: "100.64.1.1", SubnetMask: "255.255.255.0"},
+		NetStackInstanceKey: "vmotion"}
+	if _, err := methods.AddVirtualNic(ctx, c.Client, &types.AddVirtualNic{This: ns, Portgroup: "no-such-pg",
+		Nic: spec}); err == nil {
+		t.Error("a VMkernel NIC was added on a port group that does not exist")
+	}
+	added, err := methods.AddVirtualNic(ctx, c.Client, &types.AddVirtualNic{This: ns, Portgroup: "vmotion-pg", Nic: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	device := added.Returnval
+	nics := func() map[string]types.HostVirtualNic {
+		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]types.HostVirtualNic{}
+		for _, nic := range host.Config.Network.Vnic {
+			out[nic.Device] = nic
+		}
+		return out
+	}
+	if nic, ok := nics()[device]; !ok || nic.Spec.Ip.IpAddress != "100.64.1.1" || nic.Portgroup != "vmotion-pg" ||
+		device == "vmk0" {
+		t.Fatalf("%s after the add: %+v", device, nic)
+	}
+	vmotion, err := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: vnics, NicType: "vmotion"})
+	if err != nil || !contains(candidateDevices(vmotion.Returnval), device) {
+		t.Errorf("vmotion candidates: %+v, %v", vmotion, err)
+	}
+	if management, _ := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: vnics,
+		NicType: "management"}); contains(candidateDevices(management.Returnval), device) {
+		t.Error("a NIC on the vmotion stack is a management candidate")
+	}
+	if _, err := methods.UpdateVirtualNic(ctx, c.Client, &types.UpdateVirtualNic{This: ns, Device: device,
+		Nic: types.HostVirtualNicSpec{Mtu: 9000}}); err != nil {
+		t.Fatal(err)
+	}
+	if nic := nics()[device]; nic.Spec.Mtu != 9000 {
+		t.Errorf("MTU after the update: %d", nic.Spec.Mtu)
+	}
+	if _, err := methods.RemoveVirtualNic(ctx, c.Client, &types.RemoveVirtualNic{This: ns, Device: device}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := nics()[device]; ok {
+		t.Errorf("%s still there after its removal", device)
+	}
+	if _, err := methods.RemoveVirtualNic(ctx, c.Client, &types.RemoveVirtualNic{This: ns, Device: device}); err == nil {
+		t.Error("a NIC that does not exist was removed")
+	}
+}
+
+func candidateDevices(config *types.VirtualNicManagerNetConfig) []string {
+	var out []string
+	for _, nic := range config.CandidateVnic {
+		out = append(out, nic.Device)
+	}
+	return out
+}
