@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Per-GPU metrics from nvidia-smi for the node exporter's textfile collector.
 
-    gpu_metrics.py --textfile-dir DIR [--nvidia-smi PATH] [--host-driver-version X.Y.Z]
+    python3 gpu_metrics.py --textfile-dir DIR [--nvidia-smi PATH] [--host-driver-version X.Y.Z]
 
 Runs ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits`` once and ``nvidia-smi -q`` once, and replaces
 DIR/gpuops_gpu.prom atomically (written beside it, then renamed), so the exporter never reads half a file.
@@ -40,8 +39,8 @@ FIELDS = (
     ("clocks.current.sm", "DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."),
     ("clocks.current.memory", "DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."),
     ("clocks.current.graphics", "gpuops_gpu_graphics_clock_mhz", "Graphics clock frequency (in MHz)."),
-    ("clocks_event_reasons.active", "gpuops_gpu_clocks_event_reasons", "Active clock event (throttle) reasons, "
-                                                                        "NVML bit mask."),
+    ("clocks_event_reasons.active", "gpuops_gpu_clocks_event_reasons",
+     "Active clock event (throttle) reasons, NVML bit mask."),
     ("clocks_throttle_reasons.active", "gpuops_gpu_clocks_event_reasons", None),
     ("ecc.errors.corrected.volatile.total", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
      "Corrected (single-bit) ECC errors since the driver loaded."),
@@ -283,7 +282,7 @@ def write_atomically(directory, text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--textfile-dir", required=True)
     parser.add_argument("--nvidia-smi", default="nvidia-smi")
     parser.add_argument("--host-driver-version", default="")

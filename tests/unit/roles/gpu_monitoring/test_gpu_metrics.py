@@ -178,8 +178,8 @@ def test_main_writes_the_textfile_atomically_and_reports_a_failing_nvidia_smi(gu
     assert re.search(r'^gpuops_vgpu_host_driver_branch\{.*\} 525$', text, re.M)
     assert "# TYPE DCGM_FI_DEV_FB_USED gauge" in text
 
-    monkeypatch.setattr(COLLECTOR, "run_smi", lambda smi, args: (9, "NVIDIA-SMI has failed because it couldn't "
-                                                                     "communicate with the NVIDIA driver.\n"))
+    failure = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+    monkeypatch.setattr(COLLECTOR, "run_smi", lambda smi, args: (9, failure))
     assert COLLECTOR.main(["--textfile-dir", str(out_dir)]) == 1
     text = (out_dir / "gpuops_gpu.prom").read_text()
     assert re.search(r"^gpuops_gpu_collector_up\{.*\} 0$", text, re.M)
