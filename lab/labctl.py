@@ -42,6 +42,9 @@ GUEST_LABEL = "owner=gpuops-lab"
 # Each guest's sshd is published on 127.0.0.1 at GUEST_SSH_PORT + its index (+ the lab's port offset), unless the
 # topology gives it an ssh_port; the lab's key pair and the guests' host keys are in the state directory.
 GUEST_SSH_PORT = 2201
+# Each guest's node exporter (port 9100 inside, gpuops.vgpu.gpu_monitoring) is published the same way from here
+# (9101, 9102, ...).
+GUEST_METRICS_PORT = 9101
 GUEST_SSH_KEY = "guest_ssh_key"
 GUEST_KNOWN_HOSTS = "guest_known_hosts"
 DEFAULT_TOPOLOGY = os.path.join(ROOT, "lab", "topologies", "default.yml")
@@ -111,9 +114,13 @@ def start_guests(guests, state_dir, port_offset=0):
     for index, guest in enumerate(guests):
         container = guest["name"] if not port_offset else "%s-%d" % (guest["name"], port_offset)
         port = guest.get("ssh_port", GUEST_SSH_PORT + index) + port_offset
+        # A guest given its own SSH port gets the metrics port beside it, so two sets of guests never collide.
+        metrics_port = guest.get("metrics_port", GUEST_METRICS_PORT + guest.get("ssh_port", GUEST_SSH_PORT + index)
+                                 - GUEST_SSH_PORT) + port_offset
         podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
-               "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port, image, "/sbin/init")
-        started[guest["name"]] = {"container": container, "ssh_port": port}
+               "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port,
+               "--publish", "127.0.0.1:%d:9100" % metrics_port, image, "/sbin/init")
+        started[guest["name"]] = {"container": container, "ssh_port": port, "metrics_port": metrics_port}
     known_hosts = []
     for name, guest in sorted(started.items()):
         container = guest["container"]

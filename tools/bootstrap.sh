@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make chromium fonts-dejavu-core
               podman runc uidmap fuse-overlayfs slirp4netns debootstrap socat
-              openssh-server openssh-client)
+              openssh-server openssh-client prometheus)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -47,6 +47,12 @@ PY
 
 stage_lint() {
   ansible-lint --profile production --offline 2>&1 | tail -n 40
+  local lint=$?
+  # The Prometheus alert rules: syntax, then their unit tests (Debian's prometheus package ships promtool).
+  (cd extensions/prometheus && promtool check rules gpu-alerts.yml && promtool test rules gpu-alerts.test.yml) 2>&1 \
+    | tail -n 40
+  local rules=$?
+  [ "$lint" -eq 0 ] && [ "$rules" -eq 0 ]
 }
 
 stage_sanity() {

@@ -34,6 +34,9 @@ def write_inventory(path, guests, state_dir, extra_vars=None):
     group.update(extra_vars or {})
     hosts = dict((name, {"ansible_port": guest["ssh_port"], "vgpu_vm_name": guest.get("vm", name)})
                  for name, guest in guests.items())
+    for name, guest in guests.items():
+        if guest.get("metrics_port"):
+            hosts[name]["gpu_monitoring_metrics_url"] = "http://127.0.0.1:%d/metrics" % guest["metrics_port"]
     with open(path, "w") as handle:
         yaml.safe_dump({"all": {"children": {"gpu_guests": {"vars": group, "hosts": hosts}}}}, handle)
     return path

@@ -17,15 +17,18 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_report
 DATA_KEYS = ("title", "summary", "clusters", "guests", "findings")
 
 
-def fleet_report_data(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters=None):
+def fleet_report_data(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters=None, metrics=None):
     """``gpu_info_result | gpuops.vgpu.fleet_report_data(doctor=doctor_report)``: the report's data."""
     if not isinstance(inventory, dict) or not isinstance(inventory.get("hosts"), list):
         raise AnsibleFilterError("fleet_report_data: expects a gpuops.vgpu.gpu_info result (a dict with hosts).")
     if doctor is not None and not isinstance(doctor, dict):
         raise AnsibleFilterError("fleet_report_data: doctor must be the doctor's report (its JSON file), got %s."
                                  % type(doctor).__name__)
+    if metrics is not None and not isinstance(metrics, dict):
+        raise AnsibleFilterError("fleet_report_data: metrics must map each guest to its metrics URL, got %s."
+                                 % type(metrics).__name__)
     return _fleet_report.build(inventory, doctor or None, title=title, generated_at=generated_at,
-                               clusters=clusters or None)
+                               clusters=clusters or None, metrics=metrics)
 
 
 def fleet_report_html(data):

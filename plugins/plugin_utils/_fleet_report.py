@@ -27,8 +27,9 @@ def _index(items, key="name"):
     return dict((item.get(key), item) for item in items or [] if isinstance(item, dict))
 
 
-def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters=None):
-    """The report's data from a ``gpu_info`` result and, optionally, the doctor's report (its JSON file)."""
+def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters=None, metrics=None):
+    """The report's data from a ``gpu_info`` result and, optionally, the doctor's report (its JSON file) and each
+    guest's metrics URL (``{guest: url}``, the node exporter that gpuops.vgpu.gpu_monitoring feeds)."""
     doctor = doctor or {}
     facts = doctor.get("facts") or {}
     seen = _index(facts.get("hosts"))
@@ -50,7 +51,7 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
             "hosts": sorted(members, key=lambda h: h["name"]),
         })
     gpus = [g for c in report_clusters for h in c["hosts"] for g in h["gpus"]]
-    guests = _guests(facts)
+    guests = _guests(facts, metrics or {})
     return {
         "title": title,
         "generated_at": generated_at,
@@ -105,7 +106,7 @@ def _host(host, seen, findings):
     }
 
 
-def _guests(facts):
+def _guests(facts, metrics):
     vms = _index(facts.get("vms"))
     where = {}
     for host in facts.get("hosts") or []:
@@ -124,7 +125,7 @@ def _guests(facts):
             "driver": guest.get("driver_version"), "cuda": guest.get("cuda_toolkit"),
             "license_status": lic.get("license_status") or (guest.get("error") and "not read") or None,
             "licensed": lic.get("licensed"), "license_expiry": lic.get("license_expiry"),
-            "license_product": lic.get("license_product"),
+            "license_product": lic.get("license_product"), "metrics_url": metrics.get(guest.get("name")),
         })
     return sorted(guests, key=lambda g: g["name"] or "")
 
@@ -349,17 +350,24 @@ def _guests_table(guests):
         out.append('<p class="meta">No guest read by the doctor.</p>\n</section>\n')
         return "".join(out)
     out.append("<table>\n<tr><th>guest</th><th>VM</th><th>host · GPU</th><th>profile</th><th>driver</th>"
-               "<th>CUDA</th><th>license</th><th>expiry</th></tr>\n")
+               "<th>CUDA</th><th>license</th><th>expiry</th><th>metrics</th></tr>\n")
     for g in guests:
         status = "PASS" if g["licensed"] else ("FAIL" if g["licensed"] is False else "SKIP")
         out.append('<tr data-guest="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
-                   '<td><span class="badge %s">%s</span> %s</td><td>%s</td></tr>\n' % (
+                   '<td><span class="badge %s">%s</span> %s</td><td>%s</td><td>%s</td></tr>\n' % (
                        _e(g["name"]), _e(g["name"]), _e(g["vm"]),
                        _e(" · ".join(p for p in (g["host"], g["gpu"]) if p)),
                        _e(g["profile"]), _e(g["driver"]), _e(g["cuda"]), status,
-                       _e(g["license_status"] or "unknown"), _e(g["license_product"]), _e(g["license_expiry"])))
+                       _e(g["license_status"] or "unknown"), _e(g["license_product"]), _e(g["license_expiry"]),
+                       _metrics_link(g.get("metrics_url"))))
     out.append("</table>\n</section>\n")
     return "".join(out)
+
+
+def _metrics_link(url):
+    if not url or not url.startswith(("http://", "https://")):
+        return "—"
+    return '<a href="%s">node exporter</a>' % _e(url)
 
 
 def _k8s_table(nodes):

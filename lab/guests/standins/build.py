@@ -23,6 +23,7 @@ Writes into DIR, under the real artifacts' file names:
   nvidia-container-runtime (toolkit/), packaged under the real package names.
 - passthrough/: nvidia-smi for a VM with whole GPUs that keeps MIG state (mig/), and the -q recordings of a
   passthrough H100 80GB and L40S it answers from.
+- nccl/all_reduce_perf: nccl-tests' all-reduce test, with bus bandwidths that follow the guest's nvidia-smi topology.
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -326,6 +327,7 @@ def main():
         build_tools(args.out)
         build_container_toolkit(args.out, work)
         build_passthrough_smi(args.out, fixtures)
+        put(args.out, "nccl/all_reduce_perf", read("nccl", "all_reduce_perf"), 0o755)
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):

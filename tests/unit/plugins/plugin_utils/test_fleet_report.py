@@ -169,3 +169,18 @@ def test_findings_problems_first_passes_folded():
     first = html[html.index('<tr class="finding">'):]
     first = first[:first.index("</tr>")]
     assert "esxi-02.lab.local 0000:3b:00.0" in first and "Set the GPU to Shared Direct" in first
+
+
+def test_each_guest_links_its_metrics():
+    raw = healthy()
+    facts = _doctor_facts.collect(raw)
+    name = facts["guests"][0]["name"]
+    doctor_report = {"generated_at": NOW, "findings": _doctor.run_checks(facts, {"now": NOW}), "facts": facts}
+    data = _fleet_report.build(raw["gpu_info"], doctor_report, metrics={name: "http://10.0.0.5:9100/metrics"})
+    assert data["guests"][0]["metrics_url"] == "http://10.0.0.5:9100/metrics"
+    page = Page(_fleet_report.render_html(data))
+    assert ("a", {"href": "http://10.0.0.5:9100/metrics"}) in page.tags
+    # A guest without one, or a value that is not a web address, gets no link.
+    for metrics in ({}, {name: "javascript:alert(1)"}):
+        data = _fleet_report.build(raw["gpu_info"], doctor_report, metrics=metrics)
+        assert not [attrs for tag, attrs in Page(_fleet_report.render_html(data)).tags if tag == "a"]

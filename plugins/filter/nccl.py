@@ -1,0 +1,26 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The NCCL check's filter; the logic is in ``module_utils/nvidia/_nccl_tests.py``, the docs in
+``nccl_all_reduce_check.yml``."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _nccl_tests
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+
+@filter_errors(GpuopsError)
+def nccl_all_reduce_check(output, topology, nvlink="", pcie="", min_share=0.5, expect_nvlink=False):
+    """``all_reduce_perf_stdout | gpuops.vgpu.nccl_all_reduce_check(topology=topo_stdout, ...)``: the verdict."""
+    return _nccl_tests.check_from_outputs(output, topology, nvlink, pcie, min_share, expect_nvlink)
+
+
+class FilterModule(object):
+    """The NCCL check's filter."""
+
+    def filters(self):
+        return {"nccl_all_reduce_check": nccl_all_reduce_check}
