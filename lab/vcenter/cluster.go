@@ -61,7 +61,9 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		cfg.DrsConfig, cfg.DpmConfigInfo, cfg.DasConfig = drs, dpm, das
 		return result, fault
 	}
-	l.update(cluster, types.PropertyChange{Name: "configurationEx", Val: cfg})
+	syncLegacyConfiguration(cluster)
+	l.update(cluster, types.PropertyChange{Name: "configurationEx", Val: cfg},
+		types.PropertyChange{Name: "configuration", Val: cluster.Configuration})
 	l.logf("cluster %s: DRS enabled=%v %s, DPM enabled=%v %s", cluster.Name, isTrue(cfg.DrsConfig.Enabled),
 		cfg.DrsConfig.DefaultVmBehavior, isTrue(cfg.DpmConfigInfo.Enabled), cfg.DpmConfigInfo.DefaultDpmBehavior)
 	return result, nil

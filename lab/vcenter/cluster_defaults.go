@@ -81,6 +81,19 @@ func (l *Lab) newCluster(cluster *simulator.ClusterComputeResource) {
 	if req, ok := l.inflight.(*types.CreateClusterEx); ok && req.Name == cluster.Name {
 		applyCreateSpec(cfg, &req.Spec)
 	}
+	syncLegacyConfiguration(cluster)
+}
+
+// syncLegacyConfiguration keeps a cluster's configuration (ClusterConfigInfo, deprecated since vSphere 2.5 but still
+// served and read by clients such as community.vmware's DRS rule modules) in step with configurationEx: the same HA
+// and DRS settings, per-VM overrides and rules.
+func syncLegacyConfiguration(cluster *simulator.ClusterComputeResource) {
+	cfg, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	if !ok {
+		return
+	}
+	cluster.Configuration = types.ClusterConfigInfo{DasConfig: cfg.DasConfig, DasVmConfig: cfg.DasVmConfig,
+		DrsConfig: cfg.DrsConfig, DrsVmConfig: cfg.DrsVmConfig, Rule: cfg.Rule}
 }
 
 // mergeDAS applies the HA (vSphere HA, "das") part of a cluster spec: the properties the spec sets replace the

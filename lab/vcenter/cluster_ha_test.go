@@ -51,3 +51,37 @@ func TestClusterHAReconfigure(t *testing.T) {
 		t.Errorf("after disabling HA: %+v", got)
 	}
 }
+
+// A DRS rule added through ReconfigureComputeResource_Task shows in configurationEx and in the older configuration,
+// which clients still read.
+func TestClusterRuleInBothConfigurations(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := object.NewClusterComputeResource(c.Client, tl.clusters[0])
+	rule := &types.ClusterAffinityRuleSpec{ClusterRuleInfo: types.ClusterRuleInfo{Name: "together",
+		Enabled: types.NewBool(true)}, Vm: tl.vms[:2]}
+	task, err := cluster.Reconfigure(ctx, &types.ClusterConfigSpecEx{RulesSpec: []types.ClusterRuleSpec{{
+		ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: types.ArrayUpdateOperationAdd}, Info: rule}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got mo.ClusterComputeResource
+	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"configuration", "configurationEx"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	ex := got.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	if len(got.Configuration.Rule) != 1 || len(ex.Rule) != 1 ||
+		got.Configuration.Rule[0].GetClusterRuleInfo().Name != "together" {
+		t.Errorf("rules: configuration %v, configurationEx %v", got.Configuration.Rule, ex.Rule)
+	}
+	if isTrue(got.Configuration.DrsConfig.Enabled) != isTrue(ex.DrsConfig.Enabled) {
+		t.Error("configuration.drsConfig differs from configurationEx.drsConfig")
+	}
+}

@@ -66,10 +66,12 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 		ref := rekey(cluster.Reference(), "domain-c")
 		cluster = object.NewClusterComputeResource(c, ref)
 		l.clusters = append(l.clusters, ref)
-		cfg := simulator.Map.Get(ref).(*simulator.ClusterComputeResource).ConfigurationEx.(*types.ClusterConfigInfoEx)
+		simCluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
+		cfg := simCluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
 		fillClusterDefaults(cfg)
 		cfg.DrsConfig = drsConfig(cs.DRS)
 		cfg.DpmConfigInfo = dpmConfig(cs.DPM)
+		syncLegacyConfiguration(simCluster)
 		for _, hs := range cs.Hosts {
 			spec := types.HostConnectSpec{HostName: hs.Name}
 			if hosts[hs.Name], err = l.addHost(ctx, c, hs, func() (*object.Task, error) {
