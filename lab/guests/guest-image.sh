@@ -22,34 +22,16 @@ PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-pack
 
 log() { echo "guest-image: $*" >&2; }
 
-# Rootful podman 4.3 on this kernel (hybrid cgroups, no CAP_SYS_RESOURCE): runc instead of crun, and ulimits a
-# container may raise to without that capability.
-write_containers_conf() {
-  local nofile nproc pid_max
-  nofile=$(ulimit -Hn)
-  nproc=$(ulimit -Hu)
-  pid_max=$(cat /proc/sys/kernel/pid_max)
-  [ "$nofile" = unlimited ] && nofile=1048576
-  [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ] && nproc=$pid_max
-  mkdir -p "$(dirname "$CONF")"
-  cat >"$CONF.new" <<TOML
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-
-[engine]
-runtime = "runc"
-TOML
-  mv "$CONF.new" "$CONF"
-}
-
-write_containers_conf
+# shellcheck source=lab/guests/podman-settings.sh
+source "$HERE/podman-settings.sh"
+write_containers_conf "$CONF"
 export CONTAINERS_CONF=$CONF
 
 # One build at a time: scenarios started together wait for the first build instead of repeating it.
 exec 9>"$(dirname "$CONF")/guest-image.lock"
 flock 9
 
-hash=$( (cat "$0"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
+hash=$( (cat "$0" "$HERE/podman-settings.sh"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
 image=$NAME:$hash
 
 if ! podman image exists "$image"; then
@@ -77,7 +59,5 @@ if ! podman image exists "$image"; then
 fi
 podman tag "$image" "$ALIAS"
 # Images of earlier inputs are of no use any more.
-for old in $(podman images --format '{{.Repository}}:{{.Tag}}' "$NAME"); do
-  case $old in "$image" | "$ALIAS") ;; "$NAME":*) podman rmi "$old" >/dev/null 2>&1 || true ;; esac
-done
+prune_images "$NAME" "$image" "$ALIAS"
 echo "$image"
