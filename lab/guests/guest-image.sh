@@ -22,16 +22,12 @@ PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-pack
 
 log() { echo "guest-image: $*" >&2; }
 
-# shellcheck source=lab/guests/podman-settings.sh
-source "$HERE/podman-settings.sh"
-write_containers_conf "$CONF"
-export CONTAINERS_CONF=$CONF
-
+# shellcheck source=lab/guests/image-build.sh
+source "$HERE/image-build.sh"
 # One build at a time: scenarios started together wait for the first build instead of repeating it.
-exec 9>"$(dirname "$CONF")/guest-image.lock"
-flock 9
+image_build_begin "$CONF" guest-image
 
-hash=$( (cat "$0" "$HERE/podman-settings.sh"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
+hash=$( (cat "$0" "$HERE/image-build.sh"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
 image=$NAME:$hash
 
 if ! podman image exists "$image"; then
@@ -39,10 +35,8 @@ if ! podman image exists "$image"; then
   trap 'rm -rf "$work"' EXIT
   log "building $image (debootstrap bookworm from $MIRROR)"
   start=$SECONDS
-  debootstrap --variant=minbase --include="$PACKAGES" bookworm "$work/rootfs" "$MIRROR" >"$work/debootstrap.log" 2>&1 \
-    || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
   # The guest resolves package dependencies from the mirror (apt install ./driver.deb), like a real VM.
-  echo "deb $MIRROR bookworm main" >"$work/rootfs/etc/apt/sources.list"
+  debootstrap_rootfs "$work/rootfs" "$PACKAGES" "$MIRROR"
   # Units that only make sense on a real machine stay off in the container.
   for unit in getty@tty1.service systemd-remount-fs.service console-getty.service; do
     ln -sf /dev/null "$work/rootfs/etc/systemd/system/$unit"
@@ -52,9 +46,7 @@ if ! podman image exists "$image"; then
   mkdir -p "$work/rootfs/etc/systemd/system/ssh.service.d"
   printf '[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n' \
     >"$work/rootfs/etc/systemd/system/ssh.service.d/host-keys.conf"
-  rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
-  tar -C "$work/rootfs" -c . | podman import --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' - "$image" >"$work/import.log" 2>&1 \
-    || { cat "$work/import.log" >&2; exit 1; }
+  import_rootfs "$work/rootfs" "$image" 'CMD ["/sbin/init"]' 'ENV container=podman'
   log "built $image in $((SECONDS - start)) s"
 fi
 podman tag "$image" "$ALIAS"

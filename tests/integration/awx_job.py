@@ -67,10 +67,10 @@ _Dumper.add_representer(Unsafe, lambda dumper, value: dumper.represent_scalar("!
 
 
 def definitions(state_dir):
-    """extensions/awx/definitions.yml with what apply.yml renders rendered (gpuops_awx_state_dir = ``state_dir``)."""
+    """extensions/awx/definitions.yml with what apply.yml renders rendered (gpuops_awx_state_dir: ``state_dir``)."""
     with open(DEFINITIONS) as handle:
         data = yaml.load(handle, Loader=_Loader)
-    context = {"gpuops_awx_state_dir": str(state_dir)}
+    context = {"gpuops_awx_state_dir": str(state_dir), "gpuops_awx_organization": "Default"}
 
     def render(node):
         if isinstance(node, dict):

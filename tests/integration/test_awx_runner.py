@@ -12,14 +12,17 @@ __metaclass__ = type
 
 import os
 import secrets
+import subprocess
 
 import pytest
+import yaml
 
 from awx_job import (artifacts, definitions, files_holding, job_template, run_job, script_inventory,
                      write_private_data_dir)
-from ee_image import build_image
-from site_run import not_converged, site_inventory
+from ee_image import build_image, tool
+from site_run import ROOT, not_converged, site_inventory
 
+APPLY = os.path.join(ROOT, "extensions", "awx", "apply.yml")
 VCENTER, BMC, TOKEN = "gpuops.vgpu vCenter", "gpuops.vgpu BMC", "gpuops.vgpu NVIDIA license token"
 # What the credentials carry, so the AWX inventory does not.
 CREDENTIAL_VARS = ("vcenter_username", "vcenter_password", "bmc_username", "bmc_password")
@@ -38,6 +41,14 @@ def credentials(lab):
         BMC: {"username": lab.bmc_credentials[0], "password": lab.bmc_credentials[1], "validate_certs": False},
         TOKEN: {"token": "gpuops-test-token-" + secrets.token_hex(16), "filename": "client_configuration_token.tok"},
     }
+
+
+def awx_setup(lab, tmp_path):
+    """The folder AWX exposes to the jobs, the definitions, the credentials and the AWX inventory for this lab."""
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    inventory = script_inventory([lab.inventory, str(site_inventory(lab, tmp_path / "site.yml"))], CREDENTIAL_VARS)
+    return state_dir, definitions(state_dir), credentials(lab), inventory
 
 
 def secret_values(defs, creds):
@@ -66,11 +77,7 @@ def test_every_password_and_token_input_is_secret(tmp_path):
 
 def test_site_job_template_run_as_awx_runs_it(lab, tmp_path, ee_image):
     start = lab.state()
-    state_dir = tmp_path / "state"
-    state_dir.mkdir()
-    defs = definitions(state_dir)
-    creds = credentials(lab)
-    inventory = script_inventory([lab.inventory, str(site_inventory(lab, tmp_path / "site.yml"))], CREDENTIAL_VARS)
+    state_dir, defs, creds, inventory = awx_setup(lab, tmp_path)
     template = job_template(defs, "gpuops site")
     job = write_private_data_dir(tmp_path / "job", defs, template, 4201, inventory, creds,
                                  {"cluster_lock_wait": 300, "doctor_fail_on": "fail"})
@@ -86,16 +93,12 @@ def test_site_workflow_runs_its_layers_as_awx_jobs(lab, tmp_path, ee_image):
     """The workflow's success path, one job (and one private data directory) per node, as AWX runs it: the layers
     share the workflow's lock and the records the state directory keeps between jobs."""
     start = lab.state()
-    state_dir = tmp_path / "state"
-    state_dir.mkdir()
-    defs = definitions(state_dir)
-    creds = credentials(lab)
-    inventory = script_inventory([lab.inventory, str(site_inventory(lab, tmp_path / "site.yml"))], CREDENTIAL_VARS)
+    state_dir, defs, creds, inventory = awx_setup(lab, tmp_path)
     nodes = dict((node["identifier"], node) for node in defs["gpuops_awx_workflow"]["nodes"])
     node, ran = defs["gpuops_awx_workflow"]["nodes"][0], []
     while node:
         job_id = 5000 + len(ran)
-        template = job_template(defs, node["job_template"])
+        template = job_template(defs, node["unified_job_template"]["name"])
         survey = dict((question["variable"], question["default"]) for question in
                       (defs["gpuops_awx_survey_questions"][name] for name in template.get("survey", [])))
         job = write_private_data_dir(tmp_path / node["identifier"], defs, template, job_id, inventory, creds,
@@ -103,10 +106,29 @@ def test_site_workflow_runs_its_layers_as_awx_jobs(lab, tmp_path, ee_image):
         run = run_job(job, template, job_id, ee_image, mounts=[str(state_dir)])
         assert_clean_end(job, job_id, run, secret_values(defs, creds))
         ran.append(node["identifier"])
-        following = node.get("success", []) + node.get("always", [])
-        node = nodes[following[0]] if following else None
+        following = node["related"]["success_nodes"] + node["related"]["always_nodes"]
+        node = nodes[following[0]["identifier"]] if following else None
 
     assert ran == ["bios", "hosts", "cluster", "vms", "cluster-restore", "unlock", "guests", "gpu-inventory",
                    "doctor", "report"]
     assert not_converged(lab, start, state_dir) == []
     assert (state_dir / "reports" / "fleet-report.html").is_file()
+
+
+def test_apply_playbook_passes_the_awx_modules_argument_checks(tmp_path):
+    """No AWX server runs here: each task of extensions/awx/apply.yml runs against a closed port, so the awx.awx
+    module checks its arguments and then fails to connect; an unknown or ill-typed argument fails before that."""
+    play = yaml.safe_load(open(APPLY))[0]
+    answers = tmp_path / "my-awx.yml"
+    answers.write_text(yaml.safe_dump({
+        "gpuops_awx_inventory": "gpu datacenter", "gpuops_awx_ee_image": "registry.example.com/gpuops-vgpu-ee:0.1.0",
+        "gpuops_awx_project_scm_url": "https://git.example.com/gpuops/vgpu.git",
+        "gpuops_awx_credentials": {VCENTER: "vcenter", BMC: "bmc", TOKEN: "license token"}}))
+    env = dict(os.environ, CONTROLLER_HOST="https://127.0.0.1:9", CONTROLLER_USERNAME="admin",
+               CONTROLLER_PASSWORD="unused", ANSIBLE_NOCOLOR="1")
+    for task in play["tasks"]:
+        run = subprocess.run([tool("ansible-playbook"), APPLY, "-e", "@%s" % answers, "--start-at-task",
+                              task["name"]], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, check=False, timeout=300)
+        first = [line for line in run.stdout.splitlines() if line.startswith(("fatal:", "failed:"))][:1]
+        assert first and "Failed to get token" in first[0], "%s:\n%s" % (task["name"], run.stdout[-3000:])

@@ -21,15 +21,11 @@ PACKAGES=python3,python3-pip,python3-venv,ca-certificates,openssh-client
 
 log() { echo "ee-base-image: $*" >&2; }
 
-# shellcheck source=lab/guests/podman-settings.sh
-source "$ROOT/lab/guests/podman-settings.sh"
-write_containers_conf "$CONF"
-export CONTAINERS_CONF=$CONF
+# shellcheck source=lab/guests/image-build.sh
+source "$ROOT/lab/guests/image-build.sh"
+image_build_begin "$CONF" ee-base-image
 
-exec 9>"$(dirname "$CONF")/ee-base-image.lock"
-flock 9
-
-hash=$( (cat "$0" "$HERE/apt-package-manager" "$ROOT/lab/guests/podman-settings.sh"
+hash=$( (cat "$0" "$HERE/apt-package-manager" "$ROOT/lab/guests/image-build.sh"
          echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
 image=$NAME:$hash
 
@@ -38,15 +34,11 @@ if ! podman image exists "$image"; then
   trap 'rm -rf "$work"' EXIT
   log "building $image (debootstrap bookworm from $MIRROR)"
   start=$SECONDS
-  debootstrap --variant=minbase --include="$PACKAGES" bookworm "$work/rootfs" "$MIRROR" >"$work/debootstrap.log" 2>&1 \
-    || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
-  echo "deb $MIRROR bookworm main" >"$work/rootfs/etc/apt/sources.list"
+  debootstrap_rootfs "$work/rootfs" "$PACKAGES" "$MIRROR"
   install -m 0755 "$HERE/apt-package-manager" "$work/rootfs/usr/local/bin/apt-package-manager"
-  rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"* \
-    "$work/rootfs/usr/share/doc/"* "$work/rootfs/usr/share/man/"*
+  rm -rf "$work/rootfs/var/lib/apt/lists/"* "$work/rootfs/usr/share/doc/"* "$work/rootfs/usr/share/man/"*
   # ansible-core refuses to run without a UTF-8 locale; C.UTF-8 is part of Debian's libc.
-  tar -C "$work/rootfs" -c . | podman import --change 'ENV LANG=C.UTF-8' --change 'ENV LC_ALL=C.UTF-8' \
-    --change 'CMD ["/bin/bash"]' - "$image" >"$work/import.log" 2>&1 || { cat "$work/import.log" >&2; exit 1; }
+  import_rootfs "$work/rootfs" "$image" 'ENV LANG=C.UTF-8' 'ENV LC_ALL=C.UTF-8' 'CMD ["/bin/bash"]'
   log "built $image in $((SECONDS - start)) s"
 fi
 podman tag "$image" "$ALIAS"
