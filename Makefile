@@ -78,7 +78,7 @@ build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .
 
 # The execution environment (execution-environment.yml) from the project's own Debian base image.
-ee: build
+ee: deps
 	tools/ee/build.sh
 
 bench: lab-build

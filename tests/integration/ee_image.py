@@ -2,8 +2,8 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The collection's execution environment for the tests that run playbooks inside it: built from the checkout
-(the collection tarball, then tools/ee/build.sh, which reuses podman's cache), the tools that start it, and
-podman's own record of the containers it ran."""
+(tools/ee/build.sh, which reuses podman's cache), the tools that start it, and podman's own record of the
+containers it ran."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -33,15 +33,12 @@ def podman_env():
 
 
 def build_image():
-    """Builds the image from the checkout; returns its name."""
+    """Builds the image from the checkout (tools/ee/build.sh); returns its name."""
     env = dict(podman_env(), EE_IMAGE=IMAGE, PATH=os.path.dirname(tool("ansible-builder")) + os.pathsep
                + os.environ.get("PATH", ""))
-    steps = [[tool("ansible-galaxy"), "collection", "build", "--force", "--output-path", ".tmp/dist", "."],
-             [os.path.join(ROOT, "tools", "ee", "build.sh")]]
-    for argv in steps:
-        proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, check=False, timeout=1200)
-        assert proc.returncode == 0, "%s failed:\n%s" % (" ".join(argv), proc.stdout[-4000:])
+    proc = subprocess.run([os.path.join(ROOT, "tools", "ee", "build.sh")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, check=False, timeout=1200)
+    assert proc.returncode == 0, "tools/ee/build.sh failed:\n%s" % proc.stdout[-4000:]
     return IMAGE
 
 
