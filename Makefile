@@ -18,13 +18,14 @@ export ANSIBLE_FORKS ?= 20
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
-        build bench clean soak
+        build bench clean soak ee
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
 	@echo "make test       every check: lint, sanity, unit, integration and molecule tests"
 	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
 	@echo "make build      build the collection tarball"
+	@echo "make ee         build the execution environment image (ansible-builder, podman; no registry needed)"
 	@echo "make soak       site.yml killed at many seeded points and run under many chaos seeds, each run to convergence"
 
 deps: $(VENV)/.requirements.sha256 collection-link
@@ -78,6 +79,10 @@ soak: deps lab-build
 
 build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .
+
+# The execution environment (execution-environment.yml) from the project's own Debian base image.
+ee: deps
+	tools/ee/build.sh
 
 bench: lab-build
 	$(PY) bench/run.py $(BENCH_ARGS)

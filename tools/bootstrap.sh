@@ -22,6 +22,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# ansible-navigator refuses podman without the host's POSIX message queues (runner starts the EE with --ipc=host);
+# systemd mounts them on most machines, a container host may not.
+if [ ! -d /dev/mqueue ] && [ "$(id -u)" -eq 0 ]; then
+  mkdir -p /dev/mqueue && mount -t mqueue mqueue /dev/mqueue
+fi
+
 PYTHON=${PYTHON:-python3}
 stamp=.venv/.requirements.sha256
 want=$(cat requirements.txt tests/requirements.txt | sha256sum | cut -d' ' -f1)

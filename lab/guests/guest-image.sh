@@ -22,34 +22,12 @@ PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,python3-pack
 
 log() { echo "guest-image: $*" >&2; }
 
-# Rootful podman 4.3 on this kernel (hybrid cgroups, no CAP_SYS_RESOURCE): runc instead of crun, and ulimits a
-# container may raise to without that capability.
-write_containers_conf() {
-  local nofile nproc pid_max
-  nofile=$(ulimit -Hn)
-  nproc=$(ulimit -Hu)
-  pid_max=$(cat /proc/sys/kernel/pid_max)
-  [ "$nofile" = unlimited ] && nofile=1048576
-  [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ] && nproc=$pid_max
-  mkdir -p "$(dirname "$CONF")"
-  cat >"$CONF.new" <<TOML
-[containers]
-default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-
-[engine]
-runtime = "runc"
-TOML
-  mv "$CONF.new" "$CONF"
-}
-
-write_containers_conf
-export CONTAINERS_CONF=$CONF
-
+# shellcheck source=lab/guests/image-build.sh
+source "$HERE/image-build.sh"
 # One build at a time: scenarios started together wait for the first build instead of repeating it.
-exec 9>"$(dirname "$CONF")/guest-image.lock"
-flock 9
+image_build_begin "$CONF" guest-image
 
-hash=$( (cat "$0"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
+hash=$( (cat "$0" "$HERE/image-build.sh"; echo "$MIRROR $PACKAGES $(uname -m)") | sha256sum | cut -c1-16)
 image=$NAME:$hash
 
 if ! podman image exists "$image"; then
@@ -57,10 +35,8 @@ if ! podman image exists "$image"; then
   trap 'rm -rf "$work"' EXIT
   log "building $image (debootstrap bookworm from $MIRROR)"
   start=$SECONDS
-  debootstrap --variant=minbase --include="$PACKAGES" bookworm "$work/rootfs" "$MIRROR" >"$work/debootstrap.log" 2>&1 \
-    || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
   # The guest resolves package dependencies from the mirror (apt install ./driver.deb), like a real VM.
-  echo "deb $MIRROR bookworm main" >"$work/rootfs/etc/apt/sources.list"
+  debootstrap_rootfs "$work/rootfs" "$PACKAGES" "$MIRROR"
   # Units that only make sense on a real machine stay off in the container.
   for unit in getty@tty1.service systemd-remount-fs.service console-getty.service; do
     ln -sf /dev/null "$work/rootfs/etc/systemd/system/$unit"
@@ -70,14 +46,10 @@ if ! podman image exists "$image"; then
   mkdir -p "$work/rootfs/etc/systemd/system/ssh.service.d"
   printf '[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n' \
     >"$work/rootfs/etc/systemd/system/ssh.service.d/host-keys.conf"
-  rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
-  tar -C "$work/rootfs" -c . | podman import --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' - "$image" >"$work/import.log" 2>&1 \
-    || { cat "$work/import.log" >&2; exit 1; }
+  import_rootfs "$work/rootfs" "$image" 'CMD ["/sbin/init"]' 'ENV container=podman'
   log "built $image in $((SECONDS - start)) s"
 fi
 podman tag "$image" "$ALIAS"
 # Images of earlier inputs are of no use any more.
-for old in $(podman images --format '{{.Repository}}:{{.Tag}}' "$NAME"); do
-  case $old in "$image" | "$ALIAS") ;; "$NAME":*) podman rmi "$old" >/dev/null 2>&1 || true ;; esac
-done
+prune_images "$NAME" "$image" "$ALIAS"
 echo "$image"
