@@ -229,10 +229,15 @@ func (img *clusterImage) commitHistory() []imageCommitJSON {
 	return out
 }
 
+// stopsVMs tells whether a pre-remediation power action powers off or suspends the host's running VMs.
+func stopsVMs(action string) bool {
+	return action == powerOffVMs || action == suspendVMs || action == suspendVMsToMemory
+}
+
 // powerAction powers off or suspends the powered-on VMs of a host as the policy asks, before maintenance mode;
 // it returns the VMs it changed and why it failed (""). The caller holds l.mu.
 func (v *vlcmState) powerAction(host types.ManagedObjectReference, action string) ([]*labVM, string) {
-	if action != powerOffVMs && action != suspendVMs && action != suspendVMsToMemory {
+	if !stopsVMs(action) {
 		return nil, ""
 	}
 	var changed []*labVM

@@ -93,6 +93,10 @@ func TestRemediationPowerActions(t *testing.T) {
 			base := imageWithDriver(t, tl, a)
 			policy := "/api/esx/settings/clusters/" + tl.clusters[0].Value + "/policies/apply"
 			a.do(http.MethodPut, policy, map[string]interface{}{"pre_remediation_power_action": action}, nil)
+			check := a.task(http.MethodPost, base+"?action=check&vmw-task=true", map[string]interface{}{})
+			if status := check.Result.(map[string]interface{})["status"]; status != "OK" {
+				t.Errorf("the pre-check counts the VM that the policy stops: %s", mustJSON(t, check.Result))
+			}
 			info := a.task(http.MethodPost, base+"?action=apply&vmw-task=true", map[string]interface{}{"accept_eula": true})
 			if info.Status != "SUCCEEDED" {
 				t.Fatalf("apply: %s", errorText(info))

@@ -357,8 +357,9 @@ func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImag
 		var connection, maintenance []string
 		if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 			connection = append(connection, fmt.Sprintf("Host %s is %s.", obj.Name, obj.Runtime.ConnectionState))
-		} else if v.hostCompliance(host, t).Status != "COMPLIANT" && !obj.Runtime.InMaintenanceMode {
-			if _, f := v.lab.planEvacuation(h, obj, false); f != nil {
+		} else if v.hostCompliance(host, t).Status != "COMPLIANT" && !obj.Runtime.InMaintenanceMode &&
+			!stopsVMs(*t.policy.PowerAction) {
+			if _, f := v.lab.planEvacuation(h, obj, *t.policy.EvacuateOfflineVMs); f != nil {
 				maintenance = append(maintenance, f.msg)
 			}
 		}
