@@ -121,3 +121,32 @@ func TestRemediationPowerActions(t *testing.T) {
 		})
 	}
 }
+
+// An injected remediation failure stops the apply on that host: it keeps its components and stays in maintenance
+// mode, the hosts after it are skipped.
+func TestInjectedRemediationFailure(t *testing.T) {
+	tl := startLab(t)
+	tl.vlcm.remediationDelay = 0
+	a := tl.login(t)
+	base := imageWithDriver(t, tl, a)
+	first := tl.state(t).Hosts[0].Name
+	if err := (&Fault{Kind: faultFailRemediation, VM: "vm-1", Host: first}).Validate(func(string) bool { return true }); err == nil {
+		t.Errorf("fail_remediation with a vm is accepted")
+	}
+	f := Fault{Kind: faultFailRemediation, Host: first}
+	if err := f.Validate(func(string) bool { return true }); err != nil || f.Count != 1 {
+		t.Fatalf("fault: %v %+v", err, f)
+	}
+	tl.faults.Add(f)
+	info := a.task(http.MethodPost, base+"?action=apply&vmw-task=true", map[string]interface{}{"accept_eula": true})
+	if info.Status != "FAILED" || !strings.Contains(errorText(info), "installing the image failed") {
+		t.Fatalf("apply: %s", errorText(info))
+	}
+	s := tl.state(t)
+	if s.Hosts[0].Components[driver] != "" || !s.Hosts[0].MaintenanceMode || s.Hosts[1].Components[driver] != "" {
+		t.Errorf("hosts after the failure: %+v %+v", s.Hosts[0], s.Hosts[1])
+	}
+	if again := a.task(http.MethodPost, base+"?action=apply&vmw-task=true", map[string]interface{}{"accept_eula": true}); again.Status != "SUCCEEDED" {
+		t.Errorf("the fault is used up, the next apply succeeds: %s", errorText(again))
+	}
+}

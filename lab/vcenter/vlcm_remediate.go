@@ -514,6 +514,11 @@ func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference
 
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
+	if v.lab.faults.Take(faultFailRemediation, hostName, "") != nil {
+		v.lab.logf("vLCM: host %s: installing the image failed (injected fault)", hostName)
+		return "ERROR", fmt.Sprintf("Host %s: installing the image failed; the host keeps what it ran and stays "+
+			"in maintenance mode.", hostName)
+	}
 	v.installed[host] = copyMap(want.components)
 	v.lab.vgpuEvents = append(v.lab.vgpuEvents, vgpuEventJSON{Seq: len(v.lab.vgpuEvents) + 1, Event: "host_image",
 		Host: hostName, HostDriver: v.hostDriver(host)})
