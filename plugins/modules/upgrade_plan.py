@@ -19,9 +19,9 @@ description:
     while its host is out (moved by vMotion to a GPU carved for its profile or idle, suspended, or shut down) with the
     expected interruption, and the order of guest driver upgrades that keeps every guest on a driver its host's vGPU
     Manager accepts at every step.
-  - NVIDIA's rule (vGPU release notes, "Compatibility Requirements for the NVIDIA vGPU Manager and Guest VM
-    Driver"): a vGPU Manager accepts guest drivers of its own branch, of the previous branch and, for an LTS
-    manager, of the previous LTS branch. Hosts therefore go first and guests after every host of their cluster runs
+  - NVIDIA's rule, from the vGPU release notes (Compatibility Requirements for the NVIDIA vGPU Manager and Guest
+    VM Driver), is that a vGPU Manager accepts guest drivers of its own branch, of the previous branch and, for an
+    LTS manager, of the previous LTS branch. Hosts therefore go first and guests after every host of their cluster runs
     the target; a guest the target manager would not accept moves first when every current manager accepts the
     target guest driver.
   - Fails, naming each reason, when the upgrade cannot run as asked; nothing is changed by this module in any case.

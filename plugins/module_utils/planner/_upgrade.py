@@ -20,7 +20,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compati
 from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._upgrade_capacity import (
     UpgradeHost,
     evacuate,
-    profile_facts,
 )
 
 POLICIES = ("migrate", "suspend", "shutdown")
@@ -105,7 +104,7 @@ class UpgradePlanner(object):
             clusters.setdefault(host.cluster, []).append(host)
         self.clusters = [(name, sorted(hosts, key=lambda h: h.name)) for name, hosts in sorted(
             clusters.items(), key=lambda item: item[0] or "")]
-        if depot is not None and self.target not in set(str(v).split("-")[0] for v in depot):
+        if depot is not None and self.target not in set(str(v).split("-", 1)[0] for v in depot):
             self.block("bundle-not-in-depot", "The vGPU Manager %s is in no imported depot (depots hold %s)."
                        % (self.target, ", ".join(sorted(set(str(v) for v in depot))) or "no NVIDIA host driver"),
                        "Import its offline bundle with vlcm_depot first, or pick a version the depots hold.")

@@ -22,21 +22,21 @@ def plan_lines(plan):
         " (vGPU %s)" % target["release"] if target.get("release") else "")]
     for step in plan["steps"]:
         drivers = ", ".join(sorted(set(step["host_driver"]["from"].values())))
-        lines.append("Step %d: %s from %s to %s." % (step["step"], ", ".join(step["hosts"]), drivers,
-                                                       step["host_driver"]["to"]))
+        lines.append("Step %d: %s from %s to %s." % (
+            step["step"], ", ".join(step["hosts"]), drivers, step["host_driver"]["to"]))
         for row in step["vms"]:
             where = " to %s (GPU %s)" % (row["to_host"], row["to_gpu"]) if row["to_host"] else ""
             downtime = ", down about %d s" % row["downtime_s"] if row["downtime_s"] else ""
-            lines.append("  %s (%s on %s): %s%s%s." % (row["vm"], row["profile"], row["host"], row["action"], where,
-                                                       downtime))
+            lines.append("  %s (%s on %s): %s%s%s." % (
+                row["vm"], row["profile"], row["host"], row["action"], where, downtime))
     for upgrade in plan["guest_upgrades"]:
         lines.append("Guest %d: %s on %s, GRID driver %s to %s, %s." % (
             upgrade["order"], upgrade["vm"], upgrade["host"], upgrade["from"], upgrade["to"],
             "before the hosts" if upgrade["when"] == "before_hosts" else "after every host of its cluster"))
     for cluster in plan["clusters"]:
         if cluster["already_at_target"]:
-            lines.append("Cluster %s: %s already run the target." % (cluster["name"],
-                                                                    ", ".join(cluster["already_at_target"])))
+            lines.append("Cluster %s: %s already run the target." % (
+                cluster["name"], ", ".join(cluster["already_at_target"])))
     lines.extend("Blocked: %s %s" % (b["message"], b["hint"]) for b in plan["blocked"])
     lines.extend("Note: %s" % note for note in plan["notes"])
     if len(lines) == 1:

@@ -27,8 +27,8 @@ def test_filters_on_a_plan():
 
 
 @pytest.mark.parametrize("filter_name, value, needle", [
-    ("upgrade_step_power_action", {"step": 2, "hosts": ["h"], "vms": [{"vm": "a", "action": "suspend"},
-                                                                     {"vm": "b", "action": "shutdown"}]},
+    ("upgrade_step_power_action",
+     {"step": 2, "hosts": ["h"], "vms": [{"vm": "a", "action": "suspend"}, {"vm": "b", "action": "shutdown"}]},
      "mixes VM actions"),
     ("upgrade_plan_lines", {"steps": []}, "upgrade_plan_lines: 'target'"),
 ])
