@@ -22,8 +22,8 @@ def test_progress_counts_the_newest_host_branch():
     drivers = _fleet_drivers.progress(["R535", "R525", None, "R535"], ["R525", "R525", "R535"])
     assert drivers == {"hosts": {"R535": 2, "R525": 1}, "guests": {"R525": 2, "R535": 1}, "newest_branch": "R535",
                        "hosts_on_newest": 2, "guests_on_newest": 1, "in_progress": True}
-    assert _fleet_drivers.summary_card(drivers, 4, 3) == ("R535: 2 / 4 hosts, 1 / 3 guests",
-                                                           "driver upgrade under way")
+    assert _fleet_drivers.summary_card(drivers, 4, 3) == (
+        "R535: 2 / 4 hosts, 1 / 3 guests", "driver upgrade under way")
 
 
 def test_one_branch_everywhere_or_none_known():
