@@ -15,8 +15,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
+from conftest import ROOT
 from vlcm_lab import BASE_IMAGE, DAEMON, DRIVER, GPU_HOSTS, Depot, Rest, set_image, vlcm_lab_at_start
 from vsphere_direct import Direct
 
@@ -112,6 +118,24 @@ def test_check_mode_prints_the_plan_and_changes_nothing(lab, run_tasks, tmp_path
                for line in lines)
     assert lab.state() == before
     assert not (tmp_path / "driver_upgrade.json").exists()
+
+
+def test_the_playbook_in_check_mode_prints_the_plan(lab, run_tasks, tmp_path, bundles):
+    hot_migrate(run_tasks, True)
+    before = lab.state()
+    extra = {"driver_upgrade_bundles": bundles, "driver_upgrade_target_host_driver": NEW,
+             "driver_upgrade_current_guest_driver": OLD_GUEST, "vgpu_clusters": ["gpu-cluster"],
+             "driver_upgrade_state_file": str(tmp_path / "driver_upgrade.json"),
+             "vcenter_port": lab.connection["port"]}
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1")
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+            os.path.join("playbooks", "upgrade.yml"), "--check", "--tags", "upgrade_hosts", "-e", json.dumps(extra)]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert '"Step 3: esxi-01.lab.local from 525.105.14 to 535.54.06."' in proc.stdout
+    assert lab.state()["hosts"] == before["hosts"] and lab.state()["vms"] == before["vms"]
 
 
 @pytest.mark.parametrize("policy, hot, state_after", [
