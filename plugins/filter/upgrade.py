@@ -29,6 +29,12 @@ def upgrade_step_power_action(step):
     return _upgrade_report.step_power_action(step)
 
 
+@_plan_filter
+def upgrade_host_drivers(compliance):
+    """``scan.compliance_before | gpuops.vgpu.upgrade_host_drivers``: the vGPU Manager each host runs."""
+    return _upgrade_report.host_drivers(compliance)
+
+
 class FilterModule(object):
     """The collection's upgrade plan filters."""
 
@@ -36,4 +42,5 @@ class FilterModule(object):
         return {
             "upgrade_plan_lines": upgrade_plan_lines,
             "upgrade_step_power_action": upgrade_step_power_action,
+            "upgrade_host_drivers": upgrade_host_drivers,
         }

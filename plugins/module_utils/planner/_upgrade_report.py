@@ -1,13 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""An upgrade plan for people (one line per step and VM) and for vLCM (the power action of a step's hosts)."""
+"""An upgrade plan for people (one line per step and VM) and for vLCM (the power action of a step's hosts), and the
+vGPU Manager each host runs as a vLCM compliance scan reports it (the plan's input)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+
+# NVIDIA's vGPU host driver components in a vLCM image (vGPU and AI Enterprise bundles).
+HOST_DRIVER_COMPONENT = re.compile(r"^NVD-(?:VGPU|AIE)-")
 
 # vlcm_remediate's vm_power_action per planned action. vLCM has no guest shutdown before maintenance mode; its
 # closest action powers the VMs off.
@@ -55,3 +61,15 @@ def step_power_action(step):
                              for action in actions)),
                          hint="Give the VMs of one host the same policy (driver_upgrade_vm_policies).")
     return VLCM_POWER_ACTIONS[actions[0]] if actions else "keep"
+
+
+def host_drivers(compliance):
+    """``{host: vGPU Manager version}`` from a compliance summary (``vlcm_remediate``'s ``compliance_before``,
+    ``vlcm_info``'s ``compliance``): the version of the NVIDIA host driver component each host runs now; hosts
+    without one are left out."""
+    drivers = {}
+    for host in (compliance or {}).get("hosts") or []:
+        for name, component in (host.get("components") or {}).items():
+            if HOST_DRIVER_COMPONENT.match(name) and (component or {}).get("current"):
+                drivers[host["name"]] = component["current"].split("-", 1)[0]
+    return drivers
