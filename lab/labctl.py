@@ -279,8 +279,11 @@ def cmd_up(args):
     cert, key = ensure_certificate(state_dir)
     depot_dir = os.path.join(state_dir, "depot")  # offline bundles, served at /lab/depot/ for vLCM imports
     os.makedirs(depot_dir, exist_ok=True)
-    for preset in ("nvidia-host-driver", "nvidia-gpu-mgmt-daemon"):
-        subprocess.run([sys.executable, MAKE_BUNDLE, preset, depot_dir], check=True, stdout=subprocess.DEVNULL)
+    # Two vGPU releases, so clusters can move between them: vGPU 15.2 (R525) and vGPU 16.0 (R535).
+    for driver in ("525.105.14", "535.54.06"):
+        for preset in ("nvidia-host-driver", "nvidia-gpu-mgmt-daemon"):
+            subprocess.run([sys.executable, MAKE_BUNDLE, preset, depot_dir, "--driver", driver], check=True,
+                           stdout=subprocess.DEVNULL)
 
     services = {}
     ready = os.path.join(state_dir, "vcenter.ready")

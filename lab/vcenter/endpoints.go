@@ -16,6 +16,18 @@ type stateJSON struct {
 	VMs         []vmJSON               `json:"vms"`
 	Settings    map[string]interface{} `json:"settings"`
 	Depots      []depotStateJSON       `json:"depots"` // vLCM offline depots
+	VGPUEvents  []vgpuEventJSON        `json:"vgpu_events"`
+}
+
+// vgpuEventJSON is one vGPU start or stop on a host, or one host's new image (event host_image, no VM).
+type vgpuEventJSON struct {
+	Seq        int    `json:"seq"`
+	Event      string `json:"event"` // vgpu_start, vgpu_stop or host_image
+	VM         string `json:"vm,omitempty"`
+	Host       string `json:"host"`
+	GPU        string `json:"gpu,omitempty"`
+	Profile    string `json:"profile,omitempty"`
+	HostDriver string `json:"host_driver"` // the NVIDIA host driver component version the host runs, "" if none
 }
 
 type datacenterJSON struct {
@@ -38,6 +50,9 @@ type clusterJSON struct {
 	// The desired vLCM image (effective components, base image included); null when not image-managed.
 	Image        map[string]string `json:"image"`
 	ImageManaged bool              `json:"image_managed"`
+	// The commit the image is at, and every commit with its image, oldest first (empty when not image-managed).
+	ImageCommit  string            `json:"image_commit"`
+	ImageCommits []imageCommitJSON `json:"image_commits"`
 	// vLCM drafts of the cluster's image that were neither committed nor deleted.
 	Drafts int `json:"drafts"`
 	// Custom attributes by name (the cluster lock of gpuops.vgpu.cluster_lock among them).
@@ -237,6 +252,7 @@ func (l *Lab) state() stateJSON {
 	for _, vm := range vms {
 		s.VMs = append(s.VMs, l.vmState(vm))
 	}
+	s.VGPUEvents = append([]vgpuEventJSON{}, l.vgpuEvents...)
 	for _, o := range labOptions {
 		s.Settings[o.key] = l.settings.value(o.key)
 	}

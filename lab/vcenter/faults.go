@@ -12,17 +12,23 @@ const (
 	faultDropConnection  = "drop_connection"  // the next SOAP request's connection closes without an answer
 	faultShutdownIgnored = "shutdown_ignored" // ShutdownGuest succeeds but the guest never shuts down
 	faultShutdownDelay   = "shutdown_delay"   // the guest takes delay_ms to shut down
+	// faultFailRemediation: the next vLCM remediation of the host fails while installing the image; the host keeps
+	// what it ran and stays in maintenance mode.
+	faultFailRemediation = "fail_remediation"
 
 	maxShutdownDelayMS = 600000
 )
 
-var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultShutdownIgnored, faultShutdownDelay}
+var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultShutdownIgnored, faultShutdownDelay,
+	faultFailRemediation}
 
 // Fault is an injected fault, as POST /lab/faults takes it and GET /lab/faults lists it.
 type Fault struct {
 	ID   int    `json:"id"`
 	Kind string `json:"kind"`
 	VM   string `json:"vm,omitempty"`
+	// Host names the host of fail_remediation.
+	Host string `json:"host,omitempty"`
 	// Method limits drop_connection to SOAP requests of that method (e.g. ReconfigVM_Task); empty means any.
 	Method string `json:"method,omitempty"`
 	// Count is the number of uses left; 0 means until DELETE /lab/faults (shutdown_ignored, shutdown_delay).
@@ -56,6 +62,13 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 		if f.VM != "" {
 			return fmt.Errorf("%s applies to any SOAP request and takes no \"vm\"", f.Kind)
 		}
+	case faultFailRemediation:
+		if f.Host == "" || f.VM != "" {
+			return fmt.Errorf("%s needs \"host\" and takes no \"vm\"", f.Kind)
+		}
+	}
+	if f.Host != "" && f.Kind != faultFailRemediation {
+		return fmt.Errorf("\"host\" only applies to %s", faultFailRemediation)
 	}
 	if f.Method != "" && f.Kind != faultDropConnection {
 		return fmt.Errorf("\"method\" applies only to %s", faultDropConnection)
@@ -64,7 +77,7 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 		return fmt.Errorf("no VM named %q", f.VM)
 	}
 	switch f.Kind {
-	case faultFailReconfigure, faultDropConnection:
+	case faultFailReconfigure, faultDropConnection, faultFailRemediation:
 		if f.Count == 0 {
 			f.Count = 1
 		}
@@ -105,7 +118,11 @@ func (s *FaultStore) Take(kind, vm, method string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.Kind != kind || (f.VM != "" && f.VM != vm) || (f.Method != "" && f.Method != method) {
+		target := f.VM
+		if f.Host != "" {
+			target = f.Host
+		}
+		if f.Kind != kind || (target != "" && target != vm) || (f.Method != "" && f.Method != method) {
 			continue
 		}
 		taken := *f

@@ -28,6 +28,9 @@ type Lab struct {
 	chaos    *chaos
 	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
 	vlcm     *vlcmState     // vSphere Lifecycle Manager (REST, vlcm*.go)
+	// vgpuEvents records, in order, every vGPU start and stop and every host image change (vgpu_events in
+	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
+	vgpuEvents []vgpuEventJSON
 
 	datacenters []types.ManagedObjectReference
 	clusters    []types.ManagedObjectReference

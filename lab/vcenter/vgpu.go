@@ -461,6 +461,7 @@ func (l *Lab) commit(vm *labVM, chosen []vgpuPlacement) {
 		g.vgpus = append(g.vgpus, slot)
 		vm.slots = append(vm.slots, slot)
 		hosts[g.host] = true
+		l.recordVGPU("vgpu_start", vm, slot)
 	}
 	for h := range hosts {
 		h.publish()
@@ -473,6 +474,7 @@ func (l *Lab) release(vm *labVM) {
 	hosts := map[*hostState]bool{}
 	for _, s := range vm.slots {
 		g := s.gpu
+		l.recordVGPU("vgpu_stop", vm, s)
 		for i, other := range g.vgpus {
 			if other == s {
 				g.vgpus = append(g.vgpus[:i], g.vgpus[i+1:]...)

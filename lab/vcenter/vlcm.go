@@ -74,6 +74,8 @@ type clusterImage struct {
 	busy       string // the apply, scan or check running on the cluster
 	compliance *clusterCompliance
 	lastApply  *applyResult
+	policy     applyPolicy          // remediation settings configured on the cluster (policies/apply)
+	commits    map[int]*imageCommit // every commit of the image, by number
 }
 
 type imageDraft struct {
@@ -121,6 +123,7 @@ func newVLCM(l *Lab, topo *Topology) *vlcmState {
 		if len(cluster.Host) > 0 && v.installed[cluster.Host[0]][baseImageComponent] != "" {
 			img.baseImage = v.installed[cluster.Host[0]][baseImageComponent]
 		}
+		img.record("lab", "Initial image")
 		v.images[ref] = img
 	}
 	return v
@@ -355,8 +358,11 @@ func (v *vlcmState) addState(s *stateJSON) {
 		if img := v.images[ref]; img != nil {
 			s.Clusters[i].ImageManaged = img.managed
 			s.Clusters[i].Drafts = len(img.drafts)
+			s.Clusters[i].ImageCommits = []imageCommitJSON{}
 			if img.managed {
 				s.Clusters[i].Image = img.effective()
+				s.Clusters[i].ImageCommit = strconv.Itoa(img.commit)
+				s.Clusters[i].ImageCommits = img.commitHistory()
 			}
 		}
 	}

@@ -24,6 +24,7 @@ func (v *vlcmState) routes(rt *restRouter) {
 	rt.add(http.MethodGet, "/api/esx/settings/depot-content/base-images", v.listBaseImages)
 	v.imageRoutes(rt)
 	v.remediationRoutes(rt)
+	v.policyRoutes(rt)
 }
 
 type depotSummaryJSON struct {

@@ -408,6 +408,11 @@ func (v *vlcmState) commitDraft(c *restCall) {
 		}
 		img.baseImage, img.components = d.baseImage, copyMap(d.components)
 		img.commit++
+		description := ""
+		if spec.Message != nil {
+			description = *spec.Message
+		}
+		img.record(d.owner, description)
 		delete(img.drafts, d.id)
 		v.lab.logf("vLCM: cluster %s image commit %d: ESXi %s, components %v", name(ref), img.commit,
 			img.baseImage, img.components)

@@ -95,10 +95,12 @@ type target struct {
 	base       string
 	components map[string]string
 	commit     string
+	policy     applyPolicy // effective remediation settings
 }
 
 func (img *clusterImage) target() target {
-	return target{base: img.baseImage, components: img.effective(), commit: strconv.Itoa(img.commit)}
+	return target{base: img.baseImage, components: img.effective(), commit: strconv.Itoa(img.commit),
+		policy: img.policy.effective()}
 }
 
 // hostCompliance compares what a host runs with the target image. The caller holds l.mu.
@@ -355,8 +357,9 @@ func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImag
 		var connection, maintenance []string
 		if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 			connection = append(connection, fmt.Sprintf("Host %s is %s.", obj.Name, obj.Runtime.ConnectionState))
-		} else if v.hostCompliance(host, t).Status != "COMPLIANT" && !obj.Runtime.InMaintenanceMode {
-			if _, f := v.lab.planEvacuation(h, obj, false); f != nil {
+		} else if v.hostCompliance(host, t).Status != "COMPLIANT" && !obj.Runtime.InMaintenanceMode &&
+			!stopsVMs(*t.policy.PowerAction) {
+			if _, f := v.lab.planEvacuation(h, obj, *t.policy.EvacuateOfflineVMs); f != nil {
 				maintenance = append(maintenance, f.msg)
 			}
 		}
@@ -470,6 +473,10 @@ func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img
 	}
 	img.lastApply = result
 	img.compliance = v.scanCluster(ref, img.target())
+	if commit := img.commits[img.commit]; commit != nil && want.commit == strconv.Itoa(img.commit) &&
+		img.compliance.Status == "COMPLIANT" {
+		commit.applied = true
+	}
 	if len(failures) > 0 {
 		e := newVapiErr("ERROR", "Remediation of cluster %s failed: %s", name(ref), strings.Join(failures, " "))
 		e.Data = result
@@ -485,8 +492,17 @@ func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference
 	v.lab.mu.Lock()
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): entering maintenance mode", hostName, done+1, total)
 	wasInMaintenance := v.lab.hostObject(host).Runtime.InMaintenanceMode
-	if why := v.hostTask(host, true); why != "" {
+	policy := want.policy
+	stopped, why := v.powerAction(host, *policy.PowerAction)
+	if why == "" {
+		why = v.enterWithRetries(host, policy)
+	}
+	if why != "" {
+		failed := v.restorePower(stopped)
 		v.lab.mu.Unlock()
+		if len(failed) > 0 {
+			why += fmt.Sprintf(" VMs %s stay off.", strings.Join(failed, ", "))
+		}
 		return "ERROR", why // the maintenance mode task's message names the host and the VMs
 	}
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): installing the image", hostName, done+1, total)
@@ -498,25 +514,40 @@ func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference
 
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
+	if v.lab.faults.Take(faultFailRemediation, hostName, "") != nil {
+		v.lab.logf("vLCM: host %s: installing the image failed (injected fault)", hostName)
+		return "ERROR", fmt.Sprintf("Host %s: installing the image failed; the host keeps what it ran and stays "+
+			"in maintenance mode.", hostName)
+	}
 	v.installed[host] = copyMap(want.components)
+	v.lab.vgpuEvents = append(v.lab.vgpuEvents, vgpuEventJSON{Seq: len(v.lab.vgpuEvents) + 1, Event: "host_image",
+		Host: hostName, HostDriver: v.hostDriver(host)})
 	v.lab.logf("vLCM: host %s now runs %v", hostName, want.components)
 	if !wasInMaintenance {
 		t.Progress = fmt.Sprintf("Host %s (%d of %d): exiting maintenance mode", hostName, done+1, total)
-		if why := v.hostTask(host, false); why != "" {
+		if why := v.hostTask(host, false, false); why != "" {
 			return "ERROR", fmt.Sprintf("Host %s has the image but stays in maintenance mode: %s", hostName, why)
 		}
+	}
+	if failed := v.restorePower(stopped); len(failed) > 0 {
+		return "ERROR", fmt.Sprintf("Host %s runs the desired image, but VMs %s did not start again.", hostName,
+			strings.Join(failed, ", "))
 	}
 	return "OK", fmt.Sprintf("Host %s runs the desired image.", hostName)
 }
 
 // hostTask enters or exits maintenance mode through the simulator, so the lab's maintenance rules apply and the
 // tasks show in vCenter as vLCM's do. It returns why it failed, or "". The caller holds l.mu.
-func (v *vlcmState) hostTask(host types.ManagedObjectReference, enter bool) string {
+func (v *vlcmState) hostTask(host types.ManagedObjectReference, enter, evacuateOff bool) string {
 	obj := v.lab.hostObject(host)
 	var ref types.ManagedObjectReference
 	v.lab.as(host, func() {
 		if enter {
-			body := obj.EnterMaintenanceModeTask(&types.EnterMaintenanceMode_Task{This: host})
+			req := &types.EnterMaintenanceMode_Task{This: host, EvacuatePoweredOffVms: boolp(evacuateOff)}
+			saved := v.lab.inflight
+			v.lab.inflight = req
+			body := obj.EnterMaintenanceModeTask(req)
+			v.lab.inflight = saved
 			ref = body.(*methods.EnterMaintenanceMode_TaskBody).Res.Returnval
 		} else {
 			body := obj.ExitMaintenanceModeTask(&types.ExitMaintenanceMode_Task{This: host})

@@ -69,6 +69,15 @@ options:
       - Seconds to wait for the scan, the pre-checks and the remediation (each).
     type: int
     default: 3600
+  vm_power_action:
+    description:
+      - What vLCM does with the powered-on VMs of each host before it enters maintenance mode, for this remediation
+        only (vLCM's C(pre_remediation_power_action)); the cluster's configured remediation settings are put back
+        afterwards. V(keep) leaves them running, so vCenter must be able to move them (DRS, vGPU vMotion);
+        V(power_off) powers them off, V(suspend) suspends them.
+      - Unset uses the cluster's own remediation settings.
+    type: str
+    choices: [keep, power_off, suspend]
 requirements:
   - requests
 notes:
@@ -161,7 +170,7 @@ progress:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._remediation import remediate
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._remediation import VM_POWER_ACTIONS, remediate
 
 
 def argument_spec():
@@ -172,6 +181,7 @@ def argument_spec():
         accept_eula=dict(type="bool", default=False),
         precheck=dict(type="bool", default=True),
         timeout=dict(type="int", default=3600),
+        vm_power_action=dict(type="str", choices=sorted(VM_POWER_ACTIONS)),
     )
 
 
@@ -179,7 +189,7 @@ def run(module, client):
     p = module.params
     return remediate(client, p["cluster"], p["esxi_hostnames"], p["accept_eula"], module.warn, module.log,
                      datacenter=p["datacenter"], precheck=p["precheck"], timeout=p["timeout"],
-                     check_mode=module.check_mode)
+                     check_mode=module.check_mode, vm_power_action=p["vm_power_action"])
 
 
 def main():

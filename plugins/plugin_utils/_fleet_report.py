@@ -15,7 +15,7 @@ __metaclass__ = type
 from html import escape
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _k8s_sharing
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_drivers, _k8s_sharing
 
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
 LAYERS = ("bmc", "host", "cluster", "vm", "guest", "k8s")
@@ -71,6 +71,8 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
         "guests": guests,
         "k8s_nodes": _k8s_nodes(facts),
         "findings": findings,
+        "drivers": _fleet_drivers.progress([h["driver_branch"] for c in report_clusters for h in c["hosts"]],
+                                           [g["driver_branch"] for g in guests]),
     }
 
 
@@ -101,6 +103,7 @@ def _host(host, seen, findings):
         "inlet_celsius": bmc.get("inlet_celsius"),
         "server": " ".join(p for p in (bmc.get("vendor"), bmc.get("model")) if p) or None,
         "driver": (seen.get("driver") or {}).get("version"),
+        "driver_branch": _fleet_drivers.branch_of((seen.get("driver") or {}).get("version")),
         "gpus": gpus,
         "findings": dict((s, sum(1 for f in mine if f.get("status") == s)) for s in ("FAIL", "WARN")),
     }
@@ -123,6 +126,7 @@ def _guests(facts, metrics):
             "profile": ", ".join(vm.get("profiles") or []) or guest.get("profile"),
             "power_state": vm.get("power_state"),
             "driver": guest.get("driver_version"), "cuda": guest.get("cuda_toolkit"),
+            "driver_branch": _fleet_drivers.branch_of(guest.get("driver_version")),
             "license_status": lic.get("license_status") or (guest.get("error") and "not read") or None,
             "licensed": lic.get("licensed"), "license_expiry": lic.get("license_expiry"),
             "license_product": lic.get("license_product"), "metrics_url": metrics.get(guest.get("name")),
@@ -216,6 +220,7 @@ def _header(data):
         ("%d / %d" % (s["licensed"], s["guests"]), "guests licensed"),
         (" ".join("%d %s" % (found[k], k) for k in ("FAIL", "WARN") if found[k]) or
          ("all passed" if found["PASS"] else "not run"), "doctor"),
+        _fleet_drivers.summary_card(data["drivers"], s["hosts"], s["guests"]),
     ]
     meta = ["generated %s" % _e(data.get("generated_at"))]
     if data.get("vcenter"):
@@ -255,7 +260,8 @@ def _host_card(host):
         meta.append(host["server"])
     if host["inlet_celsius"] is not None:
         meta.append("inlet %s °C" % host["inlet_celsius"])
-    meta.append("vGPU Manager %s" % host["driver"] if host["driver"] else "driver not known")
+    meta.append("vGPU Manager %s%s" % (host["driver"], " (%s)" % host["driver_branch"] if host["driver_branch"] else "")
+                if host["driver"] else "driver not known")
     badges = "".join(' <span class="badge %s">%d %s</span>' % (s, n, s) for s, n in sorted(host["findings"].items())
                      if n)
     out = ['<article class="host" data-host="%s">\n<h3>%s%s</h3>\n<p class="meta">%s</p>\n' % (
@@ -357,7 +363,8 @@ def _guests_table(guests):
                    '<td><span class="badge %s">%s</span> %s</td><td>%s</td><td>%s</td></tr>\n' % (
                        _e(g["name"]), _e(g["name"]), _e(g["vm"]),
                        _e(" · ".join(p for p in (g["host"], g["gpu"]) if p)),
-                       _e(g["profile"]), _e(g["driver"]), _e(g["cuda"]), status,
+                       _e(g["profile"]), _e("%s (%s)" % (g["driver"], g["driver_branch"]) if g["driver_branch"]
+                                            else g["driver"]), _e(g["cuda"]), status,
                        _e(g["license_status"] or "unknown"), _e(g["license_product"]), _e(g["license_expiry"]),
                        _metrics_link(g.get("metrics_url"))))
     out.append("</table>\n</section>\n")

@@ -164,6 +164,23 @@ def test_remediation_completes_once_the_vm_is_off(lab, run_tasks, vgpu_vm_on_esx
     assert hosts_state(lab) == dict((name, (IMAGE, False)) for name in GPU_HOSTS)
 
 
+@pytest.mark.parametrize("action, stopped", [("suspend", "suspended"), ("power_off", "poweredOff")])
+def test_vm_power_action_stops_and_restarts_the_vm_for_this_remediation_only(lab, run_tasks, vgpu_vm_on_esxi_03,
+                                                                             action, stopped):
+    rest = Rest(lab)
+    policy = "/api/esx/settings/clusters/%s/policies/apply" % rest.cluster_id("gpu-cluster")
+    configured = rest.call("GET", policy)
+    result = remediate(run_tasks, accept_eula=True, vm_power_action=action)
+    assert result["compliance_after"]["status"] == "COMPLIANT"
+    assert hosts_state(lab) == dict((name, (IMAGE, False)) for name in GPU_HOSTS)
+    vm = lab.vm(vgpu_vm_on_esxi_03)
+    assert (vm["host"], vm["power_state"]) == ("esxi-03.lab.local", "poweredOn")
+    events = [(e["event"], e["host_driver"]) for e in lab.state()["vgpu_events"] if e.get("vm") == vm["name"]]
+    assert events == [("vgpu_start", ""), ("vgpu_stop", ""), ("vgpu_start", DRIVER_VERSION)], \
+        "the VM was %s while esxi-03 took the image and ran again on the new driver" % stopped
+    assert rest.call("GET", policy) == configured, "the cluster's own remediation settings are back"
+
+
 def test_a_rerun_changes_nothing(lab, run_tasks):
     remediate(run_tasks, accept_eula=True)
     lab.reset_stats()

@@ -289,6 +289,15 @@ def test_client_and_lab_speak_the_spec(lab, spec):
     assert api.compliance(cluster)["status"] == "COMPLIANT"
     assert expect_error(api.delete_depot, depot_id).details["error_type"] == "RESOURCE_IN_USE"
 
+    # Remediation settings and image commits.
+    client.get(base + "/policies/apply")
+    client.request("PUT", base + "/policies/apply", body={"pre_remediation_power_action": "SUSPEND_VMS",
+                                                          "failure_action": {"action": "FAIL"}})
+    client.get(base + "/policies/apply/effective")
+    commit = lab.state()["clusters"][0]["image_commit"]
+    assert client.get(base + "/software/commits/" + commit)["apply_status"] == "APPLIED"
+    assert expect_error(client.get, base + "/software/commits/999").details["status"] == 404
+
     # Image management of a cluster that has none yet.
     mixed = api.cluster("mixed-cluster")
     assert not api.image_managed(mixed)

@@ -360,6 +360,20 @@ OLDER_BRANCHES = (
     {"branch": 510, "vgpu_release": "14", "lts": False},
 )
 
+# Releases whose host bundle and guest driver upgrades name exactly: the NVIDIA Virtual GPU Manager and Linux guest
+# driver of each, from "Virtual GPU Software R525 for VMware vSphere Release Notes" (15.2) and "Virtual GPU Software
+# R535 for VMware vSphere Release Notes" (16.0), section 1.1 "NVIDIA vGPU Software Driver Versions"
+# (https://docs.nvidia.com/vgpu/16.0/grid-vgpu-release-notes-vmware-vsphere/index.html). The manager/guest rule of
+# section 1.2 (same release, previous branch, previous LTS branch) is the one _compatibility applies. The ESXi 8.0
+# component is NVD-VGPU-800 with the 15.2 bundle's build suffix; that the 16.0 bundle carries the same suffix is not
+# confirmed.
+VGPU_RELEASE_DRIVERS = (
+    {"release": "15.2", "branch": 525, "host": "525.105.14", "linux_guest": "525.105.17",
+     "esxi8_component": ("NVD-VGPU-800", "525.105.14-1OEM.800.1.0.20613240")},
+    {"release": "16.0", "branch": 535, "host": "535.54.06", "linux_guest": "535.54.03",
+     "esxi8_component": ("NVD-VGPU-800", "535.54.06-1OEM.800.1.0.20613240")},
+)
+
 # CUDA toolkit (major, minor, update) -> minimum Linux x86_64 driver for full support ("toolkit driver version").
 # An entry covers its update and the later ones of the same minor up to the next entry: (12, 6, 1) is "12.6 U1/U2",
 # (12, 1, 0) is "12.1 GA/U1", (11, 5, 0) every 11.5 update. Newest first.

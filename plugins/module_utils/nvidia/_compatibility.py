@@ -20,6 +20,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._catalog_data i
     CUDA_MINOR_COMPAT_MINIMUMS,
     DRIVER_BRANCHES,
     OLDER_BRANCHES,
+    VGPU_RELEASE_DRIVERS,
 )
 
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*$")
@@ -155,6 +156,18 @@ def vgpu_guest_compat(host_driver, guest_driver):
         "accepted_guest_branches": accepted_names,
         "message": message,
     }
+
+
+def release_drivers(host_driver):
+    """The vGPU release whose vGPU Manager is ``host_driver`` (a driver version or an ESXi component version such as
+    ``535.54.06-1OEM.800.1.0.20613240``): ``release``, ``branch`` (``R535``), ``host``, ``linux_guest`` and
+    ``esxi8_component`` (name, version); None when the catalog does not list that exact manager version."""
+    version = host_driver.split("-")[0] if isinstance(host_driver, str) else host_driver
+    host = _driver(version)[0]
+    for row in VGPU_RELEASE_DRIVERS:
+        if row["host"] == host:
+            return dict(row, branch="R%d" % row["branch"], esxi8_component=list(row["esxi8_component"]))
+    return None
 
 
 def _cuda(value):

@@ -244,6 +244,13 @@ class Vlcm:
         return self._task("POST", self._cluster_path(cluster, "/software?action=check&vmw-task=true"), body,
                           what="Remediation pre-check of cluster %s" % cluster["name"])
 
+    def apply_policy(self, cluster):
+        """The remediation settings configured on the cluster (``policies/apply``; unset fields absent)."""
+        return self.client.get(self._cluster_path(cluster, "/policies/apply")) or {}
+
+    def set_apply_policy(self, cluster, policy):
+        self.client.request("PUT", self._cluster_path(cluster, "/policies/apply"), body=policy)
+
     def apply(self, cluster, host_ids, accept_eula):
         body = {"accept_eula": bool(accept_eula)}
         if host_ids:

@@ -57,11 +57,18 @@ def _statuses(summary):
     return dict((host["name"], host["status"]) for host in (summary or {}).get("hosts") or [])
 
 
+# vLCM's pre_remediation_power_action per vm_power_action choice (vSphere Automation API 8.0.2,
+# EsxSettingsClustersPoliciesApplyConfiguredPolicySpecPreRemediationPowerAction).
+VM_POWER_ACTIONS = {"keep": "DO_NOT_CHANGE_VMS_POWER_STATE", "power_off": "POWER_OFF_VMS", "suspend": "SUSPEND_VMS"}
+
+
 def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, datacenter=None, precheck=True,
-              timeout=3600, check_mode=False):
+              timeout=3600, check_mode=False, vm_power_action=None):
     """Remediate the hosts of a cluster (those in ``esxi_hostnames``, else all) that do not comply with its image;
     the result as ``vlcm_remediate`` returns it.
 
+    ``vm_power_action`` (a ``VM_POWER_ACTIONS`` key) sets what vLCM does with the powered-on VMs of a host before
+    maintenance mode for this remediation only; the cluster's configured settings are put back afterwards.
     In check mode only the scan runs. Without ``accept_eula`` a remediation fails before it starts; pre-check
     errors fail it with nothing changed, pre-check warnings go to ``warn``. ``log`` receives the progress of the
     vLCM tasks, which the result also carries.
@@ -87,9 +94,17 @@ def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, data
                          "accepted." % (", ".join(pending), cluster["name"]),
                          hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
                               "Nothing was changed.", pending=pending, compliance_before=before)
-    if precheck:
-        _precheck(api, cluster, host_ids, warn, result)
-    _apply(api, cluster, host_ids, result)
+    configured = None
+    if vm_power_action is not None:
+        configured = api.apply_policy(cluster)
+        api.set_apply_policy(cluster, dict(configured, pre_remediation_power_action=VM_POWER_ACTIONS[vm_power_action]))
+    try:
+        if precheck:
+            _precheck(api, cluster, host_ids, warn, result)
+        _apply(api, cluster, host_ids, result)
+    finally:
+        if configured is not None:
+            api.set_apply_policy(cluster, configured)
     return result
 
 

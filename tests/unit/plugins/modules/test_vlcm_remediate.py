@@ -145,3 +145,32 @@ def test_a_failure_on_the_first_host_reports_no_change(vcenter, capsys):
     assert failed and result["changed"] is False
     assert [h["status"] for h in result["hosts"]] == ["ERROR", "SKIPPED", "SKIPPED"]
     assert all(installed == {} for installed in vcenter.installed.values())
+
+
+POLICY = ("PUT", "/api/esx/settings/clusters/domain-c7/policies/apply")
+
+
+@pytest.mark.parametrize("action, vlcm_action", [("suspend", "SUSPEND_VMS"), ("power_off", "POWER_OFF_VMS"),
+                                                 ("keep", "DO_NOT_CHANGE_VMS_POWER_STATE")])
+def test_vm_power_action_holds_for_this_remediation_only(vcenter, capsys, action, vlcm_action):
+    vcenter.policy = {"disable_dpm": True}
+    failed, result = run({"accept_eula": True, "vm_power_action": action}, capsys)
+    assert not failed and result["changed"] is True
+    assert vcenter.policies_applied == [{"disable_dpm": True, "pre_remediation_power_action": vlcm_action}]
+    assert vcenter.policy == {"disable_dpm": True}, "the cluster's own settings are back"
+    assert vcenter.writes() == [POLICY, APPLY, POLICY]
+
+
+def test_vm_power_action_is_put_back_when_the_remediation_fails(vcenter, capsys):
+    vcenter.failing_hosts["host-2"] = "Host esxi-02.lab.local cannot enter maintenance mode."
+    failed, result = run({"accept_eula": True, "vm_power_action": "suspend"}, capsys)
+    assert failed and vcenter.policy == {} and vcenter.policies_applied == [
+        {"pre_remediation_power_action": "SUSPEND_VMS"}]
+
+
+def test_vm_power_action_changes_nothing_in_check_mode_or_when_every_host_complies(vcenter, capsys):
+    failed, result = run({"accept_eula": True, "vm_power_action": "suspend"}, capsys, check_mode=True)
+    assert not failed and vcenter.writes() == []
+    vcenter.installed = dict((host, {DRIVER: DRIVER_VERSION}) for host in vcenter.installed)
+    failed, result = run({"accept_eula": True, "vm_power_action": "suspend"}, capsys)
+    assert not failed and result["changed"] is False and vcenter.writes() == []

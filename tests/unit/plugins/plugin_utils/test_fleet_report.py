@@ -184,3 +184,23 @@ def test_each_guest_links_its_metrics():
     for metrics in ({}, {name: "javascript:alert(1)"}):
         data = _fleet_report.build(raw["gpu_info"], doctor_report, metrics=metrics)
         assert not [attrs for tag, attrs in Page(_fleet_report.render_html(data)).tags if tag == "a"]
+
+
+def test_driver_branches_and_where_an_upgrade_stands():
+    data, raw = report(carved_raw())
+    assert [h["driver_branch"] for h in data["clusters"][0]["hosts"]] == ["R525"] * 3
+    assert data["guests"][0]["driver_branch"] == "R525"
+    assert data["drivers"] == {"hosts": {"R525": 3}, "guests": {"R525": 1}, "newest_branch": "R525",
+                               "hosts_on_newest": 3, "guests_on_newest": 1, "in_progress": False}
+    assert "R525driver branch everywhere" in _fleet_report.render_html(data).replace("</b><span>", "")
+
+    raw = carved_raw()
+    raw["host_nvidia_smi"][gpu_host_name(raw, 2)]["nvidia_smi"]["driver_version"] = "535.54.06"
+    data, raw = report(raw)
+    assert data["drivers"]["in_progress"] is True and data["drivers"]["hosts"] == {"R525": 2, "R535": 1}
+    page = Page(_fleet_report.render_html(data))
+    cards = [text for _attrs, text in page.elements("div", "card")]
+    assert "R535: 1 / 3 hosts, 0 / 1 guestsdriver upgrade under way" in cards
+    host = [text for attrs, text in page.elements("article", "host") if "535" in text][0]
+    assert "vGPU Manager 535.54.06 (R535)" in host
+    assert "525.105.17 (R525)" in [text for _attrs, text in page.elements("tr") if "gpu-vm-01" in text][0]

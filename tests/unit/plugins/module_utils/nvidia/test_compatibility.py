@@ -237,3 +237,22 @@ def test_driver_versions_that_cannot_be_read_are_refused(bad):
         _compatibility.newest_cuda_for_driver(bad)
     with pytest.raises(InputError):
         _compatibility.cuda_driver_ok("12.1", bad)
+
+
+@pytest.mark.parametrize("host, release, guest", [
+    ("525.105.14", "15.2", "525.105.17"),
+    ("535.54.06", "16.0", "535.54.03"),
+    ("535.54.06-1OEM.800.1.0.20613240", "16.0", "535.54.03"),
+])
+def test_release_drivers_name_the_guest_driver_of_a_managers_release(host, release, guest):
+    row = _compatibility.release_drivers(host)
+    assert (row["release"], row["linux_guest"]) == (release, guest)
+    assert row["esxi8_component"][0] == "NVD-VGPU-800" and row["esxi8_component"][1].startswith(row["host"] + "-")
+    # Every release the table names is one the branch rule knows, and its own guest driver is accepted.
+    assert _compatibility.vgpu_guest_compat(row["host"], row["linux_guest"])["status"] == "ok"
+
+
+def test_release_drivers_unknown_version():
+    assert _compatibility.release_drivers("535.309.01") is None
+    with pytest.raises(InputError):
+        _compatibility.release_drivers("latest")

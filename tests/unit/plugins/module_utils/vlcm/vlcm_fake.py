@@ -54,6 +54,8 @@ class FakeVlcm:
         self.validation_errors = []
         self.check_issues = []  # (host id or None for the cluster, "ERROR" or "WARNING", text)
         self.failing_hosts = {}  # host id to the reason its remediation fails
+        self.policy = {}  # the cluster's configured remediation settings (policies/apply)
+        self.policies_applied = []  # the configured settings each apply ran under
         self.clusters = [{"cluster": "domain-c7", "name": "gpu-cluster", "managed": True},
                          {"cluster": "domain-c9", "name": "mixed-cluster", "managed": False}]
 
@@ -112,7 +114,12 @@ class FakeVlcm:
             (r"GET %s/software/compliance" % cluster, self._compliance),
             (r"POST %s/software\?action=check&vmw-task=true" % cluster, self._check),
             (r"POST %s/software\?action=apply&vmw-task=true" % cluster, self._apply),
+            (r"GET %s/policies/apply" % cluster, lambda p, b, c: dict(self.policy)),
+            (r"PUT %s/policies/apply" % cluster, self._set_policy),
         ]
+
+    def _set_policy(self, params, body, cluster_id):
+        self.policy = dict(body)
 
     def _datacenters(self, params, body):
         names = (params or {}).get("names")
@@ -237,6 +244,7 @@ class FakeVlcm:
 
     def _apply(self, params, body, cluster_id):
         assert body["accept_eula"] is True
+        self.policies_applied.append(dict(self.policy))
         statuses, failed = {}, None
         for host in body.get("hosts") or sorted(self.installed):
             if failed is not None:

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// vLCM's remediation settings for a cluster (policies/apply) and its image commits, as the vSphere Automation API
+// 8.0.2 describes them (tests/fixtures/specs/vsphere-8.0.2-esx.json: EsxSettingsClustersPoliciesApply*,
+// EsxSettingsClustersSoftwareCommitsInfo). A cluster starts with nothing configured; the effective policy is the
+// configured one over the global defaults below. What the lab does with each setting:
+//   - pre_remediation_power_action: before a host enters maintenance mode its powered-on VMs are powered off
+//     (POWER_OFF_VMS) or suspended (SUSPEND_VMS, SUSPEND_VMS_TO_MEMORY), and powered on or resumed on the same host
+//     once it left maintenance mode. That vLCM restores them afterwards is not confirmed by VMware's documentation.
+//   - evacuate_offline_vms: maintenance mode moves powered-off and suspended VMs too (EvacuatePoweredOffVms).
+//   - failure_action RETRY: entering maintenance mode is tried retry_count more times, retry_delay seconds apart.
+//   - disable_dpm, disable_hac, enable_quick_boot, enforce_hcl_validation, parallel_remediation_action: kept and
+//     returned only; the lab has no DPM standby, HA admission control, Quick Boot or HCL to act on.
+// The global defaults follow the vSphere Client's remediation settings dialog (do not change VM power state, DPM
+// off during remediation), read from VMware's documentation and not confirmed against a vCenter, with one
+// difference: the dialog's default on a maintenance mode failure is to retry (3 times, 5 minutes apart); the lab
+// fails at once unless the cluster's policy asks for RETRY, so that tests of failing hosts do not wait.
+
+const (
+	powerOffVMs         = "POWER_OFF_VMS"
+	suspendVMs          = "SUSPEND_VMS"
+	doNotChangeVMsPower = "DO_NOT_CHANGE_VMS_POWER_STATE"
+	suspendVMsToMemory  = "SUSPEND_VMS_TO_MEMORY"
+)
+
+type failureActionJSON struct {
+	Action     string `json:"action"`
+	RetryDelay *int64 `json:"retry_delay,omitempty"`
+	RetryCount *int64 `json:"retry_count,omitempty"`
+}
+
+type parallelActionJSON struct {
+	Enabled  bool   `json:"enabled"`
+	MaxHosts *int64 `json:"max_hosts,omitempty"`
+}
+
+// applyPolicy is EsxSettingsClustersPoliciesApplyConfiguredPolicySpec: every field may be unset.
+type applyPolicy struct {
+	FailureAction        *failureActionJSON  `json:"failure_action,omitempty"`
+	PowerAction          *string             `json:"pre_remediation_power_action,omitempty"`
+	EnableQuickBoot      *bool               `json:"enable_quick_boot,omitempty"`
+	DisableDPM           *bool               `json:"disable_dpm,omitempty"`
+	DisableHAC           *bool               `json:"disable_hac,omitempty"`
+	EvacuateOfflineVMs   *bool               `json:"evacuate_offline_vms,omitempty"`
+	EnforceHCLValidation *bool               `json:"enforce_hcl_validation,omitempty"`
+	ParallelRemediation  *parallelActionJSON `json:"parallel_remediation_action,omitempty"`
+}
+
+func int64p(v int64) *int64 { return &v }
+func boolp(v bool) *bool    { return &v }
+func strp(v string) *string { return &v }
+
+func globalApplyPolicy() applyPolicy {
+	return applyPolicy{
+		FailureAction: &failureActionJSON{Action: "FAIL"},
+		PowerAction:   strp(doNotChangeVMsPower), EnableQuickBoot: boolp(false), DisableDPM: boolp(true),
+		DisableHAC: boolp(false), EvacuateOfflineVMs: boolp(false), EnforceHCLValidation: boolp(false),
+		ParallelRemediation: &parallelActionJSON{Enabled: false},
+	}
+}
+
+// effective lays the configured fields over the global defaults.
+func (p applyPolicy) effective() applyPolicy {
+	e := globalApplyPolicy()
+	if p.FailureAction != nil {
+		e.FailureAction = p.FailureAction
+	}
+	if p.PowerAction != nil {
+		e.PowerAction = p.PowerAction
+	}
+	for _, pair := range [][2]**bool{{&e.EnableQuickBoot, &p.EnableQuickBoot}, {&e.DisableDPM, &p.DisableDPM},
+		{&e.DisableHAC, &p.DisableHAC}, {&e.EvacuateOfflineVMs, &p.EvacuateOfflineVMs},
+		{&e.EnforceHCLValidation, &p.EnforceHCLValidation}} {
+		if *pair[1] != nil {
+			*pair[0] = *pair[1]
+		}
+	}
+	if p.ParallelRemediation != nil {
+		e.ParallelRemediation = p.ParallelRemediation
+	}
+	return e
+}
+
+func (p applyPolicy) check() *vapiErr {
+	if p.PowerAction != nil {
+		switch *p.PowerAction {
+		case powerOffVMs, suspendVMs, doNotChangeVMsPower, suspendVMsToMemory:
+		default:
+			return newVapiErr("INVALID_ARGUMENT", "pre_remediation_power_action %q is not one of %s, %s, %s, %s.",
+				*p.PowerAction, powerOffVMs, suspendVMs, doNotChangeVMsPower, suspendVMsToMemory)
+		}
+	}
+	if f := p.FailureAction; f != nil {
+		if f.Action != "FAIL" && f.Action != "RETRY" {
+			return newVapiErr("INVALID_ARGUMENT", "failure_action.action %q is not FAIL or RETRY.", f.Action)
+		}
+		if (f.RetryCount != nil && *f.RetryCount < 0) || (f.RetryDelay != nil && *f.RetryDelay < 0) {
+			return newVapiErr("INVALID_ARGUMENT", "failure_action.retry_count and retry_delay cannot be negative.")
+		}
+	}
+	return nil
+}
+
+// imageCommit is one commit of a cluster's desired image, kept so that a cluster can go back to it.
+type imageCommit struct {
+	author, description string
+	time                time.Time
+	baseImage           string
+	components          map[string]string
+	applied             bool
+}
+
+func (v *vlcmState) policyRoutes(rt *restRouter) {
+	rt.add(http.MethodGet, clusterPath+"/policies/apply", v.getApplyPolicy)
+	rt.add(http.MethodPut, clusterPath+"/policies/apply", v.setApplyPolicy)
+	rt.add(http.MethodGet, clusterPath+"/policies/apply/effective", v.getEffectivePolicy)
+	rt.add(http.MethodGet, clusterPath+"/software/commits/{commit}", v.getCommit)
+}
+
+func (v *vlcmState) getApplyPolicy(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	if _, img := v.cluster(c); img != nil {
+		writeJSON(c.w, http.StatusOK, img.policy)
+	}
+}
+
+func (v *vlcmState) getEffectivePolicy(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	if _, img := v.cluster(c); img != nil {
+		writeJSON(c.w, http.StatusOK, img.policy.effective())
+	}
+}
+
+func (v *vlcmState) setApplyPolicy(c *restCall) {
+	var spec applyPolicy
+	if !c.decode(&spec) {
+		return
+	}
+	if e := spec.check(); e != nil {
+		c.fail(e)
+		return
+	}
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	ref, img := v.cluster(c)
+	if img == nil {
+		return
+	}
+	img.policy = spec
+	v.lab.logf("vLCM: cluster %s remediation policy set (VM power action %s)", name(ref),
+		*img.policy.effective().PowerAction)
+	c.w.WriteHeader(http.StatusNoContent)
+}
+
+type commitInfoJSON struct {
+	Author      string `json:"author"`
+	CommitTime  string `json:"commit_time"`
+	Description string `json:"description"`
+	ApplyStatus string `json:"apply_status"`
+}
+
+func (v *vlcmState) getCommit(c *restCall) {
+	v.lab.mu.Lock()
+	defer v.lab.mu.Unlock()
+	ref, img := v.managed(c)
+	if img == nil {
+		return
+	}
+	id, err := strconv.Atoi(c.params["commit"])
+	commit := img.commits[id]
+	if err != nil || commit == nil {
+		c.fail(newVapiErr("NOT_FOUND", "Cluster %s has no image commit %s.", name(ref), c.params["commit"]))
+		return
+	}
+	status := "NOT_APPLIED"
+	if commit.applied {
+		status = "APPLIED"
+	}
+	writeJSON(c.w, http.StatusOK, commitInfoJSON{Author: commit.author, CommitTime: vapiTime(commit.time),
+		Description: commit.description, ApplyStatus: status})
+}
+
+// record keeps the image as it is now under its commit number.
+func (img *clusterImage) record(author, description string) {
+	if img.commits == nil {
+		img.commits = map[int]*imageCommit{}
+	}
+	img.commits[img.commit] = &imageCommit{author: author, description: description, time: time.Now(),
+		baseImage: img.baseImage, components: copyMap(img.components)}
+}
+
+type imageCommitJSON struct {
+	Commit      string            `json:"commit"`
+	Author      string            `json:"author"`
+	Description string            `json:"description"`
+	Applied     bool              `json:"applied"`
+	Image       map[string]string `json:"image"` // every component, base image included
+}
+
+// commitHistory is the image commits for /lab/state, oldest first.
+func (img *clusterImage) commitHistory() []imageCommitJSON {
+	ids := make([]int, 0, len(img.commits))
+	for id := range img.commits {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]imageCommitJSON, 0, len(ids))
+	for _, id := range ids {
+		commit := img.commits[id]
+		components := copyMap(commit.components)
+		components[baseImageComponent] = commit.baseImage
+		out = append(out, imageCommitJSON{Commit: strconv.Itoa(id), Author: commit.author,
+			Description: commit.description, Applied: commit.applied, Image: components})
+	}
+	return out
+}
+
+// stopsVMs tells whether a pre-remediation power action powers off or suspends the host's running VMs.
+func stopsVMs(action string) bool {
+	return action == powerOffVMs || action == suspendVMs || action == suspendVMsToMemory
+}
+
+// powerAction powers off or suspends the powered-on VMs of a host as the policy asks, before maintenance mode;
+// it returns the VMs it changed and why it failed (""). The caller holds l.mu.
+func (v *vlcmState) powerAction(host types.ManagedObjectReference, action string) ([]*labVM, string) {
+	if !stopsVMs(action) {
+		return nil, ""
+	}
+	var changed []*labVM
+	for _, ref := range v.lab.hostObject(host).Vm {
+		vm := v.lab.vm(ref)
+		if vm == nil || vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn {
+			continue
+		}
+		var task types.ManagedObjectReference
+		v.lab.as(ref, func() {
+			if action == powerOffVMs {
+				task = vm.PowerOffVMTask(v.lab.ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).
+					Res.Returnval
+			} else {
+				task = vm.SuspendVMTask(v.lab.ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).
+					Res.Returnval
+			}
+		})
+		if !taskSucceeded(task) {
+			return changed, fmt.Sprintf("VM %s could not be %s before maintenance mode.", vm.Name,
+				map[bool]string{true: "powered off", false: "suspended"}[action == powerOffVMs])
+		}
+		v.lab.logf("vLCM: VM %s %s before remediation", vm.Name, map[bool]string{true: "powered off",
+			false: "suspended"}[action == powerOffVMs])
+		changed = append(changed, vm)
+	}
+	return changed, ""
+}
+
+// restorePower powers on (or resumes) on their host the VMs powerAction changed; it returns the VMs that would
+// not start. The caller holds l.mu.
+func (v *vlcmState) restorePower(vms []*labVM) []string {
+	var failed []string
+	for _, vm := range vms {
+		ref := vm.Self
+		var task types.ManagedObjectReference
+		v.lab.as(ref, func() {
+			task = vm.PowerOnVMTask(v.lab.ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).
+				Res.Returnval
+		})
+		if !taskSucceeded(task) {
+			failed = append(failed, vm.Name)
+			continue
+		}
+		v.lab.logf("vLCM: VM %s running again after remediation", vm.Name)
+	}
+	return failed
+}
+
+// enterWithRetries puts a host into maintenance mode as the policy says: once, or with RETRY up to retry_count more
+// times, retry_delay seconds apart (l.mu is let go while waiting). It returns why it failed, or "". The caller holds
+// l.mu.
+func (v *vlcmState) enterWithRetries(host types.ManagedObjectReference, policy applyPolicy) string {
+	why := v.hostTask(host, true, *policy.EvacuateOfflineVMs)
+	if f := policy.FailureAction; why != "" && f.Action == "RETRY" && f.RetryCount != nil {
+		delay := time.Duration(0)
+		if f.RetryDelay != nil {
+			delay = time.Duration(*f.RetryDelay) * time.Second
+		}
+		for try := int64(0); try < *f.RetryCount && why != ""; try++ {
+			v.lab.mu.Unlock()
+			alive := v.lab.pause(delay)
+			v.lab.mu.Lock()
+			if !alive {
+				return "The lab was reset while waiting to retry maintenance mode."
+			}
+			why = v.hostTask(host, true, *policy.EvacuateOfflineVMs)
+		}
+	}
+	return why
+}
+
+// hostDriver is the version of the NVIDIA vGPU host driver component (NVD-VGPU-*, NVD-AIE-*) a host runs, or "".
+func (v *vlcmState) hostDriver(host types.ManagedObjectReference) string {
+	for name, version := range v.installed[host] {
+		if strings.HasPrefix(name, "NVD-VGPU-") || strings.HasPrefix(name, "NVD-AIE-") {
+			return version
+		}
+	}
+	return ""
+}
+
+// recordVGPU adds a vGPU start or stop to the lab's event record. The caller holds l.mu.
+func (l *Lab) recordVGPU(event string, vm *labVM, slot *vgpuSlot) {
+	driver := ""
+	if l.vlcm != nil {
+		driver = l.vlcm.hostDriver(slot.gpu.host.ref)
+	}
+	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
+		Host: slot.gpu.host.name, GPU: slot.gpu.pciID, Profile: slot.profile, HostDriver: driver})
+}
