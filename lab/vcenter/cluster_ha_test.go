@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -83,5 +84,24 @@ func TestClusterRuleInBothConfigurations(t *testing.T) {
 	}
 	if isTrue(got.Configuration.DrsConfig.Enabled) != isTrue(ex.DrsConfig.Enabled) {
 		t.Error("configuration.drsConfig differs from configurationEx.drsConfig")
+	}
+
+	// The older ReconfigureCluster_Task edits the rule by the same rules.
+	edited := got.Configuration.Rule[0].(*types.ClusterAffinityRuleSpec)
+	edited.Enabled = types.NewBool(false)
+	res, err := methods.ReconfigureCluster_Task(ctx, c.Client, &types.ReconfigureCluster_Task{This: tl.clusters[0],
+		Modify: true, Spec: types.ClusterConfigSpec{RulesSpec: []types.ClusterRuleSpec{{
+			ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: types.ArrayUpdateOperationEdit}, Info: edited}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := object.NewTask(c.Client, res.Returnval).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"configuration"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if isTrue(got.Configuration.Rule[0].GetClusterRuleInfo().Enabled) {
+		t.Error("the rule is still enabled after ReconfigureCluster_Task")
 	}
 }

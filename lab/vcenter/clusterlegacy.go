@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// serveReconfigureCluster is ClusterComputeResource.ReconfigureCluster_Task, the older form of
+// ReconfigureComputeResource_Task (deprecated since vSphere 2.5, still served and still called by clients such as
+// community.vmware's DRS rule modules), which the simulator does not implement: its ClusterConfigSpec is the
+// HA, DRS, per-VM and rules part of a ClusterConfigSpecEx, applied by the same rules.
+func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soapCall, body []byte) bool {
+	if call.method != "ReconfigureCluster_Task" || call.this.Type != "ClusterComputeResource" {
+		return false
+	}
+	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
+	if err != nil {
+		return false
+	}
+	req, ok := method.Body.(*types.ReconfigureCluster_Task)
+	cluster, found := simulator.Map.Get(call.this).(*simulator.ClusterComputeResource)
+	if !ok || !found {
+		return false
+	}
+	converted := &types.ReconfigureComputeResource_Task{This: req.This, Modify: req.Modify,
+		Spec: &types.ClusterConfigSpecEx{DasConfig: req.Spec.DasConfig, DasVmConfigSpec: req.Spec.DasVmConfigSpec,
+			DrsConfig: req.Spec.DrsConfig, DrsVmConfigSpec: req.Spec.DrsVmConfigSpec, RulesSpec: req.Spec.RulesSpec}}
+	l.inflight = converted
+	res := cluster.ReconfigureComputeResourceTask(converted).(*methods.ReconfigureComputeResource_TaskBody)
+	writeResponse(w, fmt.Sprintf(`<ReconfigureCluster_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
+		`</returnval></ReconfigureCluster_TaskResponse>`, res.Res.Returnval.Value))
+	return true
+}
