@@ -18,13 +18,14 @@ export ANSIBLE_FORKS ?= 20
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
-        build bench clean soak
+        build bench clean soak docs
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
 	@echo "make test       every check: lint, sanity, unit, integration and molecule tests"
 	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
 	@echo "make build      build the collection tarball"
+	@echo "make docs       HTML docs of every module, role, filter and guide in .tmp/docs/build/html (warnings fail)"
 	@echo "make soak       site.yml killed at many seeded points and run under many chaos seeds, each run to convergence"
 
 deps: $(VENV)/.requirements.sha256 collection-link
@@ -75,6 +76,9 @@ soak: deps lab-build
 
 build: deps
 	ansible-galaxy collection build --force --output-path .tmp/dist .
+
+docs: deps
+	./tools/docs.sh
 
 bench: lab-build
 	$(PY) bench/run.py $(BENCH_ARGS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
-# stage and a closing count. Stages: lint sanity lab redfish units integration molecule (default: all of them).
+# stage and a closing count. Stages: lint sanity lab redfish units docs integration molecule (default: all of them).
 # Called by `make test` (after `make deps lab-build`); CI calls `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units docs integration molecule)
 
 # ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
 ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
@@ -79,6 +79,11 @@ stage_units() {
     [ -e "$xml" ] && cp "$xml" "$REPORTS/units-$(basename "$xml")"
   done
   return $rc
+}
+
+stage_docs() {
+  # The docsite as `make docs` builds it (warnings fail), then every module and role page read in headless Chromium.
+  pytest -p no:cacheprovider -q tests/docs --junitxml="$REPORTS/docs.xml" 2>&1 | tail -n 30
 }
 
 stage_integration() {
