@@ -18,7 +18,7 @@ export ANSIBLE_FORKS ?= 20
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
-        build bench clean soak docs
+        build bench clean soak docs galaxy-import
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
@@ -79,6 +79,10 @@ build: deps
 
 docs: deps
 	./tools/docs.sh
+
+# Galaxy's importer on the built tarball, in a virtual environment of its own; fails on any warning.
+galaxy-import: deps
+	./tools/galaxy_import.sh
 
 bench: lab-build
 	$(PY) bench/run.py $(BENCH_ARGS)

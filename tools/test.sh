@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
-# stage and a closing count. Stages: lint sanity lab redfish units docs integration molecule (default: all of them).
+# stage and a closing count. Stages: lint sanity lab redfish units docs galaxy integration molecule (default:
+# all of them).
 # Called by `make test` (after `make deps lab-build`); CI calls `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units docs integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units docs galaxy integration molecule)
 
 # ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
 ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
@@ -86,6 +87,10 @@ stage_docs() {
   pytest -p no:cacheprovider -q tests/docs --junitxml="$REPORTS/docs.xml" 2>&1 | tail -n 30
 }
 
+stage_galaxy() {
+  ./tools/galaxy_import.sh 2>&1 | tail -n 40
+}
+
 stage_integration() {
   # Two workers, each with a lab of its own that is reset before every test (tests/integration/conftest.py), in a
   # random order (pytest-randomly): INTEGRATION_SEED=<seed> repeats one. A test file stays on one worker, so a file
@@ -140,7 +145,7 @@ for stage in "${stages[@]}"; do
   if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; overall=1; fi
   printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
   case $stage in
-    lint|sanity|lab|redfish) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
+    lint|sanity|lab|redfish|galaxy) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
     *) if [ "$rc" -ne 0 ] && ! ls "$REPORTS/$stage"*.xml >/dev/null 2>&1; then failed=$((failed + 1)); fi ;;
   esac
 done
