@@ -19,6 +19,8 @@ fi
 
 version=$(sed -n 's/^version: *//p' galaxy.yml)
 ansible-galaxy collection build --force --output-path "$ROOT/.tmp/dist" . >/dev/null
+# The importer writes importer_result.json into its working directory.
+cd "$ROOT/.tmp"
 GALAXY_IMPORTER_CONFIG="$ROOT/tools/galaxy/galaxy-importer.cfg" PATH="$VENV/bin:$PATH" \
   "$VENV/bin/python" -m galaxy_importer.main "$ROOT/.tmp/dist/gpuops-vgpu-$version.tar.gz" >"$LOG" 2>&1 || {
   tail -n 40 "$LOG"
