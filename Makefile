@@ -64,15 +64,18 @@ lint sanity lab-tests redfish units integration molecule: deps lab-build
 	./tools/test.sh $(patsubst lab-tests,lab,$@)
 
 # The long form of the crash, chaos and lock tests that make test runs with one seed each. A failing seed replays
-# alone: GPUOPS_CRASH_SEEDS=<seed> or GPUOPS_CHAOS_SEEDS=<seed> on tests/integration/test_site_{crash,chaos}.py.
+# alone: GPUOPS_CRASH_SEEDS=<seed> or GPUOPS_CHAOS_SEEDS=<seed> on tests/integration/test_site_{crash,chaos}.py,
+# GPUOPS_GUEST_CRASH_SEEDS=<seed> on tests/integration/test_guest_crash.py.
 SOAK_CRASH_SEEDS ?= 1-6
 SOAK_CHAOS_SEEDS ?= 1-3
+SOAK_GUEST_CRASH_SEEDS ?= 1-4
 SOAK_WORKERS ?= 2
 soak: deps lab-build
 	@mkdir -p .tmp/soak && rm -f .tmp/soak/trials.jsonl
 	GPUOPS_SOAK_LOG=$(CURDIR)/.tmp/soak/trials.jsonl GPUOPS_CRASH_SEEDS=$(SOAK_CRASH_SEEDS) \
-	  GPUOPS_CHAOS_SEEDS=$(SOAK_CHAOS_SEEDS) pytest -q -p no:cacheprovider -n $(SOAK_WORKERS) \
-	  tests/integration/test_site_crash.py tests/integration/test_site_chaos.py tests/integration/test_cluster_lock.py; \
+	  GPUOPS_CHAOS_SEEDS=$(SOAK_CHAOS_SEEDS) GPUOPS_GUEST_CRASH_SEEDS=$(SOAK_GUEST_CRASH_SEEDS) \
+	  pytest -q -p no:cacheprovider -n $(SOAK_WORKERS) tests/integration/test_site_crash.py \
+	  tests/integration/test_site_chaos.py tests/integration/test_guest_crash.py tests/integration/test_cluster_lock.py; \
 	  status=$$?; $(PY) tools/soak_summary.py .tmp/soak/trials.jsonl || status=1; exit $$status
 
 build: deps

@@ -12,6 +12,8 @@
 4. vgpu_plan on 10,000 requests over 2,000 GPUs (bench/bench_planner.py).
 5. The guest layer on N lab guests over SSH, this checkout's roles against a baseline commit's
    (bench/bench_guests.py; --guest-sizes, --skip-guests).
+6. The whole site.yml on --hosts hosts and --vms VMs with BMCs, host shells and --site-guests guests, first run and
+   converged re-run (bench/bench_site.py; --skip-site).
 
 Each measurement runs --reps times on a freshly started lab; the table gives the median and the spread (min-max).
 Results go to bench/results/latest.json.
@@ -229,6 +231,8 @@ def main():
     parser.add_argument("--skip-planner", action="store_true")
     parser.add_argument("--guest-sizes", type=int, nargs="+", default=[10, 20])
     parser.add_argument("--skip-guests", action="store_true")
+    parser.add_argument("--site-guests", type=int, default=10)
+    parser.add_argument("--skip-site", action="store_true")
     args = parser.parse_args()
     if max(args.sizes) > args.vms:
         sys.exit("--sizes may not exceed --vms.")
@@ -259,6 +263,10 @@ def main():
         print("Guest layer (bench/bench_guests.py)", flush=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_guests.py"), "--sizes"]
                        + [str(size) for size in args.guest_sizes], check=True, cwd=ROOT)
+    if not args.skip_site:
+        print("site.yml at scale (bench/bench_site.py)", flush=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_site.py"), "--hosts", str(args.hosts),
+                        "--vms", str(args.vms), "--guests", str(args.site_guests)], check=True, cwd=ROOT)
 
 
 def save(results, complete=False):

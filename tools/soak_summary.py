@@ -11,20 +11,24 @@ def main(path):
             trials = [json.loads(line) for line in handle if line.strip()]
     except IOError:
         trials = []
-    crashes = [trial for trial in trials if trial["kind"] == "crash"]
+    crashes = [trial for trial in trials if trial["kind"] in ("crash", "guest_crash")]
     storms = [trial for trial in trials if trial["kind"] == "chaos"]
     print("soak: %d kill points, %d converged (runs after the kill: %s)" % (
         len(crashes), sum(1 for trial in crashes if trial["converged"]),
         ", ".join(str(trial["runs"]) for trial in crashes) or "none"))
     for trial in crashes:
-        print("  crash seed %(seed)d: killed %(delay)s s into task %(kill_at)d %(task)s -> %(runs)d run(s), "
-              "converged %(converged)s" % dict(trial, task=trial["task"] or "(the run ended first)"))
-    print("soak: %d chaos seeds, %d converged; %d of %d requests failed (reset or 503); runs to converge: %s" % (
-        len(storms), sum(1 for trial in storms if trial["converged"]), sum(trial["dropped"] for trial in storms),
-        sum(trial["requests"] for trial in storms), ", ".join(str(trial["runs"]) for trial in storms) or "none"))
+        print("  %(what)s seed %(seed)d: killed %(delay)s s into task %(kill_at)d %(task)s -> %(runs)d run(s), "
+              "converged %(converged)s" % dict(trial, task=trial["task"] or "(the run ended first)",
+                                               what="site.yml" if trial["kind"] == "crash" else "guests.yml"))
+    print("soak: %d chaos seeds, %d converged; %d of %d requests failed (reset or 503), %d sent again by the modules; "
+          "runs to converge: %s" % (
+              len(storms), sum(1 for trial in storms if trial["converged"]), sum(trial["dropped"] for trial in storms),
+              sum(trial["requests"] for trial in storms), sum(trial.get("retried", 0) for trial in storms),
+              ", ".join(str(trial["runs"]) for trial in storms) or "none"))
     for trial in storms:
-        print("  chaos seed %(seed)d: %(dropped)d of %(requests)d requests failed, run under chaos succeeded: "
-              "%(stormy_run_ok)s, runs to converge %(runs)d, converged %(converged)s; faults %(faults)s" % trial)
+        print("  chaos seed %(seed)d: %(dropped)d of %(requests)d requests failed, %(retried)d sent again, run under "
+              "chaos succeeded: %(stormy_run_ok)s, runs to converge %(runs)d, converged %(converged)s; faults %(faults)s"
+              % dict(trial, retried=trial.get("retried", 0)))
     return 0 if trials and all(trial["converged"] for trial in trials) else 1
 
 

@@ -18,6 +18,7 @@ from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
 from bmc_chaos import Chaos, reset_connection
+from bmc_cooling import Cooling
 from bmc_inventory import InventoryResources
 from bmc_manager import ManagerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
@@ -107,16 +108,18 @@ class BmcApp:
         if "jobs" in p:
             routes[p["jobs"]["path"]] = self.jobs
             members[p["jobs"]["path"]] = self.job
-        self.thermal = ThermalResources(chassis, p["thermal"])
+        self.manager_parts = ManagerResources(p["manager"]["path"], p["manager"].get("parts"), "127.0.0.1",
+                                              "%s-bmc" % bmc.host.split(".")[0])
+        self.cooling = Cooling(p.get("cooling"), p["manager"]["path"], bmc.bios_current,
+                               lambda: self.manager_parts.attributes.get("System.Embedded.1", {}))
+        self.thermal = ThermalResources(chassis, p["thermal"], self.cooling.fans)
         for path, render in self.thermal.resources().items():
             routes[path] = self.read_only(render)
         for path, render in self.thermal.collections().items():
             members[path] = self.read_only_member(render)
-        self.manager_parts = ManagerResources(p["manager"]["path"], p["manager"].get("parts"), "127.0.0.1",
-                                              "%s-bmc" % bmc.host.split(".")[0])
         for path, render in self.manager_parts.read_only().items():
             routes[path] = self.read_only(render)
-        for path, (render, patch) in self.manager_parts.writable().items():
+        for path, (render, patch) in dict(self.manager_parts.writable(), **self.cooling.writable()).items():
             routes[path] = self.writable(render, patch)
         self.inventory = InventoryResources(norm(self.paths["system"]), p)
         accounts = AccountResources(bmc.username, str(p["sessions"].get("account_id", "1")))
@@ -129,7 +132,7 @@ class BmcApp:
         self.members = dict((norm(path), handler) for path, handler in members.items())
         self.chaos = Chaos()
         self.lab_routes = {
-            ("GET", "/lab/state"): lambda request: json_response(self.bmc.ground_truth()),
+            ("GET", "/lab/state"): lambda request: json_response(self.ground_truth()),
             ("GET", "/lab/stats"): lambda request: json_response(self.bmc.statistics()),
             ("POST", "/lab/stats/reset"): self.lab_stats_reset,
             ("GET", "/lab/faults"): lambda request: json_response(self.bmc.ground_truth()["faults"]),
@@ -490,6 +493,8 @@ class BmcApp:
                           "ManagerForChassis": [link(self.paths["chassis"])]}}
         body.update(p["manager"]["resource"])
         body.update(self.manager_parts.manager_links())
+        if self.cooling.manager_oem():
+            body.setdefault("Oem", {}).update(self.cooling.manager_oem())
         if "jobs" in p:
             body["Links"]["Oem"] = {"Dell": dict({"@odata.type": "#DellManager.v1_0_0.DellManager",
                                                   "Jobs": link(p["jobs"]["path"])}, **self.manager_parts.dell_links())}
@@ -576,10 +581,18 @@ class BmcApp:
     def lab_reset(self, request):
         self.bmc.factory_reset()
         self.manager_parts.reset()
+        self.cooling.reset()
         self.chaos.stop()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds
             self.drivers, self.sushy_written = self.new_drivers(), False
-        return json_response(self.bmc.ground_truth())
+        return json_response(self.ground_truth())
+
+    def ground_truth(self):
+        """The BMC's state with its cooling setting, and the fan speeds it gives in both places."""
+        truth = self.bmc.ground_truth()
+        truth["thermal"]["fans"] = self.thermal.fans_data
+        truth["cooling"] = self.cooling.state(self.bmc.profile["thermal"]["fans"])
+        return truth
 
     def lab_config(self, request):
         body = self.body(request) or {}

@@ -34,6 +34,7 @@ class ManagerResources:
     def reset(self):
         self.date_time = copy.deepcopy(self.profile.get("date_time"))
         self.attributes = copy.deepcopy(self.profile.get("attributes") or {})
+        self.rules = self.profile.get("attribute_rules") or {}
         self.ntp = []  # NTP servers where there is no date and time service to keep them
 
     def ntp_servers(self):
@@ -179,6 +180,28 @@ class ManagerResources:
                 raise RedfishError(400, "The value %r for the property %s is of a different type than the property "
                                    "can accept." % (value, key), "Base.1.8.PropertyValueTypeError",
                                    ["/Attributes/" + key])
+            self.check_rule(name, key, value, current)
         current.update(attributes)
         return {"@Message.ExtendedInfo": [{"MessageId": "Base.1.8.Success",
                                            "Message": "Successfully Completed Request", "Severity": "OK"}]}
+
+    def check_rule(self, name, key, value, current):
+        """The attribute registry's rules the profile lists: read-only attributes, the allowed values of an
+        enumeration, and an integer's bounds (given or read from other attributes) with its special values."""
+        rule = (self.rules.get(name) or {}).get(key)
+        if not rule:
+            return
+        if rule.get("read_only"):
+            raise RedfishError(400, "The property %s is a read only property and cannot be assigned a value." % key,
+                               "Base.1.8.PropertyNotWritable", ["/Attributes/" + key])
+        if "values" in rule and value not in rule["values"]:
+            raise RedfishError(400, "The value %s for the property %s is not in the list of acceptable values."
+                               % (value, key), "Base.1.8.PropertyValueNotInList", ["/Attributes/" + key])
+        if "lower" in rule and value not in rule.get("special", []):
+            lower = current.get(rule["lower"], rule["lower"])
+            upper = current.get(rule["upper"], rule["upper"])
+            if not lower <= value <= upper:
+                raise RedfishError(400, "The value %s for the property %s is not in the list of acceptable values "
+                                   "(%s to %s, or %s)." % (value, key, lower, upper, ", ".join(
+                                       str(v) for v in rule.get("special", []))),
+                                   "Base.1.8.PropertyValueNotInList", ["/Attributes/" + key])

@@ -2,7 +2,8 @@
 
 The older schema is one ``Thermal`` resource with ``Temperatures`` and ``Fans`` arrays; the newer one is
 ``ThermalSubsystem`` with a ``Fans`` collection and ``ThermalMetrics``, whose readings point at ``Sensors``.
-A profile lists the schemas its BMC serves.
+A profile lists the schemas its BMC serves. Fan speeds are the profile's idle speeds as the BMC's cooling setting
+changes them (``speeds``, see ``bmc_cooling``).
 """
 
 import re
@@ -29,11 +30,16 @@ def link(path):
 
 
 class ThermalResources:
-    def __init__(self, chassis, data):
+    def __init__(self, chassis, data, speeds=None):
         self.chassis = chassis
         self.temperatures = data["temperatures"]
-        self.fans_data = data["fans"]
+        self.idle_fans = data["fans"]
+        self.speeds = speeds or (lambda fans: fans)
         self.schemas = data["schemas"]
+
+    @property
+    def fans_data(self):
+        return self.speeds(self.idle_fans)
 
     def resources(self):
         """Resource path -> renderer, for the schemas this BMC serves."""

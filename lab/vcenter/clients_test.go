@@ -191,3 +191,44 @@ func TestClusterConfigurationDefaults(t *testing.T) {
 		t.Errorf("API cluster with DRS in its spec: DRS %+v, DPM %+v", cfg.DrsConfig, cfg.DpmConfigInfo)
 	}
 }
+
+// A VM created through the API carries config.tools.lastInstallInfo from the start, before any call on it.
+func TestCreatedVMHasToolsInstallRecord(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var existing mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"parent", "resourcePool", "config.tools", "datastore"},
+		&existing); err != nil {
+		t.Fatal(err)
+	}
+	var store mo.Datastore
+	if err := c.RetrieveOne(ctx, existing.Datastore[0], []string{"name"}, &store); err != nil {
+		t.Fatal(err)
+	}
+	if existing.Config.Tools.LastInstallInfo == nil {
+		t.Error("a topology VM has no config.tools.lastInstallInfo")
+	}
+	folder := object.NewFolder(c.Client, *existing.Parent)
+	task, err := folder.CreateVM(ctx, types.VirtualMachineConfigSpec{Name: "api-vm", GuestId: "ubuntu64Guest",
+		Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store.Name + "]"}}, object.NewResourcePool(c.Client,
+		*existing.ResourcePool), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, info.Result.(types.ManagedObjectReference), []string{"config.tools"},
+		&created); err != nil {
+		t.Fatal(err)
+	}
+	if created.Config.Tools.LastInstallInfo == nil {
+		t.Error("a VM created through the API has no config.tools.lastInstallInfo")
+	}
+}

@@ -133,7 +133,8 @@ func hostNumber(ref types.ManagedObjectReference) string {
 	return ref.Value[strings.LastIndex(ref.Value, "-")+1:]
 }
 
-// attachConfigManagers gives a host its vSAN and PCI passthrough systems, and an object for every other
+// attachConfigManagers gives a host its vSAN and PCI passthrough systems, its network system and VMkernel NIC
+// manager as vCenter reports them (hostnetwork.go), its lockdown mode (hostaccess.go), and an object for every other
 // configManager reference the simulator leaves pointing at nothing (it hands all hosts the same ids, such as
 // ha-vmotion-system, without registering objects for them). Those answer their properties unset, as a host that
 // reports nothing for them; their methods are not implemented (MethodNotFound).
@@ -153,6 +154,14 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
 	obj.Config.PciPassthruInfo = pciPassthruInfo(obj.Hardware.PciDevice)
+	if network := newHostNetworkSystem(obj); network != nil {
+		simulator.Map.Put(network)
+	}
+	vnics, access := newVirtualNicManager(h, obj), newHostAccessManager(h, obj)
+	simulator.Map.Put(vnics)
+	simulator.Map.Put(access)
+	vnicsRef, accessRef := vnics.Self, access.Self
+	obj.ConfigManager.VirtualNicManager, obj.ConfigManager.HostAccessManager = &vnicsRef, &accessRef
 	if om, ok := simulator.Map.Get(*obj.ConfigManager.AdvancedOption).(*simulator.OptionManager); ok {
 		advanced := newSettingManager(om, esxiAdvancedOptions)
 		advanced.fixedKeys = true

@@ -23,6 +23,9 @@ func newTaskHooks(l *Lab) *taskHooks {
 		"HostSystem.exitMaintenanceMode":            l.exitMaintenanceMode,
 		"ClusterComputeResource.reconfigureCluster": l.reconfigureCluster,
 		"Datacenter.powerOnMultiVM":                 l.powerOnMultiVM,
+		"Folder.createVm":                           newVMToolsRecord,
+		"Folder.registerVm":                         newVMToolsRecord,
+		"VirtualMachine.cloneVm":                    newVMToolsRecord,
 	}}
 }
 
@@ -39,6 +42,7 @@ func (h *taskHooks) PutObject(obj mo.Reference) {
 	if !ok {
 		return
 	}
+	snapshotTaskOnVM(task)
 	if hook := h.hooks[task.Info.DescriptionId]; hook != nil {
 		original := task.Execute
 		task.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) { return hook(t, original) }
@@ -79,4 +83,34 @@ func (l *Lab) powerOnMultiVM(t *simulator.Task, original taskRunner) (types.AnyT
 		result.Attempted = append(result.Attempted, types.ClusterAttemptedVmInfo{Vm: ref, Task: &task})
 	}
 	return result, nil
+}
+
+// snapshotTaskOnVM gives a task the simulator starts on a snapshot (RemoveSnapshot_Task, RevertToSnapshot_Task) the
+// snapshot's VM as its entity, as vCenter does: TaskInfo.entity is a ManagedEntity, which a snapshot is not, and
+// clients such as pyVmomi refuse the task's info otherwise.
+func snapshotTaskOnVM(task *simulator.Task) {
+	if task.Info.Entity == nil || task.Info.Entity.Type != "VirtualMachineSnapshot" {
+		return
+	}
+	snapshot, ok := simulator.Map.Get(*task.Info.Entity).(*simulator.VirtualMachineSnapshot)
+	if !ok {
+		return
+	}
+	vm := snapshot.Vm
+	task.Info.Entity = &vm
+	if entity, isEntity := simulator.Map.Get(vm).(mo.Entity); isEntity {
+		task.Info.EntityName = entity.Entity().Name
+	}
+}
+
+// newVMToolsRecord runs a task that makes a VM (create, register, clone) and gives the new VM the Tools install
+// record at once: clients read a VM created through the API before the lab adopts it at its first call.
+func newVMToolsRecord(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+	result, fault := original(t)
+	if ref, ok := result.(types.ManagedObjectReference); ok {
+		if vm, isVM := simulator.Map.Get(ref).(*simulator.VirtualMachine); isVM {
+			toolsInstallRecord(vm)
+		}
+	}
+	return result, fault
 }

@@ -10,14 +10,16 @@ import (
 // imageConfigManager is a host's HostImageConfigManager (configManager.imageConfigManager): the host image
 // profile's acceptance level, PartnerSupported ("partner") as ESXi installs it, which NVIDIA's host driver VIBs
 // need. UpdateHostImageAcceptanceLevel takes one of HostImageAcceptanceLevel's values and refuses another with
-// InvalidArgument (vSphere Web Services API, HostImageConfigManager). Installed packages are not listed.
+// InvalidArgument (vSphere Web Services API, HostImageConfigManager). fetchSoftwarePackages lists the VIBs of the
+// host's installed components (softwarepackages.go).
 type imageConfigManager struct {
 	mo.HostImageConfigManager
 	acceptance string
+	host       *hostState
 }
 
 func newImageConfigManager(h *hostState) *imageConfigManager {
-	m := &imageConfigManager{acceptance: string(types.HostImageAcceptanceLevelPartner)}
+	m := &imageConfigManager{acceptance: string(types.HostImageAcceptanceLevelPartner), host: h}
 	m.Self = types.ManagedObjectReference{Type: "HostImageConfigManager",
 		Value: "imageConfigManager-" + hostNumber(h.ref)}
 	return m

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"net/http"
+
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 // snapshotMethods are the snapshot calls the simulator implements on its own VM type and type-asserts that type
@@ -36,4 +39,48 @@ func (l *Lab) withSimulatorVM(call soapCall, serve func()) {
 	simulator.Map.Put(&vm.VirtualMachine)
 	defer simulator.Map.Put(vm)
 	serve()
+}
+
+// serveRenameSnapshot is VirtualMachineSnapshot.RenameSnapshot, which the simulator does not implement: a new name,
+// a new description or both, shown in the VM's snapshot tree (vSphere Web Services API, VirtualMachineSnapshot
+// .RenameSnapshot; "at least one must be specified").
+func (l *Lab) serveRenameSnapshot(w http.ResponseWriter, call soapCall, body []byte) bool {
+	if call.method != "RenameSnapshot" || call.this.Type != "VirtualMachineSnapshot" {
+		return false
+	}
+	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
+	if err != nil {
+		return false
+	}
+	req, ok := method.Body.(*types.RenameSnapshot)
+	snapshot, found := simulator.Map.Get(call.this).(*simulator.VirtualMachineSnapshot)
+	if !ok || !found {
+		return false
+	}
+	if req.Name == "" && req.Description == "" {
+		writeFault(w, "A specified parameter was not correct: name", "InvalidArgument",
+			"<invalidProperty>name</invalidProperty>")
+		return true
+	}
+	if vm, isLab := simulator.Map.Get(snapshot.Vm).(*labVM); isLab && vm.Snapshot != nil {
+		renameInTree(vm.Snapshot.RootSnapshotList, call.this, req.Name, req.Description)
+		simulator.Map.Update(vm, []types.PropertyChange{{Name: "snapshot", Val: vm.Snapshot}})
+	}
+	writeResponse(w, `<RenameSnapshotResponse xmlns="urn:vim25"></RenameSnapshotResponse>`)
+	return true
+}
+
+func renameInTree(tree []types.VirtualMachineSnapshotTree, ref types.ManagedObjectReference, name, description string) {
+	for i := range tree {
+		if tree[i].Snapshot == ref {
+			if name != "" {
+				tree[i].Name = name
+			}
+			if description != "" {
+				tree[i].Description = description
+			}
+			return
+		}
+		renameInTree(tree[i].ChildSnapshotList, ref, name, description)
+	}
 }

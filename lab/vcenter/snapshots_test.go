@@ -6,7 +6,9 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 // Snapshots of a lab VM: created, listed in vm.snapshot, reverted to and removed, and the VM stays the lab's.
@@ -59,5 +61,52 @@ func TestSnapshots(t *testing.T) {
 	}
 	if _, ok := simulator.Map.Get(vm.Reference()).(*labVM); !ok {
 		t.Errorf("the VM is no longer the lab's after snapshot calls")
+	}
+}
+
+// RenameSnapshot changes a snapshot's name and description in the VM's snapshot tree; with neither it is refused.
+func TestRenameSnapshot(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	task, err := vm.CreateSnapshot(ctx, "before-driver", "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got mo.VirtualMachine
+	if err := vm.Properties(ctx, vm.Reference(), []string{"snapshot"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	ref := got.Snapshot.RootSnapshotList[0].Snapshot
+	if _, err := methods.RenameSnapshot(ctx, c.Client, &types.RenameSnapshot{This: ref, Name: "golden",
+		Description: "driver 525"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := methods.RenameSnapshot(ctx, c.Client, &types.RenameSnapshot{This: ref}); err == nil {
+		t.Error("a rename with neither name nor description was taken")
+	}
+	if err := vm.Properties(ctx, vm.Reference(), []string{"snapshot"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if node := got.Snapshot.RootSnapshotList[0]; node.Name != "golden" || node.Description != "driver 525" {
+		t.Errorf("after the rename: %q, %q", node.Name, node.Description)
+	}
+	removed, err := methods.RemoveSnapshot_Task(ctx, c.Client, &types.RemoveSnapshot_Task{This: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var removal mo.Task
+	if err := c.RetrieveOne(ctx, removed.Returnval, []string{"info"}, &removal); err != nil {
+		t.Fatal(err)
+	}
+	if removal.Info.Entity == nil || *removal.Info.Entity != vm.Reference() {
+		t.Errorf("the removal task's entity is %v, want the VM %v", removal.Info.Entity, vm.Reference())
 	}
 }

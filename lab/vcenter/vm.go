@@ -40,6 +40,7 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 	if vm.Config.MemoryReservationLockedToMax == nil {
 		vm.Config.MemoryReservationLockedToMax = types.NewBool(false)
 	}
+	toolsInstallRecord(&vm.VirtualMachine)
 	vm.ResourceConfig = resourceConfig(vm)
 	simulator.Map.Put(vm)
 	if !l.vmKnown[vm.Self] {
@@ -47,6 +48,14 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 		l.vms = append(l.vms, vm.Self)
 	}
 	return vm
+}
+
+// toolsInstallRecord gives a VM's config.tools the record of VMware Tools installs vCenter keeps for every VM
+// (lastInstallInfo, counter 0 until an install through vSphere), which the simulator leaves out.
+func toolsInstallRecord(vm *simulator.VirtualMachine) {
+	if vm.Config != nil && vm.Config.Tools != nil && vm.Config.Tools.LastInstallInfo == nil {
+		vm.Config.Tools.LastInstallInfo = &types.ToolsConfigInfoToolsLastInstallInfo{}
+	}
 }
 
 func toolsState(running bool) (types.VirtualMachineToolsStatus, string, string) {

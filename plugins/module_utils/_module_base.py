@@ -28,19 +28,30 @@ def run_module(argument_spec, run, client=None, **module_kwargs):
     returned alongside.
     """
     module = AnsibleModule(argument_spec=argument_spec, **module_kwargs)
+    lazy = LazyClient(client, module.params) if client is not None else None
     try:
-        if client is None:
+        if lazy is None:
             result = run(module)
         else:
-            with LazyClient(client, module.params) as lazy:
+            with lazy:
                 result = run(module, lazy)
     except MissingLibrary as err:
         module.fail_json(msg=missing_required_lib(err.library), exception=err.import_error)
     except GpuopsError as err:
+        warn_requests_sent_again(module, lazy)
         module.fail_json(msg=str(err), **_diff_if_asked(module, _jsonable(err.details)))
     except Exception as err:  # noqa: BLE001 - last resort: keep the traceback for -vvv, the message for the user
         module.fail_json(msg="Unexpected error: %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
+    warn_requests_sent_again(module, lazy)
     module.exit_json(**finish(module, result))
+
+
+def warn_requests_sent_again(module, lazy):
+    """Say how many requests the client sent again after a transient failure: a run that succeeded on a flaky
+    network should not hide it."""
+    if lazy is not None and lazy.sent_again:
+        module.warn("%d request(s) to %s were sent again after a lost connection or a busy answer (503/429)."
+                    % (lazy.sent_again, lazy.endpoint_name or "the API"))
 
 
 class LazyClient(object):
@@ -50,6 +61,9 @@ class LazyClient(object):
         self._factory = factory
         self._params = params
         self._client = None
+        # Kept when the client closes: how many requests it sent again (clients count them in ``retried``).
+        self.sent_again = 0
+        self.endpoint_name = None
 
     def __getattr__(self, name):
         if self._client is None:
@@ -62,6 +76,8 @@ class LazyClient(object):
 
     def __exit__(self, *exc_info):
         if self._client is not None:
+            self.sent_again += getattr(self._client, "retried", 0)
+            self.endpoint_name = getattr(self._client, "endpoint", None) or getattr(self._client, "baseuri", None)
             self._client.__exit__(*exc_info)
             self._client = None
 

@@ -164,6 +164,8 @@ nvidia_smi:
         uuid: {description: GPU UUID., type: str}
         memory_total_mib: {description: Framebuffer size., type: int}
         temperature_gpu_c: {description: GPU temperature., type: int}
+        temperature_slowdown_c: {description: "Temperature at which the GPU slows itself down (C(GPU Slowdown Temp)).", type: int}
+        temperature_shutdown_c: {description: "Temperature at which the GPU shuts down (C(GPU Shutdown Temp)).", type: int}
         power_draw_w: {description: Power draw (the average where the driver reports one)., type: float}
         power_limit_w: {description: Enforced power limit., type: float}
         ecc_mode_current: {description: ECC on now; null when the GPU has no ECC., type: bool}

@@ -16,49 +16,30 @@ __metaclass__ = type
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
-import inventory as lab_inventory  # noqa: E402  pylint: disable=wrong-import-position
+from guest_run import ROOT, guests_command, lab_guest, on_guest
 
 MAX_CONVERGED_REMOTE_TASKS = 12
 GUEST = "roundtrip-guest"
 TOKEN = "/etc/nvidia/ClientConfigToken/client_configuration_token_05-26-2022-00-08-28.tok"
-STATE_DIR = os.path.join(ROOT, ".tmp", "guest-round-trips-%d" % PORT_OFFSET)
+CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
 
 
 @pytest.fixture(scope="module")
 def guest():
-    os.makedirs(STATE_DIR, exist_ok=True)
-    # Its own port range: 100 above the lab's guests at the same offset.
-    started = LAB_CONTROL.start_guests([{"name": GUEST, "ssh_port": LAB_CONTROL.GUEST_SSH_PORT + 100}], STATE_DIR,
-                                       PORT_OFFSET)
-    container = started[GUEST]["container"]
-    inventory = lab_inventory.write_inventory(os.path.join(STATE_DIR, "inventory.yml"), started, STATE_DIR)
-    yield {"container": container, "inventory": inventory}
-    LAB_CONTROL.stop_guests([container])
-
-
-def on_guest(guest, *command):
-    return LAB_CONTROL.podman("exec", guest["container"], *command, check=False)
+    with lab_guest(GUEST, 100) as started:
+        yield started
 
 
 def converge(guest, name, *args):
     """Runs playbooks/guests.yml on the guest; returns the callback's report with the recap line."""
-    report = os.path.join(STATE_DIR, "remote-tasks-%s.json" % name)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
-               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"),
-               ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "tests", "callback_plugins"),
-               ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=report, ANSIBLE_NOCOLOR="1",
-               ANSIBLE_RETRY_FILES_ENABLED="0")
-    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", guest["inventory"],
-                           os.path.join(ROOT, "playbooks", "guests.yml")] + list(args),
-                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                          check=False)
+    report = os.path.join(guest["state_dir"], "remote-tasks-%s.json" % name)
+    argv, env = guests_command(guest, *args, ANSIBLE_CALLBACK_PLUGINS=CALLBACKS,
+                               ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=report)
+    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:]
     with open(report) as handle:
         result = json.load(handle)

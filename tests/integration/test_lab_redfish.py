@@ -144,12 +144,12 @@ def test_manager_interface_lists_the_bmc_address(bmc):
 @pytest.mark.parametrize("bmc", ["dell_idrac8", "dell_idrac9"], indirect=True)
 def test_idrac_manager_attributes(bmc):
     """iDRAC9 links its attributes from the manager and takes a PATCH of known attributes of their type; iDRAC8
-    has no manager attributes over Redfish."""
+    has only the system's (its thermal settings) over Redfish."""
     bmc.factory_reset()
     manager = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])
     links = manager["Links"]["Oem"]["Dell"].get("DellAttributes")
     if bmc.vendor == "dell_idrac8":
-        assert links is None
+        assert [link["@odata.id"] for link in links] == ["/redfish/v1/Managers/System.Embedded.1/Attributes"]
         assert fetch(bmc, "GET", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes")[0] == 404
         return
     assert [link["@odata.id"] for link in links] == [

@@ -23,6 +23,12 @@ RATE = 0.1
 MAX_RUNS = 3
 # What a failure must never look like: a crash instead of an error that says what happened to which object.
 UNCLEAR = re.compile(r"Traceback|Unexpected error|MODULE FAILURE|template error")
+# The modules' warning when their client sent requests again after a transient failure.
+SENT_AGAIN = re.compile(r"(\d+) request\(s\) to \S+ were sent again")
+
+
+def sent_again(stdout):
+    return sum(int(count) for count in SENT_AGAIN.findall(stdout))
 
 
 def failures(stdout):
@@ -46,7 +52,7 @@ def test_site_run_under_ten_percent_failures_then_converges(lab, tmp_path, seed)
     runs = [stormy]
     while runs[-1].returncode != 0 and len(runs) <= MAX_RUNS:
         runs.append(run_site(lab, inventory, tmp_path))
-    log_trial("chaos", seed=seed, requests=requests, dropped=dropped, faults=dict(
+    log_trial("chaos", seed=seed, requests=requests, dropped=dropped, retried=sent_again(stormy.stdout), faults=dict(
         (name, service["faults"]) for name, service in report.items() if service["faults"]),
         stormy_run_ok=stormy.returncode == 0, runs=len(runs), converged=runs[-1].returncode == 0,
         stormy_failures=[line[:400] for line in failures(stormy.stdout)[:3]])

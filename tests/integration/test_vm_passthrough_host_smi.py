@@ -7,15 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
-import os
-
 import pytest
-import yaml
 
-from conftest import DEFAULT_TOPOLOGY
 from test_vm_passthrough import GPUS, HOST, held, prepared, refused, run_module
-from vlcm_lab import DRIVER, DRIVER_VERSION
+from vlcm_lab import driver_topology
 
 pytest.importorskip("pyVmomi")
 
@@ -23,17 +18,8 @@ pytest.importorskip("pyVmomi")
 @pytest.fixture
 def lab(labs, tmp_path_factory):
     """The default lab with the vGPU manager installed on the passthrough host, so that its shell has nvidia-smi."""
-    with open(DEFAULT_TOPOLOGY) as handle:
-        topology = yaml.safe_load(handle)
-    for cluster in topology["datacenters"][0]["clusters"]:
-        for host in cluster["hosts"]:
-            if host["name"] == HOST:
-                host["components"] = {DRIVER: DRIVER_VERSION}
-    topology.pop("guests", None)
-    path = os.path.join(str(tmp_path_factory.getbasetemp()), "passthrough-topology.json")
-    with open(path, "w") as handle:
-        json.dump(topology, handle)
-    return labs(path, extra=("--no-bmc",))
+    topology = driver_topology(tmp_path_factory.getbasetemp(), HOST, "passthrough-topology.json")
+    return labs(topology, extra=("--no-bmc",))
 
 
 def test_nvlink_sets_come_from_the_hosts_own_nvidia_smi(lab, run_tasks):

@@ -29,6 +29,22 @@ BASE_IMAGE = "8.0.2-0.0.22380479"
 GPU_HOSTS = ["esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"]
 
 
+def driver_topology(directory, host, name):
+    """The default topology, without guests, with the vGPU manager installed on ``host`` (its shell's nvidia-smi
+    then reports the GPUs); written as ``name`` in ``directory``."""
+    with open(DEFAULT_TOPOLOGY) as handle:
+        topology = yaml.safe_load(handle)
+    for cluster in topology["datacenters"][0]["clusters"]:
+        for entry in cluster["hosts"]:
+            if entry["name"] == host:
+                entry["components"] = {DRIVER: DRIVER_VERSION}
+    topology.pop("guests", None)
+    path = os.path.join(str(directory), name)
+    with open(path, "w") as handle:
+        json.dump(topology, handle)
+    return path
+
+
 def vlcm_topology(directory, delay_ms=200):
     """The default datacenter with mixed-cluster not image-managed and the given remediation time per host."""
     with open(DEFAULT_TOPOLOGY) as handle:

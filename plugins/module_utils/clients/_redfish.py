@@ -139,6 +139,7 @@ class RedfishClient:
         self.auth = auth
         self.timeout = timeout
         self.retries = retries
+        self.retried = 0
         self._transport = transport or HttpsTransport()
         self.sleep = sleep or time.sleep
         self.clock = clock or time.monotonic
@@ -240,11 +241,13 @@ class RedfishClient:
                     raise self._transport_failure(err, method, path, attempt + 1, started)
                 self._backoff(attempt, None)
                 attempt += 1
+                self.retried += 1
                 continue
             answer = Response(status, answer_headers, parse_json(raw))
             if status in RETRY_STATUSES and attempt < retries:
                 self._backoff(attempt, answer.header("Retry-After"))
                 attempt += 1
+                self.retried += 1
                 continue
             if status == 401 and auth and self._token and not relogged:
                 # The session expired or was deleted on the BMC: log in again once.

@@ -71,7 +71,7 @@ class VCenterClient:
         if PYVMOMI_IMPORT_ERROR:
             raise MissingLibrary("pyvmomi", PYVMOMI_IMPORT_ERROR)
         self.endpoint = "%s:%s" % (hostname, port)
-        self.retries = 0
+        self.retried = 0
         self.si = self._connect(hostname, username, password, port, validate_certs)
         self.content = self.call(self.si.RetrieveContent)
 
@@ -89,7 +89,7 @@ class VCenterClient:
             except ConnectionFailure as err:
                 if not err.details.get("transient") or attempt + 1 >= _retry.ATTEMPTS:
                     raise
-                self.retries += 1
+                self.retried += 1
                 time.sleep(_retry.delay(attempt))
 
     def _login(self, hostname, username, password, port, validate_certs):
@@ -111,6 +111,13 @@ class VCenterClient:
                 "Could not reach vCenter %s: %s." % (self.endpoint, err),
                 hint="Check hostname and port, and that the vCenter answers HTTPS from this controller.",
                 transient=not isinstance(err, ConnectionRefusedError))
+        except vim.fault.HostConnectFault as err:
+            # pyVmomi wraps what went wrong on the wire while reading the service content (a 503 from the proxy, a
+            # reset): as a login, safe to try again, unless nothing listens there.
+            message = fault_message(err)
+            raise ConnectionFailure("Could not reach vCenter %s: %s." % (self.endpoint, message),
+                                    hint="Check hostname and port, and that the vCenter answers HTTPS from this "
+                                         "controller.", transient="refused" not in message.lower())
         except vmodl.MethodFault as err:
             raise ConnectionFailure("vCenter %s rejected the connection: %s." % (self.endpoint, fault_message(err)))
 
@@ -195,7 +202,7 @@ class VCenterClient:
                 if attempt + 1 >= _retry.ATTEMPTS:
                     raise ConnectionFailure("Lost the connection to vCenter %s: %s (%s, %d attempts)."
                                             % (self.endpoint, err, name, attempt + 1))
-            self.retries += 1
+            self.retried += 1
             time.sleep(_retry.delay(attempt))
             attempt += 1
 

@@ -71,7 +71,7 @@ class VCenterRestClient:
         self.verify = _verify(validate_certs)
         self.http.headers.update({"Accept": "application/json"})
         self.session_id = None
-        self.retries = 0
+        self.retried = 0
         self.sleep = time.sleep
         self.login()
 
@@ -157,7 +157,7 @@ class VCenterRestClient:
             else:
                 if response.status_code != 503 or attempt + 1 >= _retry.ATTEMPTS:
                     return response
-            self.retries += 1
+            self.retried += 1
             self.sleep(_retry.delay(attempt))
             attempt += 1
 

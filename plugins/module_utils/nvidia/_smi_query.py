@@ -165,6 +165,8 @@ def _gpu_facts(gpu, index):
         "memory_used_mib": _number(gpu.get("fb_memory_usage", "used")),
         "temperature_gpu_c": _number(gpu.get("temperature", "gpu_temp|gpu_current_temp")),
         "temperature_memory_c": _number(gpu.get("temperature", "memory_temp|memory_current_temp")),
+        "temperature_slowdown_c": _number(gpu.get("temperature", "gpu_temp_slow_threshold|gpu_slowdown_temp")),
+        "temperature_shutdown_c": _number(gpu.get("temperature", "gpu_temp_max_threshold|gpu_shutdown_temp")),
         "utilization_gpu_pct": _number(gpu.get("utilization", "gpu_util|gpu")),
         "utilization_memory_pct": _number(gpu.get("utilization", "memory_util|memory")),
         "ecc_mode_current": _enabled(gpu.get("ecc_mode", "current_ecc|current")),

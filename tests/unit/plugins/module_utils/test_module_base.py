@@ -12,7 +12,7 @@ import pytest
 from ansible.module_utils.basic import missing_required_lib
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import MissingLibrary, NotFound, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner import run_main
+from ansible_collections.gpuops.vgpu.tests.unit.plugins.modules.module_runner import record_warnings, run_main
 
 SPEC = {"name": {"type": "str", "required": True}, "secret": {"type": "str", "no_log": True}}
 
@@ -165,3 +165,45 @@ def test_no_log_values_stay_out_of_the_result(capsys):
 
     code, result = run_main(module_main(run), {"name": "a", "secret": "hunter2"}, capsys)
     assert "hunter2" not in str(result)
+
+
+class FlakyClient(Client):
+    """A client that had to send two requests again."""
+
+    endpoint = "vc.test:443"
+
+    def __init__(self, events, params):
+        super(FlakyClient, self).__init__(events, params)
+        self.retried = 0
+
+    def read(self):
+        self.retried += 2
+        return 42
+
+
+def test_requests_sent_again_are_warned_about_on_success_and_on_failure(capsys, monkeypatch):
+    events, warnings = [], record_warnings(monkeypatch)
+
+    def run(module, client):
+        return {"value": client.read()}
+
+    def fail(module, client):
+        client.read()
+        raise NotFound("No host esxi-09.", hint="Check the name.")
+
+    def factory(params):
+        return FlakyClient(events, params)
+
+    code, result = run_main(module_main(run, client=factory), {"name": "a"}, capsys)
+    assert code == 0 and result["value"] == 42
+    assert warnings == ["2 request(s) to vc.test:443 were sent again after a lost connection or a busy answer "
+                        "(503/429)."]
+    code, result = run_main(module_main(fail, client=factory), {"name": "a"}, capsys)
+    assert code == 1 and result["failed"] and len(warnings) == 2 and "sent again" in warnings[1]
+
+
+def test_no_warning_when_no_request_was_sent_again(capsys, monkeypatch):
+    events, warnings = [], record_warnings(monkeypatch)
+    code, result = run_main(module_main(lambda module, client: {"value": client.read()},
+                                        client=lambda params: Client(events, params)), {"name": "a"}, capsys)
+    assert code == 0 and warnings == []

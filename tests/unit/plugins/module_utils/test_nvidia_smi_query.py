@@ -369,3 +369,12 @@ def test_unparsable_query_output(text):
     with pytest.raises(NvidiaSmiError) as raised:
         parse_query(text)
     assert raised.value.kind == "unparsable"
+
+
+def test_slowdown_and_shutdown_temperatures_text_and_xml():
+    titan = parse_query(read("q_titan_v_volta_driver560.txt"))["gpus"][0]
+    a10g = parse_query(read("xml_v11_a10g_passthrough_ecc_on_driver515_REFORMATTED.xml"))["gpus"][0]
+    guest = parse_query(read("xml_v11_grid_p4-1q_vgpu_guest_licensed_windows_driver513.xml"))["gpus"][0]
+    assert (titan["temperature_slowdown_c"], titan["temperature_shutdown_c"]) == (97, 100)
+    assert (a10g["temperature_slowdown_c"], a10g["temperature_shutdown_c"]) == (95, 98)
+    assert guest["temperature_slowdown_c"] is None  # N/A inside a vGPU guest

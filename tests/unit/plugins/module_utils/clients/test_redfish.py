@@ -128,7 +128,7 @@ def test_503_is_retried_honouring_retry_after():
     bmc = FakeBmc({("GET", "/rf/Systems/"): answers})
     client = bmc.client(auth="basic")
     assert client.get("/rf/Systems/") == {"Members": []}
-    assert bmc.sleeps == [2.0, 5.0]
+    assert bmc.sleeps == [2.0, 5.0] and client.retried == 2
 
 
 def test_429_without_retry_after_backs_off_exponentially():
@@ -163,8 +163,9 @@ def test_bmc_down_fails_after_bounded_retries():
 
 def test_refused_connections_are_retried_even_for_post():
     bmc = FakeBmc({("POST", "/rf/SessionService/Sessions/"): ["refused", (201, {"X-Auth-Token": "t"}, {})]})
-    bmc.client().login()
-    assert len(bmc.requests("POST")) == 2
+    client = bmc.client()
+    client.login()
+    assert len(bmc.requests("POST")) == 2 and client.retried == 1
 
 
 def test_a_post_that_may_have_arrived_is_not_repeated():

@@ -145,7 +145,7 @@ class WaitClient(VCenterClient):
 
     def __init__(self, script=(), answer=None):  # no connection
         self.endpoint = "vc.test:443"
-        self.retries = 0
+        self.retried = 0
         self.log = []
         self.collectors = []
         self.script, self.answer = script, answer
@@ -375,7 +375,7 @@ def test_a_read_whose_connection_drops_is_sent_again_with_growing_waits(no_sleep
     flaky = Flaky([http_client.RemoteDisconnected("closed"), ConnectionResetError(104, "reset")])
     client = WaitClient()
     assert client.call(flaky.method("RetrievePropertiesEx")) == "answer"
-    assert flaky.calls == 3 and client.retries == 2
+    assert flaky.calls == 3 and client.retried == 2
     assert 0.4 <= no_sleep[0] <= 0.6 and 0.8 <= no_sleep[1] <= 1.2
 
 
@@ -397,3 +397,34 @@ def test_a_change_whose_answer_was_lost_is_not_sent_again(no_sleep):
         WaitClient().call(flaky.method("ReconfigVM_Task"))
     assert flaky.calls == 1 and no_sleep == []
     assert "answer to ReconfigVM_Task" in str(err.value)
+
+
+def test_a_login_that_met_a_busy_proxy_is_tried_again(monkeypatch, no_sleep):
+    answers = [vim.fault.HostConnectFault(msg="503 Service Unavailable"), "session"]
+
+    class Session:
+        def RetrieveContent(self):
+            return "content"
+
+    def connect(**kwargs):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return Session()
+
+    monkeypatch.setattr(_vcenter, "SmartConnect", connect)
+    client = VCenterClient("vc.test", "admin", "secret")
+    assert client.content == "content" and client.retried == 1 and len(no_sleep) == 1
+
+
+def test_a_login_refused_by_a_closed_port_is_not_tried_again(monkeypatch, no_sleep):
+    calls = []
+
+    def connect(**kwargs):
+        calls.append(kwargs)
+        raise vim.fault.HostConnectFault(msg="[Errno 111] Connection refused")
+
+    monkeypatch.setattr(_vcenter, "SmartConnect", connect)
+    with pytest.raises(ConnectionFailure, match="Could not reach vCenter vc.test:443"):
+        VCenterClient("vc.test", "admin", "secret")
+    assert len(calls) == 1 and no_sleep == []

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The whole job at scale (`make bench`, site section): playbooks/site.yml on a lab of 32 hosts (a Tesla P40 each,
+a BMC each cycling through the vendor profiles, an ESXi shell each) and 256 VMs, 8 of a P40's 3Q vGPUs per host,
+with N guest containers standing for the first N VMs. The first run, then the converged re-run; wall time, changes
+in the recap, SOAP requests from the lab's counters, and the seconds per layer from the test tree's remote_tasks
+callback. Results go to bench/results/site.json.
+"""
+
+import argparse
+import json
+import os
+import re
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
+import inventory as lab_inventory  # noqa: E402
+
+STATE_DIR = os.path.join(ROOT, ".tmp", "bench-site")
+PORT_OFFSET = 800
+BMC_BASE_PORT, SHELL_BASE_PORT = 9100, 2400
+PROFILE = "grid_p40-3q"  # 8 per P40: every host full
+PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+LABCTL = [sys.executable, os.path.join(ROOT, "lab", "labctl.py")]
+RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)")
+
+
+def labctl(*args):
+    subprocess.run(LABCTL + list(args) + ["--state-dir", STATE_DIR], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def start_lab(hosts, vms, guests):
+    topology = os.path.join(STATE_DIR, "topology-input.json")
+    with open(topology, "w") as handle:
+        subprocess.run([sys.executable, os.path.join(ROOT, "lab", "topologies", "generate.py"), "--hosts", str(hosts),
+                        "--vms", str(vms), "--gpu", "P40", "--bmc-base-port", str(BMC_BASE_PORT),
+                        "--shell-base-port", str(SHELL_BASE_PORT), "--guests", str(guests)], stdout=handle, check=True)
+    labctl("down")
+    labctl("up", "--topology", topology, "--port-offset", str(PORT_OFFSET), "--guests")
+    with open(os.path.join(STATE_DIR, "services.json")) as handle:
+        return json.load(handle)
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as handle:
+        return yaml.safe_load(handle)
+
+
+def write_inventory(services, vms):
+    """inventories/lab's connection settings and job choices, pointed at this lab's hosts, VMs and guests."""
+    lab_hosts = load("inventories/lab/hosts.yml")["all"]["children"]
+    job = load("inventories/lab/job.yml")["all"]["children"]
+    shells = services["shells"]
+    common = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shells["known_hosts"]
+    server_vars = dict(lab_hosts["servers"]["vars"], ansible_ssh_private_key_file=shells["private_key"],
+                       ansible_ssh_common_args=common, **load("inventories/lab/group_vars/servers.yml"))
+    esxi = dict((name, {"bmc_address": bmc["baseuri"], "ansible_port": shells["hosts"][name]["port"]})
+                for name, bmc in services["bmc"]["hosts"].items())
+    vcenter_vars = dict(job["vcenter"]["vars"], vgpu_assign_requests=[
+        {"name": "gpu-vm-%03d" % number, "profile": PROFILE} for number in range(1, vms + 1)])
+    guests = services.get("guests", {}).get("hosts", {})
+    guest_vars = lab_inventory.guest_vars(STATE_DIR)
+    guest_vars.pop("vgpu_profile", None)
+    all_vars = dict(load("inventories/lab/group_vars/all.yml"), vcenter_port=services["vcenter"]["port"],
+                    vgpu_clusters=["gpu-cluster"])
+    inventory = {"all": {"vars": all_vars, "children": {
+        "vcenter": {"hosts": lab_hosts["vcenter"]["hosts"], "vars": vcenter_vars},
+        "servers": {"vars": server_vars, "children": {"esxi_hosts": {"hosts": esxi}}},
+        "gpu_guests": {"vars": guest_vars, "hosts": dict(
+            (name, {"ansible_port": guest["ssh_port"], "vgpu_vm_name": "gpu-vm-%s" % name.split("-")[-1]})
+            for name, guest in guests.items())}}}}
+    path = os.path.join(STATE_DIR, "inventory.yml")
+    with open(path, "w") as handle:
+        yaml.safe_dump(inventory, handle)
+    return path
+
+
+def lab_request(services, method, path):
+    context = ssl._create_unverified_context()
+    request = urllib.request.Request(services["vcenter"]["lab"] + path, method=method, data=b"" if method == "POST"
+                                     else None)
+    with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+        text = answer.read()
+    return json.loads(text) if text else None
+
+
+def run_site(services, inventory, name, forks):
+    report = os.path.join(STATE_DIR, "remote-tasks-%s.json" % name)
+    records = os.path.join(STATE_DIR, "records")
+    os.makedirs(records, exist_ok=True)
+    variables = {"doctor_output_dir": records, "fleet_report_output_dir": records,
+                 "cluster_vgpu_state_file": "%s/{{ vcenter_hostname }}_{{ cluster_vgpu_cluster }}.json" % records,
+                 "doctor_cluster_vgpu_state_dir": records, "doctor_verdict": False,
+                 "bios_maintenance_record": os.path.join(records, "bios_maintenance.json")}
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_FORKS=str(forks), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "tests", "callback_plugins"),
+               ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=report,
+               CONTAINERS_CONF=os.path.join(ROOT, ".tmp", "molecule", "containers.conf"))
+    lab_request(services, "POST", "/stats/reset")
+    started = time.monotonic()
+    proc = subprocess.run([PLAYBOOK, "-i", inventory, "-e", json.dumps(variables),
+                           os.path.join(ROOT, "playbooks", "site.yml")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+    seconds = time.monotonic() - started
+    log = os.path.join(STATE_DIR, "site-%s.log" % name)
+    with open(log, "w") as handle:
+        handle.write(proc.stdout)
+    recap = [RECAP.match(line) for line in proc.stdout.splitlines()]
+    recap = [match.groups() for match in recap if match]
+    failed = [host for host, _ok, _changed, unreachable, fail in recap if int(fail) or int(unreachable)]
+    if proc.returncode != 0 or failed:
+        sys.exit("site.yml failed (%s) on %s; whole output in %s" % (name, ", ".join(failed) or "?", log))
+    stats = lab_request(services, "GET", "/stats")
+    with open(report) as handle:
+        counts = json.load(handle)
+    guests = [count for host, count in counts["remote_tasks"].items() if host.startswith("guest-")]
+    return {"seconds": round(seconds, 1), "changed": sum(int(row[2]) for row in recap),
+            "soap_requests": stats["soap_requests"], "rest_requests": stats["rest_requests"],
+            "remote_tasks_per_guest_max": max(guests) if guests else None,
+            "play_seconds": counts["play_seconds"], "role_seconds": counts["role_seconds"]}
+
+
+def report(run, name):
+    print("  %-13s %7.1f s, %d changed, %d SOAP and %d REST requests, at most %s remote tasks per guest" % (
+        name, run["seconds"], run["changed"], run["soap_requests"], run["rest_requests"],
+        run["remote_tasks_per_guest_max"]), flush=True)
+    for play, seconds in run["play_seconds"]:
+        print("    %-60s %7.1f s" % (play[:60], seconds), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hosts", type=int, default=32)
+    parser.add_argument("--vms", type=int, default=256)
+    parser.add_argument("--guests", type=int, default=10)
+    parser.add_argument("--forks", type=int, default=20)
+    parser.add_argument("--keep", action="store_true", help="leave the lab running afterwards")
+    args = parser.parse_args()
+    if args.vms > 8 * args.hosts:
+        sys.exit("--vms %d: at most 8 %s vGPUs fit on each of the %d hosts." % (args.vms, PROFILE, args.hosts))
+    os.makedirs(STATE_DIR, exist_ok=True)
+    print("site.yml on %d hosts, %d VMs, %d guests (forks %d)" % (args.hosts, args.vms, args.guests, args.forks),
+          flush=True)
+    services = start_lab(args.hosts, args.vms, args.guests)
+    try:
+        inventory = write_inventory(services, args.vms)
+        first = run_site(services, inventory, "first", args.forks)
+        report(first, "first run")
+        again = run_site(services, inventory, "converged", args.forks)
+        report(again, "converged run")
+    finally:
+        if not args.keep:
+            labctl("down")
+    results = {"hosts": args.hosts, "vms": args.vms, "guests": args.guests, "forks": args.forks,
+               "machine": {"cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M")},
+               "first": first, "converged": again}
+    with open(os.path.join(ROOT, "bench", "results", "site.json"), "w") as handle:
+        json.dump(results, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+
+
+if __name__ == "__main__":
+    main()

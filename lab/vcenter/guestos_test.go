@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Every guest OS descriptor of QueryConfigOptionEx carries vSphere's required properties, filtered by guest id.
+func TestGuestOSDescriptorsAreComplete(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cluster mo.ClusterComputeResource
+	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"environmentBrowser"}, &cluster); err != nil {
+		t.Fatal(err)
+	}
+	query := func(ids ...string) []types.GuestOsDescriptor {
+		res, err := methods.QueryConfigOptionEx(ctx, c.Client, &types.QueryConfigOptionEx{
+			This: *cluster.EnvironmentBrowser, Spec: &types.EnvironmentBrowserConfigOptionQuerySpec{GuestId: ids}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Returnval.GuestOSDescriptor
+	}
+	ubuntu := query("ubuntu64Guest")
+	if len(ubuntu) != 1 {
+		t.Fatalf("filtered to ubuntu64Guest: %d descriptors", len(ubuntu))
+	}
+	d := ubuntu[0]
+	if d.FullName != "Ubuntu Linux (64-bit)" || d.RecommendedDiskController != "ParaVirtualSCSIController" ||
+		d.RecommendedEthernetCard != "VirtualVmxnet3" || d.SupportedMaxCPUs != 768 || d.VRAMSizeInKB == nil ||
+		d.SupportsMemoryHotAdd == nil || d.SupportedForCreate == nil {
+		t.Errorf("ubuntu64Guest descriptor: %+v", d)
+	}
+	for _, d := range query() {
+		if d.FullName == "" || len(d.SupportedEthernetCard) == 0 || d.RecommendedDiskController == "" {
+			t.Errorf("%s lacks required properties", d.Id)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// hostNetworkSystem is a host's HostNetworkSystem (configManager.networkSystem) as vCenter reports it. The
+// simulator's networkInfo lists only the standard switches' names and port groups; vCenter's lists the host's
+// physical and VMkernel NICs too, the same objects as the host's config.network, and networkConfig is the
+// configuration (HostNetworkConfig) that gives that state (vSphere Web Services API, HostNetworkSystem:
+// "networkConfig: the network configuration ... that the host has", "networkInfo: the network configuration and
+// runtime information"). The simulator's object keeps doing the work of its methods; after each one, and on every
+// read, both properties are derived again from it and the host, so changes show in them.
+type hostNetworkSystem struct {
+	mo.HostNetworkSystem // first, as the simulator's search index needs
+	sim                  *simulator.HostNetworkSystem
+	host                 *simulator.HostSystem
+}
+
+func newHostNetworkSystem(host *simulator.HostSystem) *hostNetworkSystem {
+	sim, ok := simulator.Map.Get(*host.ConfigManager.NetworkSystem).(*simulator.HostNetworkSystem)
+	if !ok {
+		return nil
+	}
+	s := &hostNetworkSystem{sim: sim, host: host}
+	s.refresh()
+	return s
+}
+
+// Get is what the property collector reads (the simulator calls it for wrapper types).
+func (s *hostNetworkSystem) Get() mo.Reference {
+	s.refresh()
+	return &s.HostNetworkSystem
+}
+
+func (s *hostNetworkSystem) refresh() {
+	view := s.sim.HostNetworkSystem
+	network := s.host.Config.Network
+	info := types.HostNetworkInfo{}
+	if view.NetworkInfo != nil {
+		info = *view.NetworkInfo
+	}
+	if network != nil {
+		info.Pnic, info.Vnic, info.DnsConfig, info.IpRouteConfig = network.Pnic, network.Vnic, network.DnsConfig,
+			network.IpRouteConfig
+		info.Vswitch = mergeSwitches(info.Vswitch, network.Vswitch)
+		info.NetStackInstance, info.IpV6Enabled = network.NetStackInstance, network.IpV6Enabled
+	}
+	view.NetworkInfo = &info
+	view.NetworkConfig = networkConfig(&info)
+	s.HostNetworkSystem = view
+	if network != nil {
+		// The host's config.network is the same state: switches and port groups added through the API show there.
+		network.Vswitch, network.Portgroup = info.Vswitch, info.Portgroup
+	}
+}
+
+func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {
+	defer s.refresh()
+	return s.sim.AddVirtualSwitch(c)
+}
+
+func (s *hostNetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) soap.HasFault {
+	defer s.refresh()
+	return s.sim.RemoveVirtualSwitch(c)
+}
+
+func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, c *types.AddPortGroup) soap.HasFault {
+	defer s.refresh()
+	return s.sim.AddPortGroup(ctx, c)
+}
+
+func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, c *types.RemovePortGroup) soap.HasFault {
+	defer s.refresh()
+	return s.sim.RemovePortGroup(ctx, c)
+}
+
+func (s *hostNetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) soap.HasFault {
+	defer s.refresh()
+	return s.sim.UpdateNetworkConfig(req)
+}
+
+func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
+	return s.sim.QueryNetworkHint(req)
+}
+
+// mergeSwitches completes the simulator's switches (name and port groups, kept up to date by its methods) with
+// the host's description of the same switch (key, ports, uplinks, MTU, spec).
+func mergeSwitches(own []types.HostVirtualSwitch, host []types.HostVirtualSwitch) []types.HostVirtualSwitch {
+	out := make([]types.HostVirtualSwitch, len(own))
+	for i, vswitch := range own {
+		out[i] = vswitch
+		for _, described := range host {
+			if described.Name != vswitch.Name {
+				continue
+			}
+			portgroups := vswitch.Portgroup
+			out[i] = described
+			out[i].Portgroup = portgroups
+		}
+		if out[i].Key == "" {
+			out[i].Key = "key-vim.host.VirtualSwitch-" + vswitch.Name
+		}
+		if out[i].Spec.NumPorts == 0 {
+			out[i].Spec.NumPorts = 128
+		}
+	}
+	return out
+}
+
+func networkConfig(info *types.HostNetworkInfo) *types.HostNetworkConfig {
+	config := &types.HostNetworkConfig{DnsConfig: info.DnsConfig, IpRouteConfig: info.IpRouteConfig,
+		IpV6Enabled: info.IpV6Enabled}
+	for _, vswitch := range info.Vswitch {
+		spec := vswitch.Spec
+		config.Vswitch = append(config.Vswitch, types.HostVirtualSwitchConfig{Name: vswitch.Name, Spec: &spec})
+	}
+	for _, portgroup := range info.Portgroup {
+		spec := portgroup.Spec
+		config.Portgroup = append(config.Portgroup, types.HostPortGroupConfig{Spec: &spec})
+	}
+	for _, pnic := range info.Pnic {
+		config.Pnic = append(config.Pnic, types.PhysicalNicConfig{Device: pnic.Device, Spec: pnic.Spec})
+	}
+	for _, vnic := range info.Vnic {
+		spec := vnic.Spec
+		config.Vnic = append(config.Vnic, types.HostVirtualNicConfig{Device: vnic.Device, Portgroup: vnic.Portgroup,
+			Spec: &spec})
+	}
+	return config
+}
+
+// virtualNicManager is a host's HostVirtualNicManager (configManager.virtualNicManager): which VMkernel NICs carry
+// which service (management, vmotion, vsan, ...). Its info is the host's config.virtualNicManagerInfo.
+// QueryNetConfig answers one service's candidates and selection, or InvalidArgument for a service the host does
+// not have; SelectVnicForNicType and DeselectVnicForNicType change the selection (vSphere Web Services API,
+// HostVirtualNicManager).
+type virtualNicManager struct {
+	mo.HostVirtualNicManager
+	host *simulator.HostSystem
+}
+
+func newVirtualNicManager(h *hostState, host *simulator.HostSystem) *virtualNicManager {
+	m := &virtualNicManager{host: host}
+	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + hostNumber(h.ref)}
+	return m
+}
+
+func (m *virtualNicManager) Get() mo.Reference {
+	view := m.HostVirtualNicManager
+	if info := m.host.Config.VirtualNicManagerInfo; info != nil {
+		view.Info = *info
+	}
+	return &view
+}
+
+func (m *virtualNicManager) netConfig(nicType string) (*types.VirtualNicManagerNetConfig, *labFault) {
+	if info := m.host.Config.VirtualNicManagerInfo; info != nil {
+		for i := range info.NetConfig {
+			if info.NetConfig[i].NicType == nicType {
+				return &info.NetConfig[i], nil
+			}
+		}
+	}
+	return nil, invalidArgument("nicType", "%q is not a service of host %s", nicType, m.host.Name)
+}
+
+func (m *virtualNicManager) QueryNetConfig(req *types.QueryNetConfig) soap.HasFault {
+	body := &methods.QueryNetConfigBody{}
+	config, fault := m.netConfig(req.NicType)
+	if fault != nil {
+		body.Fault_ = fault.soap()
+		return body
+	}
+	answer := *config
+	body.Res = &types.QueryNetConfigResponse{Returnval: &answer}
+	return body
+}
+
+// candidateKey is the key of the host's VMkernel NIC named device among a service's candidates.
+func candidateKey(config *types.VirtualNicManagerNetConfig, device, host string) (string, *labFault) {
+	for _, vnic := range config.CandidateVnic {
+		if vnic.Device == device || vnic.Key == device {
+			return vnic.Key, nil
+		}
+	}
+	return "", invalidArgument("device", "no VMkernel NIC %q on host %s for %s", device, host, config.NicType)
+}
+
+func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType) soap.HasFault {
+	body := &methods.SelectVnicForNicTypeBody{}
+	config, fault := m.netConfig(req.NicType)
+	key := ""
+	if fault == nil {
+		key, fault = candidateKey(config, req.Device, m.host.Name)
+	}
+	if fault != nil {
+		body.Fault_ = fault.soap()
+		return body
+	}
+	if !config.MultiSelectAllowed {
+		config.SelectedVnic = nil
+	}
+	if !contains(config.SelectedVnic, key) {
+		config.SelectedVnic = append(config.SelectedVnic, key)
+	}
+	body.Res = &types.SelectVnicForNicTypeResponse{}
+	return body
+}
+
+func (m *virtualNicManager) DeselectVnicForNicType(req *types.DeselectVnicForNicType) soap.HasFault {
+	body := &methods.DeselectVnicForNicTypeBody{}
+	config, fault := m.netConfig(req.NicType)
+	key := ""
+	if fault == nil {
+		key, fault = candidateKey(config, req.Device, m.host.Name)
+	}
+	if fault != nil {
+		body.Fault_ = fault.soap()
+		return body
+	}
+	kept := config.SelectedVnic[:0]
+	for _, selected := range config.SelectedVnic {
+		if selected != key {
+			kept = append(kept, selected)
+		}
+	}
+	config.SelectedVnic = kept
+	body.Res = &types.DeselectVnicForNicTypeResponse{}
+	return body
+}

@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Crash consistency on a guest: playbooks/guests.yml killed (SIGKILL, the controller dying with its workers and its
+SSH connections) at a seeded task of a guest's first converge, then run again until it succeeds: the guest ends as a
+clean run leaves it, with one license token, a whole gridd.conf and nothing left behind by the killed run, and a
+further run changes nothing.
+
+GPUOPS_GUEST_CRASH_SEEDS chooses the seeds (default: one; make soak runs more); GPUOPS_GUEST_CRASH_SEEDS=<seed>
+replays one.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import random
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from guest_run import ROOT, guests_command, lab_guest, on_guest
+from site_run import log_trial, seeds
+
+GUEST = "crash-guest"
+# A guest's first converge shows about 90 task banners; a kill point past the end lets the run finish.
+TASK_BANNERS = 90
+MAX_RUNS = 3
+TOKEN_DIR = "/etc/nvidia/ClientConfigToken"
+GRIDD_CONF = "/etc/nvidia/gridd.conf"
+SETTING = re.compile(r"^\s*(#.*)?$|^[A-Za-z][A-Za-z0-9]*=\S*$")
+
+
+@pytest.fixture
+def guest():
+    with lab_guest(GUEST, 110) as started:
+        yield started
+
+
+def run_and_kill(guest, kill_at, delay):
+    """guests.yml killed ``delay`` seconds into its kill_at-th task; the task's banner, or None when it ended first."""
+    argv, env = guests_command(guest)
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True, start_new_session=True)
+    seen, killed = 0, None
+    for line in proc.stdout:
+        if line.startswith("TASK ["):
+            seen += 1
+            if seen == kill_at:
+                time.sleep(delay)
+                os.killpg(proc.pid, signal.SIGKILL)
+                killed = line.strip()
+                break
+    proc.stdout.close()
+    proc.wait()
+    return killed
+
+
+def run(guest, *args):
+    argv, env = guests_command(guest, *args)
+    return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+
+
+def leftovers(guest):
+    """What a clean run never leaves on the guest: a second token, a gridd.conf cut short or with a line that is not
+    a setting, Ansible's temporary files beside the files it wrote."""
+    problems = []
+    tokens = on_guest(guest, "sh", "-c", "ls %s/*.tok 2>/dev/null" % TOKEN_DIR).stdout.split()
+    if len(tokens) != 1:
+        problems.append("%d license tokens in %s: %s" % (len(tokens), TOKEN_DIR, tokens))
+    conf = on_guest(guest, "cat", GRIDD_CONF).stdout
+    if "FeatureType=1" not in conf.splitlines() or not conf.endswith("\n"):
+        problems.append("%s is not whole: %r" % (GRIDD_CONF, conf[-200:]))
+    problems.extend("%s: not a setting: %r" % (GRIDD_CONF, line) for line in conf.splitlines()
+                    if not SETTING.match(line))
+    temporary = on_guest(guest, "find", "/etc/nvidia", "/etc/modprobe.d", "/etc/environment", "/usr/local",
+                         "-maxdepth", "2", "-name", ".ansible_tmp*").stdout.split()
+    if temporary:
+        problems.append("temporary files left: %s" % temporary)
+    return problems
+
+
+@pytest.mark.parametrize("seed", seeds("GPUOPS_GUEST_CRASH_SEEDS", "4"))
+def test_guest_converge_killed_at_a_seeded_task_converges_on_the_next_run(guest, seed):
+    rng = random.Random(seed)
+    kill_at, delay = rng.randint(1, TASK_BANNERS), round(rng.uniform(0, 1.5), 2)
+    killed = run_and_kill(guest, kill_at, delay)
+
+    outputs = []
+    for _attempt in range(MAX_RUNS):
+        result = run(guest)
+        outputs.append(result.stdout)
+        if result.returncode == 0:
+            break
+    log_trial("guest_crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+              converged=result.returncode == 0)
+    assert result.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-4000:])
+
+    assert leftovers(guest) == [], "seed %d, killed at %s" % (seed, killed)
+    assert "License Status                    : Licensed" in on_guest(guest, "nvidia-smi", "-q").stdout
+    assert on_guest(guest, "systemctl", "is-active", "nvidia-gridd").stdout.strip() == "active"
+    assert "ii  nvidia-linux-grid-510" in on_guest(guest, "dpkg", "-l", "nvidia-linux-grid-510").stdout
+    assert on_guest(guest, "readlink", "/usr/local/cuda").stdout.strip() == "/usr/local/cuda-11.6"
+    assert "#define CUDNN_MAJOR 8" in on_guest(guest, "cat", "/usr/local/cuda-11.6/include/cudnn_version.h").stdout
+    again = run(guest)
+    recap = [line for line in again.stdout.splitlines() if line.startswith(GUEST + " ")]
+    assert again.returncode == 0 and recap and "changed=0" in recap[-1], "seed %d, killed at %s:\n%s" % (
+        seed, killed, again.stdout[-4000:])
