@@ -18,7 +18,7 @@ export ANSIBLE_FORKS ?= 20
 export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 .PHONY: help deps collection-link lab-build lab-up lab-down lab test lint sanity lab-tests redfish units integration molecule \
-        build bench clean soak ee
+        build bench clean soak ee docs galaxy-import test-matrix
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
@@ -26,6 +26,8 @@ help:
 	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
 	@echo "make build      build the collection tarball"
 	@echo "make ee         build the execution environment image (ansible-builder, podman; no registry needed)"
+	@echo "make test-matrix sanity and unit tests on ansible-core 2.16 to 2.19, the lab smoke on the oldest and newest"
+	@echo "make docs       HTML docs of every module, role, filter and guide in .tmp/docs/build/html (warnings fail)"
 	@echo "make soak       site.yml killed at many seeded points and run under many chaos seeds, each run to convergence"
 
 deps: $(VENV)/.requirements.sha256 collection-link
@@ -83,6 +85,17 @@ build: deps
 # The execution environment (execution-environment.yml) from the project's own Debian base image.
 ee: deps
 	tools/ee/build.sh
+
+docs: deps
+	./tools/docs.sh
+
+# The supported ansible-core minors, each in a virtual environment of its own (MATRIX_CORES="2.16 2.17" picks some).
+test-matrix: deps lab-build
+	./tools/test-matrix.sh
+
+# Galaxy's importer on the built tarball, in a virtual environment of its own; fails on any warning.
+galaxy-import: deps
+	./tools/galaxy_import.sh
 
 bench: lab-build
 	$(PY) bench/run.py $(BENCH_ARGS)

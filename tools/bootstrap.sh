@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make chromium fonts-dejavu-core
+APT_PACKAGES=(golang-go golang-github-vmware-govmomi-dev python3-venv openssl rsync git make chromium chromium-driver fonts-dejavu-core
               podman runc uidmap fuse-overlayfs slirp4netns debootstrap socat
               openssh-server openssh-client prometheus)
 

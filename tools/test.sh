@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
-# stage and a closing count. Stages: lint sanity lab redfish units integration molecule (default: all of them).
+# stage and a closing count. Stages: lint sanity lab redfish units docs galaxy matrix integration molecule
+# (default: all of them).
 # Called by `make test` (after `make deps lab-build`); CI calls `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units docs galaxy matrix integration molecule)
 
 # ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
 ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
@@ -27,22 +28,7 @@ sync_ansible_test_tree() {
 
 # ansible-test sanity bootstraps pip from a URL this network cannot reach; ensurepip does the same offline.
 offline_get_pip() {
-  local cache="$HOME/.ansible/test/cache"
-  mkdir -p "$cache"
-  for version in 24_2 24_0 23_1; do
-    cat >"$cache/get_pip_${version}.py" <<'PY'
-import os
-import subprocess
-import sys
-
-env = dict(os.environ)
-env.pop("PIP_CONFIG_FILE", None)
-subprocess.run([sys.executable, "-m", "ensurepip", "--upgrade"], check=True, env=env)
-args = [a for a in sys.argv[1:] if a not in ("--disable-pip-version-check", "--no-setuptools", "--no-wheel")]
-if args:
-    subprocess.run([sys.executable, "-m", "pip", "install"] + args, check=True, env=env)
-PY
-  done
+  ./tools/offline_get_pip.sh python
 }
 
 stage_lint() {
@@ -85,6 +71,20 @@ stage_units() {
     [ -e "$xml" ] && cp "$xml" "$REPORTS/units-$(basename "$xml")"
   done
   return $rc
+}
+
+stage_docs() {
+  # The docsite as `make docs` builds it (warnings fail), then every module and role page read in headless Chromium.
+  pytest -p no:cacheprovider -q tests/docs --junitxml="$REPORTS/docs.xml" 2>&1 | tail -n 30
+}
+
+stage_galaxy() {
+  ./tools/galaxy_import.sh 2>&1 | tail -n 40
+}
+
+stage_matrix() {
+  # The older supported ansible-core minors (tools/test-matrix.sh); the stages around it run everything on the newest.
+  MATRIX_CORES=${MATRIX_CORES:-2.16 2.17 2.18} ./tools/test-matrix.sh 2>&1 | tail -n 60
 }
 
 stage_integration() {
@@ -141,7 +141,7 @@ for stage in "${stages[@]}"; do
   if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; overall=1; fi
   printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
   case $stage in
-    lint|sanity|lab|redfish) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
+    lint|sanity|lab|redfish|galaxy|matrix) if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi ;;
     *) if [ "$rc" -ne 0 ] && ! ls "$REPORTS/$stage"*.xml >/dev/null 2>&1; then failed=$((failed + 1)); fi ;;
   esac
 done
