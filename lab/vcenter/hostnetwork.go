@@ -214,15 +214,24 @@ func candidateKey(config *types.VirtualNicManagerNetConfig, device, host string)
 	return "", invalidArgument("device", "no VMkernel NIC %q on host %s for %s", device, host, config.NicType)
 }
 
-func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType) soap.HasFault {
-	body := &methods.SelectVnicForNicTypeBody{}
-	config, fault := m.netConfig(req.NicType)
+// serviceNic finds a service's config and the key of one of its candidate NICs.
+func (m *virtualNicManager) serviceNic(nicType, device string) (*types.VirtualNicManagerNetConfig, string, *soap.Fault) {
+	config, fault := m.netConfig(nicType)
 	key := ""
 	if fault == nil {
-		key, fault = candidateKey(config, req.Device, m.host.Name)
+		key, fault = candidateKey(config, device, m.host.Name)
 	}
 	if fault != nil {
-		body.Fault_ = fault.soap()
+		return nil, "", fault.soap()
+	}
+	return config, key, nil
+}
+
+func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType) soap.HasFault {
+	body := &methods.SelectVnicForNicTypeBody{}
+	config, key, fault := m.serviceNic(req.NicType, req.Device)
+	if fault != nil {
+		body.Fault_ = fault
 		return body
 	}
 	if !config.MultiSelectAllowed {
@@ -237,13 +246,9 @@ func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType
 
 func (m *virtualNicManager) DeselectVnicForNicType(req *types.DeselectVnicForNicType) soap.HasFault {
 	body := &methods.DeselectVnicForNicTypeBody{}
-	config, fault := m.netConfig(req.NicType)
-	key := ""
-	if fault == nil {
-		key, fault = candidateKey(config, req.Device, m.host.Name)
-	}
+	config, key, fault := m.serviceNic(req.NicType, req.Device)
 	if fault != nil {
-		body.Fault_ = fault.soap()
+		body.Fault_ = fault
 		return body
 	}
 	kept := config.SelectedVnic[:0]

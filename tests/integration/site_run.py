@@ -10,8 +10,10 @@ __metaclass__ = type
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import yaml
 
@@ -119,6 +121,25 @@ def not_converged(lab, start, state_dir):
         if name.startswith("esxi-0") and bmc["bios"].get("pending"):
             problems.append("BMC of %s: BIOS change pending %s" % (name, bmc["bios"]["pending"]))
     return problems
+
+
+def kill_at_task(argv, env, kill_at, delay):
+    """Run ``argv`` and SIGKILL its process group ``delay`` seconds into its kill_at-th task banner (mid-task, where
+    a change may be on its way); the task's banner, or None when the run ended first."""
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True, start_new_session=True)
+    seen, killed = 0, None
+    for line in proc.stdout:
+        if line.startswith("TASK ["):
+            seen += 1
+            if seen == kill_at:
+                time.sleep(delay)
+                os.killpg(proc.pid, signal.SIGKILL)
+                killed = line.strip()
+                break
+    proc.stdout.close()
+    proc.wait()
+    return killed
 
 
 def seeds(variable, default):

@@ -14,17 +14,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 import random
 import re
-import signal
 import subprocess
-import time
 
 import pytest
 
 from guest_run import ROOT, guests_command, lab_guest, on_guest
-from site_run import log_trial, seeds
+from site_run import kill_at_task, log_trial, seeds
 
 GUEST = "crash-guest"
 # A guest's first converge shows about 90 task banners; a kill point past the end lets the run finish.
@@ -44,20 +41,7 @@ def guest():
 def run_and_kill(guest, kill_at, delay):
     """guests.yml killed ``delay`` seconds into its kill_at-th task; the task's banner, or None when it ended first."""
     argv, env = guests_command(guest)
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True, start_new_session=True)
-    seen, killed = 0, None
-    for line in proc.stdout:
-        if line.startswith("TASK ["):
-            seen += 1
-            if seen == kill_at:
-                time.sleep(delay)
-                os.killpg(proc.pid, signal.SIGKILL)
-                killed = line.strip()
-                break
-    proc.stdout.close()
-    proc.wait()
-    return killed
+    return kill_at_task(argv, env, kill_at, delay)
 
 
 def run(guest, *args):

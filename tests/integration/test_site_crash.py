@@ -12,15 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 import random
-import signal
-import subprocess
-import time
 
 import pytest
 
-from site_run import ROOT, half_done, log_trial, not_converged, run_site, seeds, site_command, site_inventory
+from site_run import half_done, kill_at_task, log_trial, not_converged, run_site, seeds, site_command, site_inventory
 
 # A clean site run on the lab shows about 200 task banners; a kill point past the end lets the run finish.
 TASK_BANNERS = 200
@@ -28,23 +24,10 @@ MAX_RUNS = 3
 
 
 def run_and_kill(lab, inventory, state_dir, kill_at, delay):
-    """Run site.yml and SIGKILL its process group ``delay`` seconds into its kill_at-th task (mid-task, where a
-    change may be on its way); the task's name, or None when the run ended first."""
+    """Run site.yml and SIGKILL it ``delay`` seconds into its kill_at-th task; the task's name, or None when the run
+    ended first."""
     argv, env = site_command(lab, inventory, state_dir)
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True, start_new_session=True)
-    seen, killed = 0, None
-    for line in proc.stdout:
-        if line.startswith("TASK ["):
-            seen += 1
-            if seen == kill_at:
-                time.sleep(delay)
-                os.killpg(proc.pid, signal.SIGKILL)
-                killed = line.strip()
-                break
-    proc.stdout.close()
-    proc.wait()
-    return killed
+    return kill_at_task(argv, env, kill_at, delay)
 
 
 @pytest.mark.parametrize("seed", seeds("GPUOPS_CRASH_SEEDS", "7"))
