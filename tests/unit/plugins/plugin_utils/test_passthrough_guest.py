@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The passthrough guest checks on recorded nvidia-smi outputs (tests/fixtures/nvidia-smi)."""
+"""The passthrough guest checks on recorded nvidia-smi outputs (tests/fixtures/nvidia-smi), and the requests."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import pytest
 
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
@@ -14,6 +16,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     parse_topology,
 )
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._passthrough_guest import evaluate
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._passthrough_requests import requests
 
 P2P_PAIR_OK = "\tGPU0\tGPU1\t\n GPU0\tX\tOK\t\n GPU1\tOK\tX\t\n"
 P2P_PAIR_CNS = "\tGPU0\tGPU1\t\n GPU0\tX\tCNS\t\n GPU1\tCNS\tX\t\n"
@@ -74,3 +77,15 @@ def test_without_nvlink_only_the_gpus_are_checked_and_a_missing_driver_fails():
     missing = evaluate({"present": False, "msg": "nvidia-smi is not in PATH"}, 2)
     assert missing["passthrough_gpus"]["status"] == "failed"
     assert "not in PATH" in missing["passthrough_gpus"]["message"]
+
+
+def test_requests_from_the_inventory_and_refusals():
+    hostvars = {"g1": {"passthrough_gpus": 2, "passthrough_vm_name": "pt-vm-01"},
+                "g2": {"passthrough_gpus": ["0000:86:00.0", "0000:af:00.0"]}, "g3": {}}
+    assert requests(["g1", "g2"], hostvars, [{"name": "pt-vm-03", "gpus": 1}]) == [
+        {"name": "pt-vm-01", "gpus": 2}, {"name": "g2", "devices": ["0000:86:00.0", "0000:af:00.0"]},
+        {"name": "pt-vm-03", "gpus": 1}]
+    with pytest.raises(ValueError, match="g3: passthrough_gpus is None"):
+        requests(["g3"], hostvars)
+    with pytest.raises(ValueError, match="VM pt-vm-01 is asked for twice"):
+        requests(["g1"], hostvars, [{"name": "pt-vm-01", "gpus": 2}])
