@@ -7,7 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor import Findings
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor import Findings, options_of
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_cluster import cluster_checks
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_infra import host_checks
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import nvlink_sets, passthrough_checks
 
@@ -65,3 +66,12 @@ def test_nvlink_sets_from_the_host_smi_win_over_the_inventory():
     assert nvlink_sets("h", smi, {"h": SETS}) == ([PCI[:2]], "host nvidia-smi")
     assert nvlink_sets("h", None, {"h": SETS}) == (SETS, "inventory")
     assert nvlink_sets("h", None, {}) == ([], None)
+
+
+def test_a_passthrough_only_cluster_needs_no_vgpu_driver_in_its_image():
+    out = Findings()
+    cluster_checks(out, {"hotmigrate": {"value": True}, "clusters": [{
+        "name": "hpc-cluster", "vlcm_gathered": True, "image_managed": True, "image": {"ESXi": "8.0.2"}}],
+        "hosts": [dict(host([gpu(pci) for pci in PCI]), cluster="hpc-cluster")]}, options_of({"now": "2026-03-01T12:00:00Z"}))
+    [image] = [f for f in out.items if f["check"] == "cluster_image"]
+    assert image["status"] == "PASS" and "needs no NVIDIA vGPU host driver" in image["message"]
