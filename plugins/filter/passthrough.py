@@ -8,14 +8,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _passthrough_guest, _passthrough_requests
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 
 def passthrough_guest_checks(facts, expected_count=0, set_size=2, nvlink=True, nvlink_gbps=None):
     """``nvidia_smi | gpuops.vgpu.passthrough_guest_checks(2)``: the guest's passthrough checks by name."""
-    return _passthrough_guest.evaluate(facts, int(expected_count or 0), int(set_size or 0), bool(nvlink),
-                                       nvlink_gbps or None)
+    return _passthrough_guest.evaluate(facts, int(expected_count or 0), int(set_size or 0),
+                                       boolean(nvlink, strict=False), float(nvlink_gbps or 0) or None)
 
 
 @filter_errors(ValueError)

@@ -117,13 +117,17 @@ def test_guest_check_fails_naming_the_split_pair(lab, guests, tmp_path, run_task
                {"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-01", "devices": split}], "power_on": True}}])
     assert held(lab)["pt-vm-01"] == ("poweredOn", split)
     path = inventory(tmp_path, guests, {"pt-guest-01": split})
-    rc, results, output = run_playbook(lab, path, "--tags", "gpu_validate")
+    # As if on an NVSwitch board: the guest has no fabric manager running.
+    rc, results, output = run_playbook(lab, path, "--tags", "gpu_validate", "-e",
+                                       "gpu_validate_passthrough_nvswitch=true")
     assert rc != 0
     checks = results["Report the checks"]["pt-guest-01"]["ansible_facts"]["gpu_validate_result"]["checks"]
     assert checks["passthrough_gpus"]["status"] == "ok"
     assert checks["nvlink_topology"]["status"] == "failed"
     assert "GPU0, GPU1 have no NVLink peer in this VM" in checks["nvlink_topology"]["message"]
     assert "all links are inActive" in checks["nvlink_status"]["message"]
+    assert checks["fabric_manager"]["status"] == "failed"
+    assert checks["fabric_manager"]["message"].startswith("nvidia-fabricmanager is ")
     failure = results["Fail when a check failed"]["pt-guest-01"]["msg"]
     assert "nvlink_topology" in failure and "its NVLink set was split" in failure
     assert held(lab)["pt-vm-01"] == ("poweredOn", split)
@@ -139,3 +143,36 @@ def test_role_refuses_half_a_pair_and_leaves_the_vms_as_they_were(lab, guests, t
     after = lab.state()
     assert [vm for vm in after["vms"] if vm["name"] in GUESTS.values()] == \
         [vm for vm in before["vms"] if vm["name"] in GUESTS.values()]
+
+
+def doctor_and_report(run_tasks, out):
+    tasks = [
+        {"name": "doctor", "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor"}, "vars": {
+            "doctor_verdict": False, "doctor_output_dir": str(out), "doctor_clusters": ["hpc-cluster"],
+            "doctor_gather_bmc": False, "doctor_passthrough_nvlink_sets": {HOST: PAIRS}}},
+        {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
+            "fleet_report_output_dir": str(out), "fleet_report_clusters": ["hpc-cluster"]}},
+    ]
+    run_tasks(tasks)
+    with open(str(out / "doctor.json")) as handle:
+        findings = json.load(handle)["findings"]
+    return dict((f["check"], f) for f in findings if f["object"] == HOST), (out / "fleet-report.html").read_text()
+
+
+def test_doctor_and_fleet_report_show_the_pairs_and_who_holds_them(lab, run_tasks, tmp_path):
+    run_tasks([{"gpuops.vgpu.host_passthrough": {"esxi_hostnames": [HOST], "models": ["A100-40"]}},
+               {"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-01", "gpus": 2}], "nvlink": True,
+                                               "nvlink_sets": {HOST: PAIRS}, "power_on": True}}])
+    assert held(lab)["pt-vm-01"] == ("poweredOn", PAIRS[0])
+    checks, html = doctor_and_report(run_tasks, tmp_path / "whole")
+    assert checks["passthrough"]["status"] == "PASS"
+    assert "%s (NVLink) -> pt-vm-01 (poweredOn); %s (NVLink) -> free" % ("+".join(PAIRS[0]), "+".join(PAIRS[1])) \
+        in checks["passthrough"]["message"]
+    assert checks["host_driver"]["status"] == "PASS" and "shared_direct" not in checks
+    assert 'data-pci="%s" data-vm="pt-vm-01"' % PAIRS[0][1] in html and "NVLink set %s" % " + ".join(PAIRS[0]) in html
+
+    run_tasks([{"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-02", "devices": [PAIRS[1][0]]}],
+                                               "power_on": True}}])
+    checks, _html = doctor_and_report(run_tasks, tmp_path / "split")
+    assert checks["passthrough"]["status"] == "WARN"
+    assert "NVLink set split between VMs: %s" % "+".join(PAIRS[1]) in checks["passthrough"]["message"]
