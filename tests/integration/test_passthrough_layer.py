@@ -92,8 +92,8 @@ def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, gue
     rc, results, output = run_playbook(lab, path)
     assert rc == 0, output[-6000:]
     truth = held(lab)
-    assert sorted(gpus for _, gpus in truth.values()) == PAIRS
-    assert all(power == "poweredOn" for power, _ in truth.values())
+    assert sorted(gpus for _power, gpus in truth.values()) == PAIRS
+    assert all(power == "poweredOn" for power, _gpus in truth.values())
     host = next(h for h in lab.state()["hosts"] if h["name"] == HOST)
     assert all(gpu["passthru_enabled"] and gpu["passthru_active"] for gpu in host["gpus"])
     for name in GUESTS:

@@ -53,8 +53,8 @@ def test_a_split_pair_and_a_pending_reboot_warn():
 
 def test_a_host_with_only_passthrough_gpus_needs_no_vgpu_manager_nor_shared_direct():
     out = Findings()
-    host_checks(out, host([gpu(pci) for pci in PCI]), {}, {"gpu_temperature_warn_celsius": 80,
-                                                          "gpu_temperature_fail_celsius": 90})
+    thresholds = {"gpu_temperature_warn_celsius": 80, "gpu_temperature_fail_celsius": 90}
+    host_checks(out, host([gpu(pci) for pci in PCI]), {}, thresholds)
     checks = dict((f["check"], f["status"]) for f in out.items)
     assert checks["host_driver"] == "PASS" and checks["passthrough"] == "PASS"
     assert "shared_direct" not in checks and "one_profile_size" not in checks
