@@ -93,10 +93,14 @@ def podman(*args, **kwargs):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
-def start_guests(guests, state_dir, port_offset=0):
+def start_guests(guests, state_dir, port_offset=0, lab=None):
     """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
     NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
     the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
+
+    A guest with ``passthrough: true`` stands for a VM with whole GPUs: its nvidia-smi is the DirectPath stand-in,
+    which reads the lab vCenter (``lab``: ``url``, ``cafile``, ``catalog``) through the container's gateway to the
+    host's loopback (slirp4netns ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``.
 
     Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
     ``<name>-<offset>`` so that it runs beside another lab."""
@@ -117,9 +121,10 @@ def start_guests(guests, state_dir, port_offset=0):
         # A guest given its own SSH port gets the metrics port beside it, so two sets of guests never collide.
         metrics_port = guest.get("metrics_port", GUEST_METRICS_PORT + guest.get("ssh_port", GUEST_SSH_PORT + index)
                                  - GUEST_SSH_PORT) + port_offset
+        network = ["--network", "slirp4netns:allow_host_loopback=true"] if guest.get("passthrough") else []
         podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port,
-               "--publish", "127.0.0.1:%d:9100" % metrics_port, image, "/sbin/init")
+               "--publish", "127.0.0.1:%d:9100" % metrics_port, *network, image, "/sbin/init")
         started[guest["name"]] = {"container": container, "ssh_port": port, "metrics_port": metrics_port}
     known_hosts = []
     for name, guest in sorted(started.items()):
@@ -139,11 +144,32 @@ def start_guests(guests, state_dir, port_offset=0):
                "install -m 0755 lspci /usr/local/sbin/lspci; install -m 0755 ffmpeg /usr/local/bin/ffmpeg; "
                "mkdir -p /var/lib/gpuops-lab; install -d -m 0700 /root/.ssh; "
                "printf '%%s\\n' '%s' >/root/.ssh/authorized_keys; chmod 0600 /root/.ssh/authorized_keys" % public_key)
+        spec = next(g for g in guests if g["name"] == name)
+        if spec.get("passthrough"):
+            install_directpath_smi(container, spec["vm"], lab)
         host_key = podman("exec", container, "cat", "/etc/ssh/ssh_host_ed25519_key.pub").stdout.split()
         known_hosts.append("[127.0.0.1]:%d %s %s\n" % (guest["ssh_port"], host_key[0], host_key[1]))
     with open(os.path.join(state_dir, GUEST_KNOWN_HOSTS), "w") as handle:
         handle.writelines(known_hosts)
     return started
+
+
+def install_directpath_smi(container, vm, lab):
+    """The DirectPath nvidia-smi stand-in in a guest, set up to read ``vm``'s GPUs from the lab vCenter."""
+    if not lab:
+        sys.exit("The lab guest %s stands for a passthrough VM and needs the lab vCenter." % container)
+    scheme, _, rest = lab["url"].partition("://")
+    host_port, _, path = rest.partition("/")
+    settings = {"vm": vm, "lab_url": "%s://10.0.2.2:%s/%s" % (scheme, host_port.rpartition(":")[2], path),
+                "server_name": host_port.rpartition(":")[0], "cafile": "/etc/gpuops-lab/lab-ca.pem",
+                "catalog": "/etc/gpuops-lab/catalog.json"}
+    podman("exec", container, "mkdir", "-p", "/etc/gpuops-lab")
+    podman("cp", lab["cafile"], "%s:/etc/gpuops-lab/lab-ca.pem" % container)
+    podman("cp", lab["catalog"], "%s:/etc/gpuops-lab/catalog.json" % container)
+    podman("exec", container, "sh", "-ec",
+           "printf '%%s\\n' '%s' >/etc/gpuops-lab/directpath.json; install -d /usr/lib/gpuops-lab; "
+           "cp /srv/lab-artifacts/directpath/* /usr/lib/gpuops-lab/; "
+           "ln -sf /usr/lib/gpuops-lab/nvidia-smi /usr/bin/nvidia-smi" % json.dumps(settings))
 
 
 def stop_guests(started):
@@ -318,7 +344,8 @@ def cmd_up(args):
         services["shells"] = dict(files, hosts=hosts)
         write_services(state_dir, services)
     if args.guests and topology.get("guests"):
-        guests = start_guests(topology["guests"], state_dir, args.port_offset)
+        guests = start_guests(topology["guests"], state_dir, args.port_offset,
+                              lab={"url": services["vcenter"]["lab"], "cafile": cert, "catalog": catalog_json})
         services["guests"] = {"names": sorted(guest["container"] for guest in guests.values()), "hosts": guests,
                               "ssh_key": os.path.join(state_dir, GUEST_SSH_KEY),
                               "known_hosts": os.path.join(state_dir, GUEST_KNOWN_HOSTS),

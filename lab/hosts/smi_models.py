@@ -70,10 +70,11 @@ def gpu_sections(g, displays=None):
             ("GPU UUID", "uuid", g["uuid"]),
             ("Minor Number", "minor_number", str(g["index"])),
             ("VBIOS Version", "vbios_version", f["vbios"]),
+            # A GPU in a VM (the guests' DirectPath stand-in) reads like q_a10_passthrough_ecc_on_driver535.129.txt.
             ("GPU Virtualization Mode", "gpu_virtualization_mode", [
-                ("Virtualization Mode", "virtualization_mode", "Host VGPU"),
-                ("Host VGPU Mode", "host_vgpu_mode", "Non SR-IOV" if g.get("architecture") in (
-                    "pascal", "volta", "turing") else "SR-IOV")]),
+                ("Virtualization Mode", "virtualization_mode", g.get("virtualization_mode", "Host VGPU")),
+                ("Host VGPU Mode", "host_vgpu_mode", "N/A" if g.get("virtualization_mode") else "Non SR-IOV"
+                 if g.get("architecture") in ("pascal", "volta", "turing") else "SR-IOV")]),
             ("PCI", "pci", [
                 ("Bus", "pci_bus", "0x" + bus), ("Device", "pci_device", "0x00"),
                 ("Domain", "pci_domain", "0x0000"),
@@ -119,7 +120,7 @@ CSV_FIELDS = {
     "serial": ("", lambda g, d: g["serial"]),
     "pci.bus_id": ("", lambda g, d: g["bus_id"]),
     "driver_version": ("", lambda g, d: d),
-    "virtualization_mode": ("", lambda g, d: "Host VGPU"),
+    "virtualization_mode": ("", lambda g, d: g.get("virtualization_mode", "Host VGPU")),
     "temperature.gpu": ("", lambda g, d: str(g["temperature_c"])),
     "temperature.memory": ("", lambda g, d: "[N/A]"),
     "ecc.mode.current": ("", lambda g, d: _on(g["ecc_mode"] == "enabled")),

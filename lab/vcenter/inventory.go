@@ -203,6 +203,7 @@ func (l *Lab) createVM(ctx context.Context, folder *object.Folder, host *object.
 	config := types.VirtualMachineConfigSpec{
 		Name:         spec.Name,
 		GuestId:      spec.GuestID,
+		Firmware:     spec.Firmware,
 		NumCPUs:      int32(spec.CPUs),
 		MemoryMB:     int64(spec.MemoryMB),
 		Files:        &types.VirtualMachineFileInfo{VmPathName: "[" + datastore + "]"},

@@ -73,6 +73,7 @@ type VMSpec struct {
 	CPUs       int    `json:"cpus"`
 	PowerState string `json:"power_state"`
 	GuestID    string `json:"guest_id"`
+	Firmware   string `json:"firmware"` // bios (vSphere's default for a new VM) or efi
 }
 
 const (
@@ -301,6 +302,9 @@ func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clu
 	}
 	if vm.GuestID == "" {
 		vm.GuestID = defaultGuestID
+	}
+	if vm.Firmware != "" && vm.Firmware != "bios" && vm.Firmware != "efi" {
+		v.fail("%s: firmware %q is not bios or efi", label, vm.Firmware)
 	}
 	if !knownGuestID(vm.GuestID) {
 		v.fail("%s: guest_id %q is not a vSphere guest OS identifier (e.g. ubuntu64Guest, rhel9_64Guest)",

@@ -55,6 +55,7 @@ func TestTopologyErrors(t *testing.T) {
 			`behavior "auto" is not one of fullyAutomated`},
 		"typo in a key":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpu": []}]}]}`, `unknown field "gpu"`},
 		"guest id":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "guest_id": "ubuntu"}]}]}`, `guest_id "ubuntu"`},
+		"firmware":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "firmware": "uefi"}]}]}`, `firmware "uefi" is not bios or efi`},
 		"too many GPUs":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 15}]}]}]}`, "at most 14 per host"},
 		"no datacenters": {`{"hosts": []}`, `no "datacenters"`},
 		"ECC word":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 1, "ecc": "off"}]}]}]}`, `ecc must be enabled or disabled, got "off"`},

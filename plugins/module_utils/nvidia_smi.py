@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Parsers for every output of ``nvidia-smi`` the collection reads, and the collector behind ``nvidia_smi_info``.
 
-Public API (see docs/nvidia-smi.md): ``parse_query``, ``parse_vgpu_query``, ``parse_topology``,
+Public API (see docs/nvidia-smi.md): ``parse_query``, ``parse_vgpu_query``, ``parse_topology``, ``parse_p2p``,
 ``parse_nvlink_status``, ``parse_nvlink_remote``, ``parse_mig``, ``parse_list``, ``parse_csv``, ``detect_error``,
 ``collect`` and ``NvidiaSmiError``. The parsers live in ``nvidia/_smi_query.py`` (``-q``, ``vgpu -q``) and
 ``nvidia/_smi_tools.py`` (the other commands), the error kinds and value readers in ``nvidia/_smi_values.py``; this
@@ -33,13 +33,14 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._smi_tools impo
     parse_mig,
     parse_nvlink_remote,
     parse_nvlink_status,
+    parse_p2p,
     parse_topology,
 )
 
 __all__ = ["ERROR_KINDS", "HINTS", "MISSING_KINDS", "NvidiaSmiError", "SEARCH_DIRS", "collect", "default_gather",
            "detect_error",
-           "parse_csv", "parse_list", "parse_mig", "parse_nvlink_remote", "parse_nvlink_status", "parse_query",
-           "parse_topology", "parse_vgpu_query", "run_parsed"]
+           "parse_csv", "parse_list", "parse_mig", "parse_nvlink_remote", "parse_nvlink_status", "parse_p2p",
+           "parse_query", "parse_topology", "parse_vgpu_query", "run_parsed"]
 
 # Where NVIDIA's installers put nvidia-smi on ESXi, guests and bare metal, looked at besides PATH.
 SEARCH_DIRS = ["/usr/bin", "/opt/nvidia/bin", "/usr/local/bin", "/usr/local/nvidia/bin"]
@@ -53,6 +54,8 @@ GATHER_COMMANDS = {
     "list": ((("-L",), parse_list),),
     "vgpu": ((("vgpu", "-q"), parse_vgpu_query),),
     "mig": ((("mig", "-lgip"), parse_mig), (("mig", "-lgi"), parse_mig)),
+    # Peer-to-peer read and write between the GPUs; asked for (passthrough guests), never gathered by default.
+    "p2p": ((("topo", "-p2p", "rw"), parse_p2p),),
 }
 
 

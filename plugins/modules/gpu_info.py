@@ -172,6 +172,11 @@ hosts:
         free:
           description: "vGPUs of the carved profile the GPU can still take, null when idle or running several profiles."
           type: int
+        passthrough:
+          description:
+            - "DirectPath I/O state of the GPU: C(enabled) and C(active) (HostPciPassthruInfo), and C(vm) /
+              C(vm_power_state), the VM of this host whose passthrough device names the GPU (null when none)."
+          type: dict
     supported_profiles:
       description: vGPU profiles the host offers.
       type: list

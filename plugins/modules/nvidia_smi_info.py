@@ -45,12 +45,13 @@ options:
     description:
       - Commands to run besides the main query (O(query_format)), which always runs.
       - V(topology) runs C(topo -m), V(nvlink) runs C(nvlink -s), V(list) runs C(-L) (it carries the MIG device
-        UUIDs), V(vgpu) runs C(vgpu -q), V(mig) runs C(mig -lgip) and C(mig -lgi).
+        UUIDs), V(vgpu) runs C(vgpu -q), V(mig) runs C(mig -lgip) and C(mig -lgi), V(p2p) runs C(topo -p2p rw)
+        (peer-to-peer read and write status between the GPUs; never gathered unless asked for).
       - When not set, what applies to the machine - V(topology), V(nvlink) and V(list), plus V(vgpu) when a GPU is
         in C(Host VGPU) mode and V(mig) when MIG is on for a GPU. An empty list runs only the query.
     type: list
     elements: str
-    choices: [topology, nvlink, list, vgpu, mig]
+    choices: [topology, nvlink, list, vgpu, mig, p2p]
   query_format:
     description:
       - Read the main query as XML (C(nvidia-smi -q -x)) or as text (C(nvidia-smi -q)). Both give the same facts;
@@ -198,6 +199,11 @@ nvidia_smi:
       description: Parsed C(mig -lgip) and C(mig -lgi) (gpu_instance_profiles, gpu_instances); null if not gathered.
       type: dict
       returned: when present
+    p2p:
+      description:
+        - Parsed C(topo -p2p rw) (gpus, matrix, pairs with the status each way and C(ok)); null if not gathered.
+      type: dict
+      returned: when present
     gathered:
       description: The gather commands that were run.
       type: list
@@ -263,7 +269,7 @@ def run(module):
 def argument_spec():
     return dict(
         path=dict(type="path"),
-        gather=dict(type="list", elements="str", choices=["topology", "nvlink", "list", "vgpu", "mig"]),
+        gather=dict(type="list", elements="str", choices=["topology", "nvlink", "list", "vgpu", "mig", "p2p"]),
         query_format=dict(type="str", choices=["xml", "text"], default="xml"),
         fail_on_missing=dict(type="bool", default=True),
         set_facts=dict(type="bool", default=False),

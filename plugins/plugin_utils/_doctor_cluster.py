@@ -11,6 +11,7 @@ __metaclass__ = type
 import json
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_facts import host_smi_facts, match
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import passthrough_gpus
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_rules import FIX
 
 
@@ -33,7 +34,12 @@ def cluster_checks(out, facts, opts):
         _automation(out, cluster, hosts, facts, opts)
         _gpus_alike(out, cluster["name"], hosts)
         _drivers_alike(out, cluster["name"], hosts)
-        _image(out, cluster, opts)
+        if cluster.get("vlcm_gathered") and hosts and all(
+                h["gpus"] and len(passthrough_gpus(h)) == len(h["gpus"]) for h in hosts):
+            out.add("cluster", cluster["name"], "cluster_image", "PASS", "Every GPU of the cluster is in passthrough: "
+                    "the image needs no NVIDIA vGPU host driver.")
+        else:
+            _image(out, cluster, opts)
         _ecc_alike(out, cluster["name"], hosts)
         _capacity(out, cluster["name"], hosts, facts)
 

@@ -16,6 +16,7 @@ import fnmatch
 import json
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_k8s import node_facts
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import nvlink_sets
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 
 COMPONENTS = {
@@ -161,13 +162,16 @@ def _host_facts(host, raw, compliance, opts):
         seen = by_bus.get(bus_id(gpu.get("pci_id")), {})
         entry = dict((k, gpu.get(k)) for k in (
             "pci_id", "device_name", "model", "memory_mib", "graphics_type", "configured_graphics_type",
-            "xorg_restart_pending", "vgpu_mode", "profile", "profiles", "vms", "used", "max", "free"))
+            "xorg_restart_pending", "vgpu_mode", "profile", "profiles", "vms", "used", "max", "free", "passthrough"))
         entry.update(temperature_celsius=seen.get("temperature_gpu_c"), ecc_current=seen.get("ecc_mode_current"),
                      ecc_pending=seen.get("ecc_mode_pending"))
         gpus.append(entry)
+    sets, sets_source = nvlink_sets(name, smi, raw.get("passthrough_nvlink_sets"))
     return {
         "name": name,
         "cluster": host.get("cluster"),
+        "nvlink_sets": sets,
+        "nvlink_sets_source": sets_source,
         "connection_state": host.get("connection_state"),
         "maintenance_mode": host.get("maintenance_mode"),
         "gpus": gpus,

@@ -2,13 +2,14 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The doctor's checks of each host: its BMC (health, inlet temperature, BIOS intents) and its ESXi side (host
-driver, Shared Direct, carve, GPU temperatures)."""
+driver, Shared Direct, carve, GPU temperatures; whole GPUs in ``_doctor_passthrough``)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINTS as SMI_HINTS
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import passthrough_checks, passthrough_gpus
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_rules import (
     BIOS_INTENTS,
     branch_label,
@@ -102,13 +103,22 @@ def host_checks(out, host, facts, opts):
                 "Exit maintenance mode when the work on the host is done (gpuops.vgpu.host_maintenance).")
     else:
         out.add("host", name, "connection", "PASS", "Connected, not in maintenance mode.")
-    _host_driver(out, host)
+    whole = passthrough_gpus(host)
+    if host["gpus"] and len(whole) == len(host["gpus"]):
+        out.add("host", name, "host_driver", "PASS", "Every GPU is in passthrough: the guests' own driver runs them, "
+                "no vGPU Manager needed.")
+    else:
+        _host_driver(out, host)
     if not host["gpus"]:
         out.add("host", name, "gpus", "WARN", "vCenter sees no NVIDIA GPU on this host.",
                 "Check the card is seated and powered, MMIO above 4 GB in the BIOS, and the host driver.")
     for gpu in host["gpus"]:
+        if gpu in whole:
+            continue
         _shared_direct(out, name, gpu)
         _carve(out, name, gpu)
+    if whole:
+        passthrough_checks(out, host)
     _gpu_temperatures(out, host, opts)
     _running_vgpus(out, host)
 

@@ -20,7 +20,7 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_drivers,
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
 LAYERS = ("bmc", "host", "cluster", "vm", "guest", "k8s")
 GPU_KEYS = ("pci_id", "device_name", "model", "memory_mib", "graphics_type", "xorg_restart_pending", "vgpu_mode",
-            "profile", "profiles", "used", "max", "free", "vms")
+            "profile", "profiles", "used", "max", "free", "vms", "passthrough")
 
 
 def _index(items, key="name"):
@@ -62,7 +62,8 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
             "gpus": len(gpus),
             "vgpus": sum(g["used"] or 0 for g in gpus),
             "carved_slots": sum(g["max"] or 0 for g in gpus if g["profiles"]),
-            "idle_gpus": sum(1 for g in gpus if not g["profiles"]),
+            "idle_gpus": sum(1 for g in gpus if not g["profiles"] and not _whole(g)),
+            "passthrough_gpus": sum(1 for g in gpus if _whole(g)),
             "guests": len(guests),
             "licensed": sum(1 for g in guests if g["licensed"]),
             "findings": dict((s, sum(1 for f in findings if f.get("status") == s)) for s in STATUSES),
@@ -82,8 +83,14 @@ def _automation(cluster, key):
     return "%s (%s)" % ("on" if cluster[key + "_enabled"] else "off", cluster.get(key + "_behavior"))
 
 
+def _whole(gpu):
+    """Whether the GPU is handed to passthrough (DirectPath I/O)."""
+    return bool((gpu.get("passthrough") or {}).get("enabled"))
+
+
 def _host(host, seen, findings):
     by_pci = _index((seen.get("nvidia_smi") or {}).get("gpus"), "pci_id")
+    sets = dict((pci, group) for group in seen.get("nvlink_sets") or [] for pci in group if len(group) > 1)
     gpus = []
     for gpu in host.get("gpus") or []:
         entry = dict((k, gpu.get(k)) for k in GPU_KEYS)
@@ -92,6 +99,7 @@ def _host(host, seen, findings):
         measured = by_pci.get(gpu.get("pci_id")) or {}
         entry["temperature_celsius"] = measured.get("temperature_gpu_c")
         entry["ecc"] = measured.get("ecc_mode_current")
+        entry["nvlink_set"] = sets.get(gpu.get("pci_id"))
         gpus.append(entry)
     mine = [f for f in findings if f.get("object") == host["name"] or str(f.get("object")).startswith(
         host["name"] + " ")]
@@ -217,6 +225,7 @@ def _header(data):
     cards = [
         (s["hosts"], "hosts"), (s["gpus"], "GPUs"),
         ("%d / %d" % (s["vgpus"], s["carved_slots"]), "vGPUs in carved slots"), (s["idle_gpus"], "idle GPUs"),
+        (s.get("passthrough_gpus", 0), "GPUs in passthrough"),
         ("%d / %d" % (s["licensed"], s["guests"]), "guests licensed"),
         (" ".join("%d %s" % (found[k], k) for k in ("FAIL", "WARN") if found[k]) or
          ("all passed" if found["PASS"] else "not run"), "doctor"),
@@ -274,7 +283,31 @@ def _host_card(host):
     return "".join(out)
 
 
+def _passthrough_figure(host, gpu):
+    """A GPU passed through whole: the VM that holds it and its NVLink set."""
+    state = gpu["passthrough"]
+    holder = "%s (%s)" % (state["vm"], state.get("vm_power_state")) if state.get("vm") else "free"
+    extra = ["DirectPath I/O" + ("" if state.get("active") else ", active after a reboot")]
+    if gpu.get("nvlink_set"):
+        extra.append("NVLink set " + " + ".join(gpu["nvlink_set"]))
+    details = [gpu["device_name"] or "GPU", gpu["pci_id"]]
+    svg = ('<svg width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s"><rect x="1" y="1" width="%d" '
+           'height="%d" rx="6" fill="%s" stroke="#1e4e8c"%s/><text x="%d" y="%d" text-anchor="middle" font-size="13" '
+           'fill="%s">%s</text></svg>') % (
+        SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT, _e(" ".join(details)), SVG_WIDTH - 2, SVG_HEIGHT - 2,
+        "#2b6cb0" if state.get("vm") else "#ffffff", "" if state.get("vm") else ' stroke-dasharray="5 4"',
+        SVG_WIDTH // 2, SVG_HEIGHT // 2 + 5, "#ffffff" if state.get("vm") else "#475569",
+        _e(_fit(state.get("vm") or "whole GPU, free", SVG_WIDTH - 12)))
+    return ('<figure class="gpu passthrough" data-host="%s" data-pci="%s" data-vm="%s">\n%s\n<figcaption>'
+            '<span class="profile">passthrough</span> · <span class="slots">%s</span><br>%s<br>'
+            '<span class="meta">%s</span></figcaption>\n</figure>\n') % (
+        _e(host), _e(gpu["pci_id"]), _e(state.get("vm") or ""), svg, _e(holder), _e(" · ".join(details)),
+        _e(" · ".join(extra)))
+
+
 def _gpu_figure(host, gpu):
+    if _whole(gpu):
+        return _passthrough_figure(host, gpu)
     used = gpu["used"] or 0
     carved = bool(gpu["profiles"])
     free = gpu["free"] if carved else None

@@ -24,6 +24,8 @@ Writes into DIR, under the real artifacts' file names:
 - passthrough/: nvidia-smi for a VM with whole GPUs that keeps MIG state (mig/), and the -q recordings of a
   passthrough H100 80GB and L40S it answers from.
 - nccl/all_reduce_perf: nccl-tests' all-reduce test, with bus bandwidths that follow the guest's nvidia-smi topology.
+- directpath/: nvidia-smi for a lab guest whose VM holds whole GPUs of the lab vCenter (directpath/), with the host
+  shell stand-in's formats (lab/hosts) it renders them in.
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -301,6 +303,14 @@ def build_passthrough_smi(out, fixtures):
             put(out, "passthrough/" + name, handle.read())
 
 
+def build_directpath_smi(out):
+    """The DirectPath guest stand-in and the lab/hosts modules it renders with, side by side."""
+    put(out, "directpath/nvidia-smi", read("directpath", "nvidia-smi"), 0o755)
+    for name in ("nvidia_smi.py", "smi_models.py", "smi_render.py"):
+        with open(os.path.join(HERE, "..", "..", "hosts", name)) as handle:
+            put(out, "directpath/" + name, handle.read())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -328,6 +338,7 @@ def main():
         build_container_toolkit(args.out, work)
         build_passthrough_smi(args.out, fixtures)
         put(args.out, "nccl/all_reduce_perf", read("nccl", "all_reduce_perf"), 0o755)
+        build_directpath_smi(args.out)
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The other nvidia-smi outputs: ``topo -m``, ``nvlink -s``/``-R``, ``-L``, ``mig -lgip``/``-lgi``/``-lci``, CSV.
+"""The other nvidia-smi outputs: ``topo -m``, ``topo -p2p``, ``nvlink -s``/``-R``, ``-L``, ``mig -lgip``/``-lgi``/``-lci``, CSV.
 
 Standard library only and Python 3.8 syntax: it also runs on ESXi's Python and on minimal guests. The public names
 are re-exported by ``module_utils/nvidia_smi.py``.
@@ -78,6 +78,33 @@ def parse_topology(text):
         "gpu_numa_id": column("GPU NUMA ID"),
         "nics": dict(re.findall(r"^\s*(NIC\d+):\s*(\S+)\s*$", text or "", re.M)),
     }
+
+
+def parse_p2p(text):
+    """Parse ``nvidia-smi topo -p2p <r|w|rw|n|a|p>``: the status word between each pair of GPUs (``OK``, ``CNS``
+    chipset, ``GNS`` GPU, ``TNS`` topology not supported, ``NS`` not supported, ``U`` unknown, ``X`` self).
+
+    ``pairs`` lists each unordered pair once, with its status both ways; ``ok`` is true when both ways are ``OK``.
+    """
+    rows = [[cell for cell in _cells(line) if cell] for line in _ANSI_RE.sub("", text or "").splitlines()]
+    rows = [row for row in rows if row]
+    while rows and not re.match(r"^GPU\d+$", rows[0][0]):
+        rows.pop(0)  # a title line such as "P2P Connectivity Matrix"
+    header = rows[0] if rows else []
+    if not header or not all(re.match(r"^GPU\d+$", cell) for cell in header):
+        _fail(text, "nvidia-smi topo -p2p")
+    matrix = {}
+    for cells in rows[1:]:
+        if not re.match(r"^GPU\d+$", cells[0]):
+            break
+        matrix[cells[0]] = dict(zip(header, cells[1:]))
+    pairs = []
+    for i, left in enumerate(header):
+        for right in header[i + 1:]:
+            there, back = matrix.get(left, {}).get(right), matrix.get(right, {}).get(left)
+            pairs.append({"a": left, "b": right, "status": there, "status_back": back,
+                          "ok": there == "OK" and back == "OK"})
+    return {"gpus": header, "matrix": matrix, "pairs": pairs}
 
 
 # --- nvidia-smi nvlink -s / -R, -L ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ NVIDIA_VENDOR_ID = 0x10DE
 
 HOST_PROPERTIES = [
     "name", "parent", "runtime.connectionState", "runtime.inMaintenanceMode", "hardware.pciDevice",
-    "config.graphicsInfo", "config.graphicsConfig", "config.sharedPassthruGpuTypes",
+    "config.graphicsInfo", "config.graphicsConfig", "config.sharedPassthruGpuTypes", "config.pciPassthruInfo", "vm",
 ]
 VM_PROPERTIES = [
     "name", "config.uuid", "config.instanceUuid", "config.hardware.device", "config.hardware.memoryMB",
@@ -51,6 +51,10 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
         for info in host.get("config.graphicsInfo") or []:
             for vm in info.vm or []:
                 running[vm._moId] = vm
+    # The VMs of hosts with a GPU in passthrough: which of them holds each GPU (static backing by PCI id).
+    for host in hosts:
+        if _passthru_enabled(host):
+            running.update((vm._moId, vm) for vm in host.get("vm") or [])
     vm_objects = list(dict((vm._moId, vm) for vm in list(running.values()) + wanted_vms).values())
     vm_items = {}
     if vm_objects:
@@ -124,8 +128,28 @@ def describe_vm(item, host_names):
     }
 
 
+def _passthru_enabled(host):
+    """PCI id -> (passthruEnabled, passthruActive) of the host's devices enabled for passthrough."""
+    return dict((info.id, (bool(info.passthruEnabled), bool(info.passthruActive)))
+                for info in host.get("config.pciPassthruInfo") or [] if info.passthruEnabled or info.passthruActive)
+
+
+def _passthrough_holders(host, vm_items):
+    """PCI id -> the VM of this host whose static passthrough device names it (name, power state)."""
+    holders = {}
+    for vm in host.get("vm") or []:
+        item = vm_items.get(vm._moId) or {}
+        for device in item.get("config.hardware.device") or []:
+            if isinstance(device, vim.vm.device.VirtualPCIPassthrough) and isinstance(
+                    device.backing, vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo):
+                holders[device.backing.id] = {"vm": item.get("name"), "power_state": item.get("runtime.powerState")}
+    return holders
+
+
 def _describe_host(host, vm_items, vcenter_facts=None):
     pci_by_id = dict((dev.id, dev) for dev in host.get("hardware.pciDevice") or [])
+    passthru = _passthru_enabled(host)
+    holders = _passthrough_holders(host, vm_items) if passthru else {}
     config = host.get("config.graphicsConfig")
     configured = _configured_types(config)
     gpus = []
@@ -133,7 +157,12 @@ def _describe_host(host, vm_items, vcenter_facts=None):
         pci = pci_by_id.get(info.pciId)
         if pci is not None and (pci.vendorId & 0xFFFF) != NVIDIA_VENDOR_ID:
             continue
-        gpus.append(_describe_gpu(info, pci, configured, config, vm_items))
+        gpu = _describe_gpu(info, pci, configured, config, vm_items)
+        enabled, active = passthru.get(info.pciId, (False, False))
+        holder = holders.get(info.pciId) or {}
+        gpu["passthrough"] = {"enabled": enabled, "active": active, "vm": holder.get("vm"),
+                              "vm_power_state": holder.get("power_state")}
+        gpus.append(gpu)
     supported = list(host.get("config.sharedPassthruGpuTypes") or [])
     return {
         "name": host["name"],

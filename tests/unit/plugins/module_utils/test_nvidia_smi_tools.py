@@ -18,6 +18,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     parse_mig,
     parse_nvlink_remote,
     parse_nvlink_status,
+    parse_p2p,
     parse_topology,
     parse_vgpu_query,
 )
@@ -337,3 +338,30 @@ def test_mig_compute_instances_sharing_a_gpu_instance_without_placement_column()
 
 def test_mig_no_compute_instances():
     assert parse_mig("No compute instances found: Not Found\n") == {"compute_instances": []}
+
+
+# --- topo -p2p --------------------------------------------------------------------------------------------------
+
+def test_p2p_all_ok_on_an_nvswitch_node():
+    p2p = parse_p2p(read("topo_p2p_r_8xH100_all_ok_TABS2SPACES.txt"))
+    assert p2p["gpus"] == ["GPU%d" % n for n in range(8)]
+    assert p2p["matrix"]["GPU3"]["GPU3"] == "X"
+    assert len(p2p["pairs"]) == 28
+    assert all(pair["ok"] for pair in p2p["pairs"])
+
+
+def test_p2p_chipset_not_supported_without_legend():
+    p2p = parse_p2p(read("topo_p2p_r_2xL4_cns_TRUNCATED_TABS2SPACES.txt"))
+    assert p2p["pairs"] == [{"a": "GPU0", "b": "GPU1", "status": "CNS", "status_back": "CNS", "ok": False}]
+
+
+def test_p2p_tabs_and_a_title_line():
+    text = "P2P Connectivity Matrix\n\tGPU0\tGPU1\tGPU2\t\n GPU0\tX\tOK\tNS\t\n GPU1\tOK\tX\tNS\t\n GPU2\tNS\tNS\tX\t\n"
+    pairs = dict(((p["a"], p["b"]), p["ok"]) for p in parse_p2p(text)["pairs"])
+    assert pairs == {("GPU0", "GPU1"): True, ("GPU0", "GPU2"): False, ("GPU1", "GPU2"): False}
+
+
+def test_p2p_error_text_is_an_error_kind():
+    with pytest.raises(NvidiaSmiError) as err:
+        parse_p2p(DRIVER_DOWN)
+    assert err.value.kind == "driver_unreachable"

@@ -92,7 +92,7 @@ def test_data_per_cluster_host_and_gpu_with_what_the_doctor_measured():
     assert hosts[1]["findings"] == {"FAIL": 1, "WARN": 0}
     passed = len(data["findings"]) - 5
     assert data["summary"] == {"hosts": 3, "gpus": 3, "vgpus": 3, "carved_slots": 11, "idle_gpus": 1, "guests": 1,
-                               "licensed": 1, "findings": {"FAIL": 1, "WARN": 1, "SKIP": 3, "PASS": passed}}
+                               "passthrough_gpus": 0, "licensed": 1, "findings": {"FAIL": 1, "WARN": 1, "SKIP": 3, "PASS": passed}}
     assert data["clusters"][0]["drs"] == "on (fullyAutomated)"
     guest = data["guests"][0]
     assert (guest["vm"], guest["host"], guest["gpu"], guest["profile"], guest["licensed"]) == (
@@ -204,3 +204,29 @@ def test_driver_branches_and_where_an_upgrade_stands():
     host = [text for attrs, text in page.elements("article", "host") if "535" in text][0]
     assert "vGPU Manager 535.54.06 (R535)" in host
     assert "525.105.17 (R525)" in [text for _attrs, text in page.elements("tr") if "gpu-vm-01" in text][0]
+
+
+def test_passthrough_gpus_show_their_vm_and_nvlink_set():
+    raw = healthy()
+    pairs = [["0000:3b:00.0", "0000:5e:00.0"]]
+    raw["passthrough_nvlink_sets"] = {"esxi-31.lab.local": pairs}
+    raw["clusters"].append("hpc-cluster")
+    gpus = []
+    for pci, vm in zip(pairs[0] + ["0000:86:00.0"], ["pt-vm-01", "pt-vm-01", None]):
+        gpus.append({"pci_id": pci, "device_name": "NVIDIA A100-PCIE-40GB", "model": "A100-40", "memory_mib": 40960,
+                     "graphics_type": "basic", "configured_graphics_type": "basic", "xorg_restart_pending": False,
+                     "vgpu_mode": None, "profile": None, "profiles": [], "vms": [], "used": 0, "max": None,
+                     "free": None, "passthrough": {"enabled": True, "active": True, "vm": vm,
+                                                   "vm_power_state": vm and "poweredOn"}})
+    raw["gpu_info"]["hosts"].append({"name": "esxi-31.lab.local", "cluster": "hpc-cluster",
+                                     "connection_state": "connected", "maintenance_mode": False, "gpus": gpus,
+                                     "supported_profiles": []})
+    data, _raw = report(raw)
+    assert data["summary"]["passthrough_gpus"] == 3
+    host = [h for c in data["clusters"] for h in c["hosts"] if h["name"] == "esxi-31.lab.local"][0]
+    assert [g["nvlink_set"] for g in host["gpus"]] == [pairs[0], pairs[0], None]
+    page = Page(_fleet_report.render_html(data))
+    figures = [(attrs["data-pci"], attrs["data-vm"], text) for attrs, text in page.elements("figure", "passthrough")]
+    assert [(pci, vm) for pci, vm, _text in figures] == [
+        ("0000:3b:00.0", "pt-vm-01"), ("0000:5e:00.0", "pt-vm-01"), ("0000:86:00.0", "")]
+    assert "NVLink set 0000:3b:00.0 + 0000:5e:00.0" in figures[0][2] and "free" in figures[2][2]

@@ -1,0 +1,178 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""playbooks/passthrough.yml (gpu_passthrough, then gpu_validate in the guests) against the lab.
+
+Two lab guest containers stand for pt-vm-01 and pt-vm-02 (labctl.start_guests with ``passthrough: true``): their
+nvidia-smi answers from the GPUs the lab vCenter gave their VM. The end state is read from /lab/state and from the
+guests themselves.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
+
+HOST = "esxi-31.lab.local"
+PAIRS = [["0000:3b:00.0", "0000:5e:00.0"], ["0000:86:00.0", "0000:af:00.0"]]
+GUESTS = {"pt-guest-01": "pt-vm-01", "pt-guest-02": "pt-vm-02"}
+PLAYBOOK = os.path.join(ROOT, "playbooks", "passthrough.yml")
+STATE_DIR = os.path.join(ROOT, ".tmp", "passthrough-guests-%d" % PORT_OFFSET)
+GIVE_TASK = "Give the VMs their GPUs, in one task for all of them"
+
+
+@pytest.fixture(scope="module")
+def guests(labs):
+    lab = labs()
+    os.makedirs(STATE_DIR, exist_ok=True)
+    specs = [{"name": name, "vm": vm, "passthrough": True, "ssh_port": LAB_CONTROL.GUEST_SSH_PORT + 110 + index}
+             for index, (name, vm) in enumerate(sorted(GUESTS.items()))]
+    started = LAB_CONTROL.start_guests(specs, STATE_DIR, PORT_OFFSET, lab={
+        "url": lab.services["vcenter"]["lab"], "cafile": lab.certificate,
+        "catalog": os.path.join(lab.state_dir, "catalog.json")})
+    yield started
+    LAB_CONTROL.stop_guests([guest["container"] for guest in started.values()])
+
+
+def inventory(tmp_path, guests, gpus, nvlink=True):
+    common = "-o StrictHostKeyChecking=yes -o UserKnownHostsFile=%s" % os.path.join(STATE_DIR, "guest_known_hosts")
+    group = {"vars": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_user": "root",
+                      "ansible_python_interpreter": "/usr/bin/python3", "ansible_ssh_common_args": common,
+                      "ansible_ssh_private_key_file": os.path.join(STATE_DIR, "guest_ssh_key"),
+                      "passthrough_nvlink": nvlink},
+             "hosts": dict((name, {"ansible_port": guest["ssh_port"], "passthrough_vm_name": GUESTS[name],
+                                   "passthrough_gpus": gpus[name]})
+                           for name, guest in guests.items() if name in gpus)}
+    # esxi-31 runs no vGPU manager, so its shell has no nvidia-smi: the sets come from the inventory.
+    vcenter = {"vars": {"passthrough_nvlink_sets": {HOST: PAIRS}}}
+    path = tmp_path / "passthrough-guests.yml"
+    path.write_text(yaml.safe_dump({"all": {"children": {"passthrough_guests": group, "vcenter": vcenter}}}))
+    return path
+
+
+def run_playbook(lab, guests_inventory, *args):
+    """The playbook with the json callback; returns (rc, per-task results, stdout)."""
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+            "-i", lab.shell_inventory, "-i", str(guests_inventory),
+            "-e", json.dumps({"vcenter_port": lab.port}), PLAYBOOK] + list(args)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, check=False)
+    document = json.loads(proc.stdout[proc.stdout.index("{"):])
+    results = {}
+    for play in document["plays"]:
+        for task in play["tasks"]:
+            for host, result in task["hosts"].items():
+                results.setdefault(task["task"]["name"].split(" : ")[-1], {})[host] = result
+    return proc.returncode, results, proc.stdout + proc.stderr
+
+
+def held(lab):
+    return dict((vm["name"], (vm["power_state"], sorted(d["gpu"] or "" for d in vm["passthrough"])))
+                for vm in lab.state()["vms"] if vm["name"] in GUESTS.values())
+
+
+def on_guest(guests, name, *command):
+    return LAB_CONTROL.podman("exec", guests[name]["container"], *command, check=False).stdout
+
+
+def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, guests, tmp_path):
+    path = inventory(tmp_path, guests, {"pt-guest-01": 2, "pt-guest-02": 2})
+    rc, results, output = run_playbook(lab, path)
+    assert rc == 0, output[-6000:]
+    truth = held(lab)
+    assert sorted(gpus for _power, gpus in truth.values()) == PAIRS
+    assert all(power == "poweredOn" for power, _gpus in truth.values())
+    host = next(h for h in lab.state()["hosts"] if h["name"] == HOST)
+    assert all(gpu["passthru_enabled"] and gpu["passthru_active"] for gpu in host["gpus"])
+    for name in GUESTS:
+        assert "NV12" in on_guest(guests, name, "nvidia-smi", "topo", "-m")
+        checks = results["Report the checks"][name]["ansible_facts"]["gpu_validate_result"]
+        assert checks["passed"] is True, checks
+        assert [checks["checks"][c]["status"] for c in ("passthrough_gpus", "nvlink_topology", "nvlink_status",
+                                                        "p2p", "fabric_manager")] == [
+            "ok", "ok", "ok", "ok", "skipped"]
+
+    rc, again, output = run_playbook(lab, path)
+    assert rc == 0, output[-6000:]
+    assert again[GIVE_TASK]["localhost"]["changed"] is False
+    assert again["Hand the hosts' GPUs to passthrough"]["localhost"]["changed"] is False
+    assert held(lab) == truth
+
+
+def test_guest_check_fails_naming_the_split_pair(lab, guests, tmp_path, run_tasks):
+    split = [PAIRS[0][0], PAIRS[1][0]]
+    run_tasks([{"gpuops.vgpu.host_passthrough": {"esxi_hostnames": [HOST], "models": ["A100-40"]}},
+               {"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-01", "devices": split}], "power_on": True}}])
+    assert held(lab)["pt-vm-01"] == ("poweredOn", split)
+    path = inventory(tmp_path, guests, {"pt-guest-01": split})
+    # As if on an NVSwitch board: the guest has no fabric manager running.
+    rc, results, output = run_playbook(lab, path, "--tags", "gpu_validate", "-e",
+                                       "gpu_validate_passthrough_nvswitch=true")
+    assert rc != 0
+    checks = results["Report the checks"]["pt-guest-01"]["ansible_facts"]["gpu_validate_result"]["checks"]
+    assert checks["passthrough_gpus"]["status"] == "ok"
+    assert checks["nvlink_topology"]["status"] == "failed"
+    assert "GPU0, GPU1 have no NVLink peer in this VM" in checks["nvlink_topology"]["message"]
+    assert "all links are inActive" in checks["nvlink_status"]["message"]
+    assert checks["fabric_manager"]["status"] == "failed"
+    assert checks["fabric_manager"]["message"].startswith("nvidia-fabricmanager is ")
+    failure = results["Fail when a check failed"]["pt-guest-01"]["msg"]
+    assert "nvlink_topology" in failure and "its NVLink set was split" in failure
+    assert held(lab)["pt-vm-01"] == ("poweredOn", split)
+
+
+def test_role_refuses_half_a_pair_and_leaves_the_vms_as_they_were(lab, guests, tmp_path):
+    path = inventory(tmp_path, guests, {"pt-guest-01": 3})
+    before = lab.state()
+    rc, results, output = run_playbook(lab, path)
+    assert rc != 0
+    assert GIVE_TASK in results, output[-4000:]
+    assert "as whole NVLink sets" in results[GIVE_TASK]["localhost"]["msg"]
+    after = lab.state()
+    assert [vm for vm in after["vms"] if vm["name"] in GUESTS.values()] == \
+        [vm for vm in before["vms"] if vm["name"] in GUESTS.values()]
+
+
+def doctor_and_report(run_tasks, out):
+    tasks = [
+        {"name": "doctor", "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor"}, "vars": {
+            "doctor_verdict": False, "doctor_output_dir": str(out), "doctor_clusters": ["hpc-cluster"],
+            "doctor_gather_bmc": False, "doctor_passthrough_nvlink_sets": {HOST: PAIRS}}},
+        {"name": "fleet", "ansible.builtin.include_role": {"name": "gpuops.vgpu.fleet_report"}, "vars": {
+            "fleet_report_output_dir": str(out), "fleet_report_clusters": ["hpc-cluster"]}},
+    ]
+    run_tasks(tasks)
+    with open(str(out / "doctor.json")) as handle:
+        findings = json.load(handle)["findings"]
+    return dict((f["check"], f) for f in findings if f["object"] == HOST), (out / "fleet-report.html").read_text()
+
+
+def test_doctor_and_fleet_report_show_the_pairs_and_who_holds_them(lab, run_tasks, tmp_path):
+    run_tasks([{"gpuops.vgpu.host_passthrough": {"esxi_hostnames": [HOST], "models": ["A100-40"]}},
+               {"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-01", "gpus": 2}], "nvlink": True,
+                                               "nvlink_sets": {HOST: PAIRS}, "power_on": True}}])
+    assert held(lab)["pt-vm-01"] == ("poweredOn", PAIRS[0])
+    checks, html = doctor_and_report(run_tasks, tmp_path / "whole")
+    assert checks["passthrough"]["status"] == "PASS"
+    assert "%s (NVLink) -> pt-vm-01 (poweredOn); %s (NVLink) -> free" % ("+".join(PAIRS[0]), "+".join(PAIRS[1])) \
+        in checks["passthrough"]["message"]
+    assert checks["host_driver"]["status"] == "PASS" and "shared_direct" not in checks
+    assert 'data-pci="%s" data-vm="pt-vm-01"' % PAIRS[0][1] in html and "NVLink set %s" % " + ".join(PAIRS[0]) in html
+
+    run_tasks([{"gpuops.vgpu.vm_passthrough": {"vms": [{"name": "pt-vm-02", "devices": [PAIRS[1][0]]}],
+                                               "power_on": True}}])
+    checks, _html = doctor_and_report(run_tasks, tmp_path / "split")
+    assert checks["passthrough"]["status"] == "WARN"
+    assert "NVLink set split between VMs: %s" % "+".join(PAIRS[1]) in checks["passthrough"]["message"]
