@@ -24,8 +24,8 @@ import inventory as lab_inventory  # noqa: E402
 
 STATE_DIR = os.path.join(ROOT, ".tmp", "bench-site")
 PORT_OFFSET = 800
-# Above the guests' published node exporters (9101 and up, lab/labctl.py) at the same offset.
-BMC_BASE_PORT, SHELL_BASE_PORT = 9300, 2400
+# Clear of the guests' published node exporters (9101 and up, lab/labctl.py) and of the integration tests' labs.
+BMC_BASE_PORT, SHELL_BASE_PORT = 9500, 2600
 PROFILE = "grid_p40-3q"  # 8 per P40: every host full
 PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
 LABCTL = [sys.executable, os.path.join(ROOT, "lab", "labctl.py")]
