@@ -31,6 +31,18 @@ def site_inventory(lab, path):
     children["esxi_hosts"] = {"hosts": dict((name, {"bmc_address": bmc["baseuri"]})
                                             for name, bmc in lab.bmcs.items() if name.startswith("esxi-0")
                                             or name.startswith("esxi-1"))}
+    # Without the passthrough guests the passthrough layer does nothing, so its hosts and their clusters are left to
+    # it: the doctor checks the vGPU clusters only.
+    servers = children.get("servers") or {}
+    passthrough_hosts = set(((servers.get("children") or {}).pop("passthrough_hosts", None) or {}).get("hosts") or {})
+    if servers and not servers.get("children"):
+        servers.pop("children", None)
+    vcenter_vars = children["vcenter"].get("vars") or {}
+    if passthrough_hosts and "doctor_clusters" in vcenter_vars:
+        vcenter_vars["doctor_clusters"] = [
+            cluster["name"] for datacenter in lab.topology["datacenters"] for cluster in datacenter.get("clusters", [])
+            if cluster["name"] in vcenter_vars["doctor_clusters"]
+            and not passthrough_hosts.intersection(host["name"] for host in cluster.get("hosts", []))]
     path.write_text(yaml.safe_dump({"all": {"children": children}}))
     return path
 

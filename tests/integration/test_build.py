@@ -55,16 +55,22 @@ def test_tarball_installs_and_its_modules_load(tmp_path):
 
 
 def test_execution_environment_context(tmp_path):
-    """ansible-builder lays out a build context that installs this very tarball."""
-    tarball, version = build(tmp_path)
+    """ansible-builder lays out a build context that installs this very tarball, from where tools/ee/build.sh puts it
+    (the definition's own additional build files, pointed at a directory of this test's)."""
+    tarball = build(tmp_path)[0]
     with open(os.path.join(ROOT, "execution-environment.yml")) as handle:
         definition = yaml.safe_load(handle)
     wanted = definition["dependencies"]["galaxy"]["collections"][0]["name"]
-    assert wanted == "dist/gpuops-vgpu-%s.tar.gz" % version, "execution-environment.yml names another version"
-    os.makedirs(os.path.join(ROOT, ".tmp", "dist"), exist_ok=True)
-    subprocess.run(["cp", str(tarball), os.path.join(ROOT, ".tmp", "dist")], check=True)
+    files = definition["additional_build_files"]
+    assert [(entry["src"], entry["dest"]) for entry in files] == [(".tmp/ee/dist", "dist")], files
+    dist = tmp_path / "ee-dist"
+    dist.mkdir()
+    subprocess.run(["cp", str(tarball), str(dist / os.path.basename(wanted))], check=True)
+    files[0]["src"] = str(dist)
+    copy = tmp_path / "execution-environment.yml"
+    copy.write_text(yaml.safe_dump(definition))
     context = tmp_path / "context"
-    subprocess.run([os.path.join(BIN, "ansible-builder"), "create", "-f", "execution-environment.yml", "-c",
-                    str(context)], cwd=ROOT, check=True, stdout=subprocess.PIPE)
-    assert (context / "_build" / "dist" / tarball.name).exists()
+    subprocess.run([os.path.join(BIN, "ansible-builder"), "create", "-f", str(copy), "-c", str(context)], cwd=ROOT,
+                   check=True, stdout=subprocess.PIPE)
+    assert (context / "_build" / wanted).exists()
     assert "ansible-galaxy collection install" in (context / "Containerfile").read_text()

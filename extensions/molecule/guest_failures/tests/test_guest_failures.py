@@ -39,7 +39,8 @@ def test_validation_without_a_driver_tells_a_broken_driver_from_missing_nvenc(ou
     checks = outcome["result"]["checks"]
     statuses = dict((name, check["status"]) for name, check in checks.items())
     assert statuses == {"driver": "failed", "license": "skipped", "profile": "skipped", "nvcc": "failed",
-                        "cuda_program": "skipped", "nvenc": "failed", "pytorch": "skipped"}
+                        "cuda_program": "skipped", "nvenc": "failed", "pytorch": "skipped",
+                        "nccl": "skipped"}
     assert checks["nvenc"]["category"] == "driver"
     assert "Cannot load libnvidia-encode.so.1" in checks["nvenc"]["message"]
 
