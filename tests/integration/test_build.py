@@ -67,6 +67,8 @@ def test_execution_environment_context(tmp_path):
     dist.mkdir()
     subprocess.run(["cp", str(tarball), str(dist / os.path.basename(wanted))], check=True)
     files[0]["src"] = str(dist)
+    # Paths in a definition are relative to its own directory: the copy names the checkout's requirements.
+    definition["dependencies"]["python"] = os.path.join(ROOT, definition["dependencies"]["python"])
     copy = tmp_path / "execution-environment.yml"
     copy.write_text(yaml.safe_dump(definition))
     context = tmp_path / "context"
