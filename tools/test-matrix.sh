@@ -45,7 +45,8 @@ venv() {
       tests/requirements.txt >"$dir.constraints"
     "$dir/bin/pip" install -q -c "$dir.constraints" "ansible-core==${CORE[$minor]}" "${PACKAGES[@]}" \
       2>&1 | grep -v "^WARNING: Location"
-    "$dir/bin/ansible" --version | grep -q "core ${CORE[$minor]}" || return 1
+    # grep reads the whole answer: with -q it would stop early and break the pipe under pipefail.
+    "$dir/bin/ansible" --version | grep "core ${CORE[$minor]}" >/dev/null || return 1
     echo "$want" >"$dir/.requirements.sha256"
   fi
   # The collections the integration tests use besides this one (ansible.posix's json callback reads the results,
