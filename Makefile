@@ -22,7 +22,7 @@ export CONTAINERS_CONF := $(CURDIR)/.tmp/molecule/containers.conf
 
 help:
 	@echo "make lab        start the lab and run playbooks/site.yml on inventories/lab"
-	@echo "make test       every check: lint, sanity, unit, integration and molecule tests"
+	@echo "make test       every check: lint, sanity, lab, unit, docs, Galaxy, version matrix, integration, molecule"
 	@echo "make lab-up     start the lab (LAB_TOPOLOGY=<file> for another datacenter); make lab-down stops it"
 	@echo "make build      build the collection tarball"
 	@echo "make ee         build the execution environment image (ansible-builder, podman; no registry needed)"
