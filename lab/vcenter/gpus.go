@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -40,6 +41,12 @@ type hostState struct {
 
 	xorgRestarts int
 	services     []types.HostService
+
+	// rebindNeedsReboot: passthrough changes wait for a reboot (HostCapability.deviceRebindWithoutRebootSupported
+	// false); rebootDuration is how long a reboot keeps the host away; reboots counts them.
+	rebindNeedsReboot bool
+	rebootDuration    time.Duration
+	reboots           int
 
 	graphics *graphicsManager
 	svc      *serviceSystem
@@ -87,7 +94,8 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 			HostDefaultGraphicsType:        graphicsShared,
 			SharedPassthruAssignmentPolicy: policyPerformance,
 		},
-		services: defaultServices(),
+		services:       defaultServices(),
+		rebootDuration: defaultRebootDuration,
 	}
 	seen := map[string]bool{}
 	for _, spec := range gpus {
