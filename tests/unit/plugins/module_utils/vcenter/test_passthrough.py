@@ -60,3 +60,17 @@ def test_nvlink_sets_join_the_pairs_of_topo_m_named_by_pci_bus_id():
     assert vp.nvlink_source({"nvlink_sets": {"h": [["0000:3b:00.0"]]}}, "h")[1] == "inventory"
     with pytest.raises(InputError, match="list 4 GPU"):
         vp.nvlink_sets_from_smi(dict(facts, topology={"nvlink_pairs": [{"a": "GPU4", "b": "GPU5", "links": 1}]}))
+
+
+@pytest.mark.parametrize("rebinds, pending", [(True, []), (False, ["0000:3b:00.0"]), (None, ["0000:3b:00.0"])])
+def test_a_host_that_cannot_rebind_is_predicted_to_wait_for_its_reboot(rebinds, pending):
+    item = host_item([pci("0000:3b:00.0", 0x20F1), pci("0000:5e:00.0", 0x20F1)])
+    item["config.pciPassthruInfo"] = [
+        vim.host.PciPassthruInfo(id="0000:3b:00.0", passthruCapable=True, passthruEnabled=False, passthruActive=False),
+        vim.host.PciPassthruInfo(id="0000:5e:00.0", passthruCapable=True, passthruEnabled=True, passthruActive=True)]
+    item["capability.deviceRebindWithoutRebootSupported"] = rebinds
+    host = hp.HostPassthrough(item, {"models": ["A100-40"], "state": "enabled"})
+    predicted = host.predicted()
+    assert [d["pci_id"] for d in predicted if d["passthru_enabled"] != d["passthru_active"]] == pending
+    assert host.needs_reboot() is bool(pending)
+    assert all(d["passthru_active"] for d in host.predicted(rebooting=True))
