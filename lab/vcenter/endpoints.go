@@ -76,7 +76,8 @@ type hostJSON struct {
 	SupportedProfiles      []string           `json:"supported_profiles"`
 	GPUs                   []gpuJSON          `json:"gpus"`
 	Components             map[string]string  `json:"components"` // installed, name to version
-	NVLink                 [][]string         `json:"nvlink"`     // GPU pairs on an NVLink bridge, by PCI id
+	NVLink                 [][]string         `json:"nvlink"`     // GPU pairs joined by NVLink (bridge or NVSwitch), by PCI id
+	NVSwitches             []nvswitchJSON     `json:"nvswitches"`
 }
 
 type graphicsConfigJSON struct {
@@ -310,6 +311,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 		j.SupportedProfiles = []string{}
 	}
 	j.NVLink = h.nvlinkPairs()
+	j.NVSwitches = h.nvswitchState()
 	for _, d := range h.config.DeviceType {
 		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
 			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode})

@@ -48,6 +48,8 @@ type hostState struct {
 	rebootDuration    time.Duration
 	reboots           int
 
+	nvswitches []nvswitchDevice
+
 	graphics *graphicsManager
 	svc      *serviceSystem
 }
@@ -266,6 +268,14 @@ func (h *hostState) pciDevices() []types.HostPciDevice {
 			ParentBridge: fmt.Sprintf("0000:%02x:00.0", g.bus-1),
 			DeviceName:   g.model.DeviceName,
 		}
+	}
+	for _, s := range h.nvswitches {
+		devices = append(devices, types.HostPciDevice{
+			Id: s.pciID, ClassId: int16(pciClassOtherBridge), Bus: s.bus,
+			VendorId: int16(uint16(nvidiaVendorID)), SubVendorId: int16(uint16(nvidiaVendorID)),
+			VendorName: nvidiaVendorName, DeviceId: int16(s.deviceID),
+			ParentBridge: fmt.Sprintf("0000:%02x:00.0", s.bus-1), DeviceName: s.name,
+		})
 	}
 	return devices
 }

@@ -55,6 +55,9 @@ type HostSpec struct {
 	Shell json.RawMessage `json:"shell,omitempty"`
 	// GPU pairs joined by an NVLink bridge, by their index on the host (the order of "gpus", boards expanded).
 	NVLink [][]int `json:"nvlink,omitempty"`
+	// NVSwitches on the host's GPU baseboard (HGX: 4 on H100, 6 on A100): PCI devices of their own, and then an
+	// nvlink entry may join more than two GPUs (all those on the switch fabric).
+	NVSwitches int `json:"nvswitches,omitempty"`
 	// PassthroughNeedsReboot: the host cannot rebind devices for passthrough without a reboot (an ESXi before 7.0
 	// Update 2, or a device that needs it), so a passthrough change waits for RebootHost_Task.
 	PassthroughNeedsReboot bool `json:"passthrough_needs_reboot,omitempty"`
@@ -258,6 +261,9 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 	}
 	if total > len(gpuBuses) {
 		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(gpuBuses))
+	}
+	if h.NVSwitches < 0 || h.NVSwitches > maxNVSwitches {
+		v.fail("host %q: nvswitches must be between 0 and %d, got %d", h.Name, maxNVSwitches, h.NVSwitches)
 	}
 	v.nvlink(h, total)
 	if h.RebootSeconds != nil && (*h.RebootSeconds < 0 || *h.RebootSeconds > 600) {
