@@ -23,6 +23,9 @@ description:
     maintenance mode, reboot, back connected, out of maintenance mode); without it, it reboots nothing.
   - Refuses, before any change, a GPU that runs vGPUs, a device that cannot be passed through, an unknown PCI id
     or model, and, with O(reboot=true), a host to reboot whose VMs keep it from maintenance mode.
+  - Refuses turning passthrough on for a host with NVSwitches (an HGX board): NVIDIA does not support GPU
+    passthrough on NVSwitch systems under VMware vSphere; such GPUs serve full-size C-series vGPUs instead.
+    Turning passthrough off there is allowed.
 author:
   - gpuops maintainers (@gpuops)
 requirements:
@@ -59,7 +62,9 @@ options:
     default: false
   include_nvswitches:
     description:
-      - Also the hosts' NVSwitches (NVIDIA PCI bridges), which a guest needs for NVLink on an NVSwitch board.
+      - Also the hosts' NVSwitches (NVIDIA PCI bridges), which a guest would need for NVLink on an NVSwitch board.
+        Under vSphere a host with NVSwitches is refused for passthrough (see above), so this only matters for
+        turning passthrough off.
     type: bool
     default: true
   state:

@@ -12,13 +12,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import os
 import time
 
 import pytest
-import yaml
 
-from conftest import DEFAULT_TOPOLOGY
+from vlcm_lab import host_variant_topology
 from vsphere_direct import Direct
 
 pytest.importorskip("pyVmomi")
@@ -29,16 +27,8 @@ GPUS = ["0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0"]
 
 @pytest.fixture
 def lab(labs, tmp_path_factory):
-    path = os.path.join(str(tmp_path_factory.getbasetemp()), "reboot-topology.json")
-    with open(DEFAULT_TOPOLOGY) as handle:
-        topology = yaml.safe_load(handle)
-    for cluster in topology["datacenters"][0]["clusters"]:
-        for entry in cluster["hosts"]:
-            if entry["name"] == HOST:
-                entry.update(passthrough_needs_reboot=True, reboot_seconds=2)
-    topology.pop("guests", None)
-    with open(path, "w") as handle:
-        json.dump(topology, handle)
+    path = host_variant_topology(tmp_path_factory.getbasetemp(), "reboot-topology.json", HOST,
+                                 passthrough_needs_reboot=True, reboot_seconds=2)
     return labs(path, extra=("--no-bmc",))
 
 

@@ -119,7 +119,17 @@ class HostPassthrough:
         self.rebooted = False
 
     def check(self):
-        """Refusals before any change: devices that cannot be passed through, GPUs running vGPUs."""
+        """Refusals before any change: NVSwitch boards, devices that cannot be passed through, GPUs running vGPUs."""
+        switches = sorted(d["pci_id"] for d in nvidia_devices(self.item).values() if d["kind"] == "nvswitch")
+        if self.enable and self.changing and switches:
+            # NVIDIA AI Enterprise, vGPU features, "NVIDIA NVSwitch Limitations": "GPU passthrough is not supported on
+            # NVIDIA Systems that include NVSwitch when using VMware vSphere."
+            raise InputError("Host %s has an NVSwitch board (NVSwitches %s): NVIDIA does not support GPU passthrough "
+                             "on systems with NVSwitch under VMware vSphere; no device was changed."
+                             % (self.name, ", ".join(switches)),
+                             hint="Give its GPUs to VMs as full-size time-sliced C-series vGPUs with vm_vgpu (all "
+                                  "GPUs of one job in one VM; the fabric manager runs on the host; ESXi 8.0 U2 for "
+                                  "Hopper, 8.0 U1 for Ampere), or leave the host out.")
         incapable = [d["pci_id"] for d in self.before if not d["passthru_capable"]]
         if incapable:
             raise InputError("Host %s: device(s) %s cannot be passed through (passthruCapable is false)."

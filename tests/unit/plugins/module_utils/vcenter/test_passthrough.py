@@ -74,3 +74,18 @@ def test_a_host_that_cannot_rebind_is_predicted_to_wait_for_its_reboot(rebinds, 
     assert [d["pci_id"] for d in predicted if d["passthru_enabled"] != d["passthru_active"]] == pending
     assert host.needs_reboot() is bool(pending)
     assert all(d["passthru_active"] for d in host.predicted(rebooting=True))
+
+
+def test_a_host_with_nvswitches_is_refused_before_any_change_but_may_turn_passthrough_off():
+    devices = [pci("0000:3b:00.0", 0x2330, name="GH100 [H100 SXM5 80GB]"),
+               pci("0000:05:00.0", 0x22A3, class_id=0x0680, name="GH100 [H100 NVSwitch]")]
+
+    def host(enabled):
+        item = host_item(devices)
+        item["config.pciPassthruInfo"] = [vim.host.PciPassthruInfo(
+            id="0000:3b:00.0", passthruCapable=True, passthruEnabled=enabled, passthruActive=enabled)]
+        return item
+
+    with pytest.raises(InputError, match="NVSwitch board \\(NVSwitches 0000:05:00.0\\): NVIDIA does not support"):
+        hp.HostPassthrough(host(False), {"devices": ["0000:3b:00.0"], "state": "enabled"}).check()
+    hp.HostPassthrough(host(True), {"devices": ["0000:3b:00.0"], "state": "disabled"}).check()
