@@ -18,7 +18,7 @@ description:
     cluster with fully automated DRS); with O(evacuate_powered_off_vms=true), powered-off VMs do too unless DRS is
     on. Such hosts fail the module before any host changes, naming the VMs per host.
   - A host that still does not enter is reported with the powered-on VMs left on it.
-  - O(state=rebooted) reboots each host, one at a time, through vCenter (C(RebootHost_Task), never forced): into
+  - O(state=rebooted) reboots each host, one at a time, through vCenter (C(RebootHost_Task), never forced). Into
     maintenance mode by the rules above unless it is there already, reboot, wait until vCenter sees the host
     connected again with a new boot time (up to O(reboot_timeout)), and out of maintenance mode if the module put
     it there. Every run reboots (like C(ansible.builtin.reboot)); VMs that keep a host from maintenance mode fail

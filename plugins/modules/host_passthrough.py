@@ -23,7 +23,7 @@ description:
     maintenance mode, reboot, back connected, out of maintenance mode); without it, it reboots nothing.
   - Refuses, before any change, a GPU that runs vGPUs, a device that cannot be passed through, an unknown PCI id
     or model, and, with O(reboot=true), a host to reboot whose VMs keep it from maintenance mode.
-  - Refuses turning passthrough on for a host with NVSwitches (an HGX board): NVIDIA does not support GPU
+  - Refuses turning passthrough on for a host with NVSwitches (an HGX board), as NVIDIA does not support GPU
     passthrough on NVSwitch systems under VMware vSphere; such GPUs serve full-size C-series vGPUs instead.
     Turning passthrough off there is allowed.
 author:
@@ -75,7 +75,7 @@ options:
   reboot:
     description:
       - Reboot the hosts where a selected device waits for a reboot (after this change or an earlier one), so that
-        it takes effect: into maintenance mode, reboot, back connected, out of maintenance mode, one host at a
+        it takes effect (into maintenance mode, reboot, back connected, out of maintenance mode), one host at a
         time. Powered-on VMs on such a host must be movable by DRS (fully automated), else the module fails before
         any change.
       - V(false) reboots nothing and reports the waiting devices in RV(hosts[].reboot_pending_devices).
