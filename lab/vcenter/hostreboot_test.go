@@ -27,11 +27,7 @@ func rebootHost(ctx context.Context, c *object.HostSystem, force bool) error {
 }
 
 func TestPassthroughWaitsForTheHostsReboot(t *testing.T) {
-	tl := startLabWith(t, rebootTopology)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, c := startConnectedLab(t, rebootTopology)
 	ctx := context.Background()
 	h, other := tl.hosts[0], tl.hosts[1]
 	var hs mo.HostSystem
@@ -103,11 +99,7 @@ func TestPassthroughWaitsForTheHostsReboot(t *testing.T) {
 }
 
 func TestRebootInMaintenanceModeNeedsNoForce(t *testing.T) {
-	tl := startLabWith(t, rebootTopology)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, c := startConnectedLab(t, rebootTopology)
 	ctx := context.Background()
 	host := object.NewHostSystem(c.Client, tl.hosts[1].ref)
 	if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {

@@ -13,11 +13,7 @@ const nvswitchTopology = `{"datacenters": [{"name": "dc", "hosts": [
 	{"name": "hgx-01", "gpus": [{"model": "A100-40", "count": 8}], "nvswitches": 6, "nvlink": [[0, 1, 2, 3, 4, 5, 6, 7]]}]}]}`
 
 func TestAnNVSwitchBoardShowsItsSwitchesAndLinksAllItsGPUs(t *testing.T) {
-	tl := startLabWith(t, nvswitchTopology)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, c := startConnectedLab(t, nvswitchTopology)
 	h := tl.hosts[0]
 	var hs mo.HostSystem
 	if err := object.NewHostSystem(c.Client, h.ref).Properties(context.Background(), h.ref,
