@@ -72,9 +72,7 @@ def machine(state, host_name, catalog):
         raise Fail("-sh: nvidia-smi: not found", 127)
     models, profiles = catalog
     gpus = sorted(host["gpus"], key=lambda g: g["pci_id"])
-    peers = {}
-    for a, b in host.get("nvlink") or []:
-        peers[a], peers[b] = b, a
+    peers = nvlink_peers(host)
     running = {}
     for vm in state["vms"]:
         if vm["host"] != host_name or vm["power_state"] != "poweredOn":
@@ -98,9 +96,18 @@ def machine(state, host_name, catalog):
         out.append(dict(gpu, index=index, bus_id="0000" + gpu["pci_id"].upper(),
                         uuid="GPU-" + stable_uuid(host_name, gpu["pci_id"]),
                         serial=str(int(stable_uuid(host_name, gpu["pci_id"], "serial")[:8], 16)).zfill(13),
-                        vgpus=vgpus, peer=peers.get(gpu["pci_id"]), facts=model_facts(gpu["model"]),
+                        vgpus=vgpus, peers=peers.get(gpu["pci_id"], []), facts=model_facts(gpu["model"]),
                         architecture=models.get(gpu["model"], {}).get("architecture")))
-    return {"driver": driver, "gpus": out}
+    return {"driver": driver, "gpus": out, "nvswitches": host.get("nvswitches") or []}
+
+
+def nvlink_peers(host):
+    """PCI id -> the PCI ids of the GPUs it has NVLinks to (a bridged pair: one; an NVSwitch board: the others)."""
+    peers = {}
+    for a, b in host.get("nvlink") or []:
+        peers.setdefault(a, []).append(b)
+        peers.setdefault(b, []).append(a)
+    return peers
 
 
 def select(gpus, args):
@@ -183,7 +190,7 @@ def topology(m):
         for other in gpus:
             if other is g:
                 cells.append(" X ")
-            elif g["peer"] == other["pci_id"]:
+            elif other["pci_id"] in g["peers"]:
                 cells.append("NV%d" % g["facts"]["nvlink_links"])
             else:
                 cells.append("SYS" if (int(g["pci_id"][5:7], 16) < 0x80) != (int(other["pci_id"][5:7], 16) < 0x80)
@@ -209,7 +216,7 @@ def nvlink_status(m, args):
         if not g["facts"]["nvlink_slots"]:
             continue  # a GPU without NVLink prints nothing (tests/fixtures: nvlink_status_a10_empty_output.txt)
         lines.append("GPU %d: %s (UUID: %s)\n" % (g["index"], g["device_name"], g["uuid"]))
-        if not g["peer"]:
+        if not g["peers"]:
             lines.append("NVML: Unable to retrieve NVLink information as all links are inActive\n")
             continue
         active = g["facts"]["nvlink_active"]
@@ -219,15 +226,21 @@ def nvlink_status(m, args):
 
 
 def nvlink_remote(m, args):
-    """`nvidia-smi nvlink -R`: each active link's far end (a bridged pair joins link n to link n)."""
+    """`nvidia-smi nvlink -R`: each active link's far end (a bridged pair joins link n to link n; on an NVSwitch
+    board the links go to the switches, spread over them in turn: the lab's choice, not from a recording)."""
     by_pci = dict((g["pci_id"], g) for g in m["gpus"])
     lines = []
     for g in select(m["gpus"], args):
         if not g["facts"]["nvlink_links"]:
             continue
         lines.append("GPU %d: %s (UUID: %s)\n" % (g["index"], g["device_name"], g["uuid"]))
-        if g["peer"]:
-            peer = by_pci[g["peer"]]
+        switches = m.get("nvswitches") or []
+        if len(g["peers"]) > 1 and switches:
+            lines.extend("\t Link %d: Remote Device %s: Link %d\n" % (
+                n, "0000" + switches[n % len(switches)]["pci_id"].upper(), g["index"] * 2 + n // len(switches))
+                for n in g["facts"]["nvlink_active"])
+        elif g["peers"]:
+            peer = by_pci[g["peers"][0]]
             lines.extend("\t Link %d: Remote Device %s: Link %d\n" % (n, peer["bus_id"], n)
                          for n in g["facts"]["nvlink_active"])
     return "".join(lines)

@@ -27,6 +27,10 @@ MODELS = {
     "A40": {"power_limit": 300.0, "nvlink_slots": 4, "nvlink_active": tuple(range(4)), "nvlink_gbps": "14.062"},
     "H100-80": {"vbios": "96.00.A5.00.01", "power_limit": 350.0, "nvlink_slots": 18, "nvlink_gbps": "26.562",
                 "nvlink_active": (0, 1, 2, 3, 6, 7, 8, 9, 12, 13, 14, 15)},
+    # HGX H100 (SXM5): VBIOS and power limit from q_8xH100_80gb_hbm3_baremetal_ecc_on_driver535.161.txt, 18 NVLinks
+    # at 26.562 GB/s all active from nvlink_s_h100_18links_driver590.txt; temperature limits are the lab's choice.
+    "H100-SXM5-80": {"vbios": "96.00.74.00.0D", "power_limit": 700.0, "nvlink_slots": 18, "nvlink_gbps": "26.562",
+                     "nvlink_active": tuple(range(18))},
     "L4": {"power_limit": 72.0},
     "L40S": {"vbios": "95.02.66.00.02", "power_limit": 350.0},
     "P4": {"power_limit": 75.0},

@@ -62,9 +62,11 @@ func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPasst
 }
 
 // UpdatePassthruConfig enables or disables passthrough per device, all entries or none (HostConfigFault for a
-// device the host does not have or that cannot be passed through). The lab's devices rebind without a reboot, so
-// passthruActive follows passthruEnabled at once unless applyNow is false (HostPciPassthruConfig.applyNow, vSphere
-// API 7.0: "if the configuration can be applied immediately, it will be, otherwise ... after reboot").
+// device the host does not have or that cannot be passed through). passthruActive follows passthruEnabled at once
+// unless applyNow is false or the host cannot rebind devices without a reboot (topology passthrough_needs_reboot:
+// HostCapability.deviceRebindWithoutRebootSupported false); then it waits for the host's reboot
+// (HostPciPassthruConfig.applyNow, vSphere API 7.0: "if the configuration can be applied immediately, it will be,
+// otherwise ... after reboot").
 func (s *pciPassthruSystem) UpdatePassthruConfig(ctx *simulator.Context, req *types.UpdatePassthruConfig) soap.HasFault {
 	byID := map[string]*types.HostPciPassthruInfo{}
 	for _, info := range s.PciPassthruInfo {
@@ -91,21 +93,24 @@ func (s *pciPassthruSystem) UpdatePassthruConfig(ctx *simulator.Context, req *ty
 		config := c.GetHostPciPassthruConfig()
 		entry := byID[config.Id]
 		entry.PassthruEnabled = config.PassthruEnabled
-		if config.ApplyNow == nil || *config.ApplyNow {
+		if (config.ApplyNow == nil || *config.ApplyNow) && !s.state.rebindNeedsReboot {
 			entry.PassthruActive = config.PassthruEnabled
 		}
 	}
-	host := ctx.Map.Get(s.host).(*simulator.HostSystem)
+	s.publish()
+	return &methods.UpdatePassthruConfigBody{Res: &types.UpdatePassthruConfigResponse{}}
+}
+
+// publish makes the devices' state visible in the system's pciPassthruInfo and the host's config.pciPassthruInfo.
+func (s *pciPassthruSystem) publish() {
+	l := s.state.lab
 	info := make([]types.BaseHostPciPassthruInfo, len(s.PciPassthruInfo))
 	for i, entry := range s.PciPassthruInfo {
 		copied := *entry.GetHostPciPassthruInfo()
 		info[i] = &copied
 	}
-	ctx.WithLock(host, func() {
-		ctx.Map.Update(host, []types.PropertyChange{{Name: "config.pciPassthruInfo", Val: info}})
-	})
-	ctx.Map.Update(s, []types.PropertyChange{{Name: "pciPassthruInfo", Val: s.PciPassthruInfo}})
-	return &methods.UpdatePassthruConfigBody{Res: &types.UpdatePassthruConfigResponse{}}
+	l.update(l.hostObject(s.host), types.PropertyChange{Name: "config.pciPassthruInfo", Val: info})
+	l.update(s, types.PropertyChange{Name: "pciPassthruInfo", Val: s.PciPassthruInfo})
 }
 
 // Refresh re-reads the devices' state on ESXi; the lab's state never goes stale.

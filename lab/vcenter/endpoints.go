@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
@@ -60,18 +61,23 @@ type clusterJSON struct {
 }
 
 type hostJSON struct {
-	Name              string             `json:"name"`
-	Moid              string             `json:"moid"`
-	Cluster           *string            `json:"cluster"`
-	Datacenter        string             `json:"datacenter"`
-	ConnectionState   string             `json:"connection_state"`
-	MaintenanceMode   bool               `json:"maintenance_mode"`
-	XorgRestarts      int                `json:"xorg_restarts"`
-	GraphicsConfig    graphicsConfigJSON `json:"graphics_config"`
-	SupportedProfiles []string           `json:"supported_profiles"`
-	GPUs              []gpuJSON          `json:"gpus"`
-	Components        map[string]string  `json:"components"` // installed, name to version
-	NVLink            [][]string         `json:"nvlink"`     // GPU pairs on an NVLink bridge, by PCI id
+	Name            string     `json:"name"`
+	Moid            string     `json:"moid"`
+	Cluster         *string    `json:"cluster"`
+	Datacenter      string     `json:"datacenter"`
+	ConnectionState string     `json:"connection_state"`
+	MaintenanceMode bool       `json:"maintenance_mode"`
+	BootTime        *time.Time `json:"boot_time"` // runtime.bootTime
+	Reboots         int        `json:"reboots"`   // RebootHost_Task reboots since the lab started
+	// PassthroughNeedsReboot: passthrough changes wait for a reboot (deviceRebindWithoutRebootSupported false).
+	PassthroughNeedsReboot bool               `json:"passthrough_needs_reboot"`
+	XorgRestarts           int                `json:"xorg_restarts"`
+	GraphicsConfig         graphicsConfigJSON `json:"graphics_config"`
+	SupportedProfiles      []string           `json:"supported_profiles"`
+	GPUs                   []gpuJSON          `json:"gpus"`
+	Components             map[string]string  `json:"components"` // installed, name to version
+	NVLink                 [][]string         `json:"nvlink"`     // GPU pairs joined by NVLink (bridge or NVSwitch), by PCI id
+	NVSwitches             []nvswitchJSON     `json:"nvswitches"`
 }
 
 type graphicsConfigJSON struct {
@@ -283,15 +289,18 @@ func clusterState(c *simulator.ClusterComputeResource) clusterJSON {
 func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 	dc, cluster := placement(obj)
 	j := hostJSON{
-		Name:              obj.Name,
-		Moid:              h.ref.Value,
-		Cluster:           cluster,
-		Datacenter:        dc,
-		ConnectionState:   string(obj.Runtime.ConnectionState),
-		MaintenanceMode:   obj.Runtime.InMaintenanceMode,
-		XorgRestarts:      h.xorgRestarts,
-		SupportedProfiles: h.profileList(),
-		GPUs:              make([]gpuJSON, 0, len(h.gpus)),
+		Name:                   obj.Name,
+		Moid:                   h.ref.Value,
+		Cluster:                cluster,
+		Datacenter:             dc,
+		ConnectionState:        string(obj.Runtime.ConnectionState),
+		MaintenanceMode:        obj.Runtime.InMaintenanceMode,
+		BootTime:               obj.Runtime.BootTime,
+		Reboots:                h.reboots,
+		PassthroughNeedsReboot: h.rebindNeedsReboot,
+		XorgRestarts:           h.xorgRestarts,
+		SupportedProfiles:      h.profileList(),
+		GPUs:                   make([]gpuJSON, 0, len(h.gpus)),
 		GraphicsConfig: graphicsConfigJSON{
 			DefaultGraphicsType: h.config.HostDefaultGraphicsType,
 			AssignmentPolicy:    h.config.SharedPassthruAssignmentPolicy,
@@ -302,6 +311,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 		j.SupportedProfiles = []string{}
 	}
 	j.NVLink = h.nvlinkPairs()
+	j.NVSwitches = h.nvswitchState()
 	for _, d := range h.config.DeviceType {
 		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
 			deviceTypeJSON{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode})

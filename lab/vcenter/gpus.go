@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -40,6 +41,14 @@ type hostState struct {
 
 	xorgRestarts int
 	services     []types.HostService
+
+	// rebindNeedsReboot: passthrough changes wait for a reboot (HostCapability.deviceRebindWithoutRebootSupported
+	// false); rebootDuration is how long a reboot keeps the host away; reboots counts them.
+	rebindNeedsReboot bool
+	rebootDuration    time.Duration
+	reboots           int
+
+	nvswitches []nvswitchDevice
 
 	graphics *graphicsManager
 	svc      *serviceSystem
@@ -87,7 +96,8 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 			HostDefaultGraphicsType:        graphicsShared,
 			SharedPassthruAssignmentPolicy: policyPerformance,
 		},
-		services: defaultServices(),
+		services:       defaultServices(),
+		rebootDuration: defaultRebootDuration,
 	}
 	seen := map[string]bool{}
 	for _, spec := range gpus {
@@ -258,6 +268,14 @@ func (h *hostState) pciDevices() []types.HostPciDevice {
 			ParentBridge: fmt.Sprintf("0000:%02x:00.0", g.bus-1),
 			DeviceName:   g.model.DeviceName,
 		}
+	}
+	for _, s := range h.nvswitches {
+		devices = append(devices, types.HostPciDevice{
+			Id: s.pciID, ClassId: int16(pciClassOtherBridge), Bus: s.bus,
+			VendorId: int16(uint16(nvidiaVendorID)), SubVendorId: int16(uint16(nvidiaVendorID)),
+			VendorName: nvidiaVendorName, DeviceId: int16(s.deviceID),
+			ParentBridge: fmt.Sprintf("0000:%02x:00.0", s.bus-1), DeviceName: s.name,
+		})
 	}
 	return devices
 }

@@ -32,17 +32,11 @@ func (l *Lab) serveHostConnection(w http.ResponseWriter, call soapCall) bool {
 		return true
 	}
 	task := simulator.CreateTask(obj, call.method, func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
-		l.update(obj, types.PropertyChange{Name: "runtime.connectionState", Val: state})
 		vmState := types.VirtualMachineConnectionStateConnected
 		if state == types.HostSystemConnectionStateDisconnected {
 			vmState = types.VirtualMachineConnectionStateDisconnected
 		}
-		for _, ref := range obj.Vm {
-			if vm := simulator.Map.Get(ref); vm != nil {
-				l.update(vm, types.PropertyChange{Name: "runtime.connectionState", Val: vmState},
-					types.PropertyChange{Name: "summary.runtime.connectionState", Val: vmState})
-			}
-		}
+		l.setHostConnection(obj, state, vmState)
 		l.logf("host %s: %s", obj.Name, state)
 		return nil, nil
 	})

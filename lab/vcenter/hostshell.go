@@ -28,8 +28,9 @@ func eccWord(on bool) string {
 func (v *validator) nvlink(h *HostSpec, gpus int) {
 	used := map[int]bool{}
 	for _, pair := range h.NVLink {
-		if len(pair) != 2 || pair[0] == pair[1] {
-			v.fail("host %q: nvlink entries are pairs of two different GPU indexes, got %v", h.Name, pair)
+		if !distinct(pair) || len(pair) < 2 || (len(pair) > 2 && h.NVSwitches == 0) {
+			v.fail("host %q: nvlink entries are pairs of two different GPU indexes (or, on a host with nvswitches, "+
+				"the GPUs on the switch fabric), got %v", h.Name, pair)
 			continue
 		}
 		for _, i := range pair {
@@ -37,19 +38,34 @@ func (v *validator) nvlink(h *HostSpec, gpus int) {
 				v.fail("host %q: nvlink: GPU index %d out of range (the host has %d GPUs, 0 to %d)", h.Name, i,
 					gpus, gpus-1)
 			} else if used[i] {
-				v.fail("host %q: nvlink: GPU %d is in two pairs (a bridge joins two GPUs)", h.Name, i)
+				v.fail("host %q: nvlink: GPU %d is in two NVLink sets", h.Name, i)
 			}
 			used[i] = true
 		}
 	}
 }
 
-// linkGPUs joins the GPU pairs of a validated topology.
-func (h *hostState) linkGPUs(pairs [][]int) {
-	for _, pair := range pairs {
-		a, b := h.gpus[pair[0]], h.gpus[pair[1]]
-		a.nvlinkPeers = append(a.nvlinkPeers, b)
-		b.nvlinkPeers = append(b.nvlinkPeers, a)
+func distinct(indexes []int) bool {
+	seen := map[int]bool{}
+	for _, i := range indexes {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
+// linkGPUs joins the NVLink sets of a validated topology: every GPU of a set links to every other.
+func (h *hostState) linkGPUs(sets [][]int) {
+	for _, set := range sets {
+		for _, i := range set {
+			for _, j := range set {
+				if i != j {
+					h.gpus[i].nvlinkPeers = append(h.gpus[i].nvlinkPeers, h.gpus[j])
+				}
+			}
+		}
 	}
 }
 

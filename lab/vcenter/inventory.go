@@ -165,6 +165,8 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *HostSpec,
 	obj := l.hostObject(ref)
 	h := newHostState(l, ref, spec.Name, spec.GPUs, l.catalog)
 	h.linkGPUs(spec.NVLink)
+	h.addNVSwitches(spec.NVSwitches)
+	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.rebootDuration()
 	l.attachHost(h, obj)
 	return object.NewHostSystem(c, ref), nil
 }

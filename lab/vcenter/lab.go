@@ -127,6 +127,9 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.ServiceSystem = &ss
 	l.attachConfigManagers(h, obj)
 	obj.Capability = hostCapability()
+	obj.Capability.DeviceRebindWithoutRebootSupported = types.NewBool(!h.rebindNeedsReboot)
+	booted := hostsBooted
+	obj.Runtime.BootTime = &booted
 
 	product := esxiAbout(obj.Config.Product)
 	obj.Config.Product = product

@@ -20,8 +20,9 @@ import (
 //   - A device serves one running VM; a static backing names the device of one host; DirectPath VMs do not migrate
 //     while running (vSphere docs, DirectPath I/O: "DRS ... cannot migrate across hosts").
 // Passthrough activation: HostPciPassthruConfig.applyNow unset takes effect at once where the device can be rebound
-// without a reboot (vSphere API 7.0.2+, deviceRebindWithoutRebootSupported); the lab's GPUs all can, as ESXi 8's
-// NVIDIA GPUs do, so passthruActive follows passthruEnabled unless applyNow is false (then it waits for a reboot).
+// without a reboot (vSphere API 7.0.2+, HostCapability.deviceRebindWithoutRebootSupported); the lab's hosts can, as
+// ESXi 8 does for NVIDIA GPUs, unless the topology marks them passthrough_needs_reboot (an older ESXi, or a device
+// that needs it): there, and with applyNow false, passthruActive waits for the host's reboot (hostreboot.go).
 
 const (
 	largeBARLimitGB = 16
@@ -72,14 +73,20 @@ func passthroughDevices(devices []types.BaseVirtualDevice) []passthroughDevice {
 	return list
 }
 
-// passthruInfo is the host's HostPciPassthruInfo entry for a device, or nil.
-func (h *hostState) passthruInfo(id string) *types.HostPciPassthruInfo {
+// passthruSystem is the host's HostPciPassthruSystem, or nil.
+func (h *hostState) passthruSystem() *pciPassthruSystem {
 	obj := h.lab.hostObject(h.ref)
 	if obj == nil || obj.ConfigManager.PciPassthruSystem == nil {
 		return nil
 	}
-	s, ok := simulator.Map.Get(*obj.ConfigManager.PciPassthruSystem).(*pciPassthruSystem)
-	if !ok {
+	s, _ := simulator.Map.Get(*obj.ConfigManager.PciPassthruSystem).(*pciPassthruSystem)
+	return s
+}
+
+// passthruInfo is the host's HostPciPassthruInfo entry for a device, or nil.
+func (h *hostState) passthruInfo(id string) *types.HostPciPassthruInfo {
+	s := h.passthruSystem()
+	if s == nil {
 		return nil
 	}
 	for _, info := range s.PciPassthruInfo {

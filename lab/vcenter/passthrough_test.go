@@ -19,7 +19,13 @@ const passthroughTopology = `{"datacenters": [{"name": "dc",
 
 func startPassthroughLab(t *testing.T) (*testLab, *govmomi.Client) {
 	t.Helper()
-	tl := startLabWith(t, passthroughTopology)
+	return startConnectedLab(t, passthroughTopology)
+}
+
+// startConnectedLab serves a lab of the topology for one test, with a logged-in client.
+func startConnectedLab(t *testing.T, topology string) (*testLab, *govmomi.Client) {
+	t.Helper()
+	tl := startLabWith(t, topology)
 	c, err := tl.connect(t, "s3cret")
 	if err != nil {
 		t.Fatal(err)

@@ -154,7 +154,8 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		}
 	}
 	l.current = call.this
-	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
+	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
+		l.serveResourceUsage(rec, call) ||
 		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) {
 		return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/vmware/govmomi/simulator"
 )
@@ -54,6 +55,14 @@ type HostSpec struct {
 	Shell json.RawMessage `json:"shell,omitempty"`
 	// GPU pairs joined by an NVLink bridge, by their index on the host (the order of "gpus", boards expanded).
 	NVLink [][]int `json:"nvlink,omitempty"`
+	// NVSwitches on the host's GPU baseboard (HGX: 4 on H100, 6 on A100): PCI devices of their own, and then an
+	// nvlink entry may join more than two GPUs (all those on the switch fabric).
+	NVSwitches int `json:"nvswitches,omitempty"`
+	// PassthroughNeedsReboot: the host cannot rebind devices for passthrough without a reboot (an ESXi before 7.0
+	// Update 2, or a device that needs it), so a passthrough change waits for RebootHost_Task.
+	PassthroughNeedsReboot bool `json:"passthrough_needs_reboot,omitempty"`
+	// RebootSeconds is how long a reboot keeps the host away from vCenter (default 3).
+	RebootSeconds *float64 `json:"reboot_seconds,omitempty"`
 
 	cluster *ClusterSpec
 }
@@ -253,7 +262,21 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 	if total > len(gpuBuses) {
 		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(gpuBuses))
 	}
+	if h.NVSwitches < 0 || h.NVSwitches > maxNVSwitches {
+		v.fail("host %q: nvswitches must be between 0 and %d, got %d", h.Name, maxNVSwitches, h.NVSwitches)
+	}
 	v.nvlink(h, total)
+	if h.RebootSeconds != nil && (*h.RebootSeconds < 0 || *h.RebootSeconds > 600) {
+		v.fail("host %q: reboot_seconds must be between 0 and 600, got %v", h.Name, *h.RebootSeconds)
+	}
+}
+
+// rebootDuration is how long a reboot of the host takes in the lab.
+func (h *HostSpec) rebootDuration() time.Duration {
+	if h.RebootSeconds == nil {
+		return defaultRebootDuration
+	}
+	return time.Duration(*h.RebootSeconds * float64(time.Second))
 }
 
 func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clusters map[string]*ClusterSpec,

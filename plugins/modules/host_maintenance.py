@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: host_maintenance
-short_description: Put ESXi hosts into maintenance mode or take them out, one at a time or all at once
+short_description: Put ESXi hosts into maintenance mode, take them out, or reboot them
 version_added: 0.1.0
 description:
   - Puts the hosts of a cluster, or named hosts, into maintenance mode (O(state=present)) or takes them out
@@ -18,6 +18,11 @@ description:
     cluster with fully automated DRS); with O(evacuate_powered_off_vms=true), powered-off VMs do too unless DRS is
     on. Such hosts fail the module before any host changes, naming the VMs per host.
   - A host that still does not enter is reported with the powered-on VMs left on it.
+  - O(state=rebooted) reboots each host, one at a time, through vCenter (C(RebootHost_Task), never forced). Into
+    maintenance mode by the rules above unless it is there already, reboot, wait until vCenter sees the host
+    connected again with a new boot time (up to O(reboot_timeout)), and out of maintenance mode if the module put
+    it there. Every run reboots (like C(ansible.builtin.reboot)); VMs that keep a host from maintenance mode fail
+    the module before any host changes. The host's VMs stay where vSphere leaves them, powered off.
 author:
   - gpuops maintainers (@gpuops)
 requirements:
@@ -30,16 +35,18 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Reads the hosts and their VMs and reports what would change, failing where the real run would be refused.
+    details: Reads the hosts and their VMs and reports what would change, failing where the real run would be refused;
+      O(state=rebooted) reports every host as rebooted without rebooting it.
   diff_mode:
     support: full
     details: Maintenance mode of each changed host before and after.
 options:
   state:
     description:
-      - V(present) puts the hosts into maintenance mode, V(absent) takes them out.
+      - V(present) puts the hosts into maintenance mode, V(absent) takes them out, V(rebooted) reboots them and
+        leaves them in maintenance mode as they were before.
     type: str
-    choices: [present, absent]
+    choices: [present, absent, rebooted]
     default: present
   timeout:
     description:
@@ -47,10 +54,16 @@ options:
         the task fails.
     type: int
     default: 1800
+  reboot_timeout:
+    description:
+      - With O(state=rebooted), seconds a host may take from the reboot until vCenter sees it connected again.
+        When it passes the module fails naming the host, which stays in maintenance mode.
+    type: int
+    default: 1200
   evacuate_powered_off_vms:
     description:
       - Also move powered-off VMs off the hosts; vCenter does that only in a cluster with DRS on.
-      - Only used with O(state=present).
+      - Only used with O(state=present) and O(state=rebooted).
     type: bool
     default: false
   parallel:
@@ -89,6 +102,13 @@ EXAMPLES = r"""
     cluster: gpu-cluster
     state: absent
     parallel: true
+
+- name: Reboot a host, so that a PCI passthrough change waiting for it takes effect
+  gpuops.vgpu.host_maintenance:
+    esxi_hostnames:
+      - esxi-31.lab.local
+    state: rebooted
+    reboot_timeout: 900
 """
 
 RETURN = r"""
@@ -105,13 +125,22 @@ hosts:
       description: Whether the host entered or left maintenance mode (would, in check mode).
       type: bool
     before:
-      description: C(maintenance_mode) before.
+      description: C(maintenance_mode) before (and, with O(state=rebooted), C(boot_time)).
       type: dict
       sample: {"maintenance_mode": false}
     after:
-      description: C(maintenance_mode) after.
+      description: C(maintenance_mode) after (and, with O(state=rebooted), C(boot_time), null in check mode).
       type: dict
       sample: {"maintenance_mode": true}
+    rebooted:
+      description: With O(state=rebooted), whether the host was rebooted (would be, in check mode).
+      type: bool
+      returned: when O(state=rebooted)
+    entered_maintenance:
+      description: With O(state=rebooted), whether the module put the host into maintenance mode for the reboot
+        (and took it out after).
+      type: bool
+      returned: when O(state=rebooted)
 blocking_vms:
   description: On failure, per host that did not enter maintenance mode, the powered-on VMs left on it.
   returned: failed
@@ -122,20 +151,24 @@ blocking_vms:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _host_reboot
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_maintenance import converge
 
 
 def argument_spec():
     return vcenter_spec(
         host_scope(),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+        state=dict(type="str", choices=["present", "absent", "rebooted"], default="present"),
         timeout=dict(type="int", default=1800),
+        reboot_timeout=dict(type="int", default=1200),
         evacuate_powered_off_vms=dict(type="bool", default=False),
         parallel=dict(type="bool", default=False),
     )
 
 
 def run(module, client):
+    if module.params["state"] == "rebooted":
+        return _host_reboot.converge(client, module.params, module.check_mode)
     return converge(client, module.params, module.check_mode)
 
 

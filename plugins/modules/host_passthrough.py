@@ -17,10 +17,15 @@ description:
   - All hosts are read in one vCenter round trip; each host that changes gets one UpdatePassthruConfig call for all
     its devices.
   - vSphere applies the change at once where the device can be rebound without a reboot (vSphere 7.0 Update 2 and
-    later), otherwise at the next reboot; RV(hosts[].reboot_required) says which hosts wait for one. The module
-    does not reboot hosts.
-  - Refuses, before any change, a GPU that runs vGPUs, a device that cannot be passed through and an unknown PCI id
-    or model.
+    later), otherwise at the next reboot; RV(hosts[].reboot_required) says which hosts wait for one. With
+    O(reboot=true) the module reboots those hosts through vCenter, one at a time, as
+    M(gpuops.vgpu.host_maintenance) with O(gpuops.vgpu.host_maintenance#module:state=rebooted) does (into
+    maintenance mode, reboot, back connected, out of maintenance mode); without it, it reboots nothing.
+  - Refuses, before any change, a GPU that runs vGPUs, a device that cannot be passed through, an unknown PCI id
+    or model, and, with O(reboot=true), a host to reboot whose VMs keep it from maintenance mode.
+  - Refuses turning passthrough on for a host with NVSwitches (an HGX board), as NVIDIA does not support GPU
+    passthrough on NVSwitch systems under VMware vSphere; such GPUs serve full-size C-series vGPUs instead.
+    Turning passthrough off there is allowed.
 author:
   - gpuops maintainers (@gpuops)
 requirements:
@@ -33,7 +38,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Sends nothing; RV(hosts) shows the devices as they would be.
+    details: Sends nothing; RV(hosts) shows the devices as they would be (waiting for a reboot on hosts whose
+      C(capability.deviceRebindWithoutRebootSupported) is not true, unless O(reboot=true)).
   diff_mode:
     support: none
 options:
@@ -56,7 +62,9 @@ options:
     default: false
   include_nvswitches:
     description:
-      - Also the hosts' NVSwitches (NVIDIA PCI bridges), which a guest needs for NVLink on an NVSwitch board.
+      - Also the hosts' NVSwitches (NVIDIA PCI bridges), which a guest would need for NVLink on an NVSwitch board.
+        Under vSphere a host with NVSwitches is refused for passthrough (see above), so this only matters for
+        turning passthrough off.
     type: bool
     default: true
   state:
@@ -64,6 +72,20 @@ options:
     type: str
     choices: [enabled, disabled]
     default: enabled
+  reboot:
+    description:
+      - Reboot the hosts where a selected device waits for a reboot (after this change or an earlier one), so that
+        it takes effect (into maintenance mode, reboot, back connected, out of maintenance mode), one host at a
+        time. Powered-on VMs on such a host must be movable by DRS (fully automated), else the module fails before
+        any change.
+      - V(false) reboots nothing and reports the waiting devices in RV(hosts[].reboot_pending_devices).
+    type: bool
+    default: false
+  reboot_timeout:
+    description:
+      - With O(reboot=true), seconds a host may take from its reboot until vCenter sees it connected again.
+    type: int
+    default: 1200
 """
 
 EXAMPLES = r"""
@@ -83,6 +105,13 @@ EXAMPLES = r"""
     esxi_hostnames: [esxi-31.lab.local]
     devices: ["0000:86:00.0", "0000:af:00.0"]
     state: disabled
+
+- name: Hosts that cannot rebind the GPUs without a reboot are rebooted
+  gpuops.vgpu.host_passthrough:
+    cluster: hpc-cluster
+    all_gpus_not_used_for_vgpu: true
+    reboot: true
+    reboot_timeout: 900
 """
 
 RETURN = r"""
@@ -109,7 +138,11 @@ hosts:
       type: list
       elements: str
     reboot_required:
-      description: Whether some device's setting takes effect only after the host reboots.
+      description: Whether some device's setting takes effect only after the host reboots (after the module's
+        reboot, false for a host it rebooted).
+      type: bool
+    rebooted:
+      description: Whether the module rebooted the host (would, in check mode).
       type: bool
     reboot_pending_devices:
       description: PCI ids whose passthruActive differs from passthruEnabled.
@@ -131,6 +164,8 @@ def argument_spec():
         all_gpus_not_used_for_vgpu=dict(type="bool", default=False),
         include_nvswitches=dict(type="bool", default=True),
         state=dict(type="str", choices=["enabled", "disabled"], default="enabled"),
+        reboot=dict(type="bool", default=False),
+        reboot_timeout=dict(type="int", default=1200),
     )
 
 

@@ -45,6 +45,22 @@ def driver_topology(directory, host, name):
     return path
 
 
+def host_variant_topology(directory, name, host, **entry):
+    """The default topology, without guests, with ``entry``'s keys set on ``host``; written as ``name`` in
+    ``directory``."""
+    with open(DEFAULT_TOPOLOGY) as handle:
+        topology = yaml.safe_load(handle)
+    for cluster in topology["datacenters"][0]["clusters"]:
+        for spec in cluster["hosts"]:
+            if spec["name"] == host:
+                spec.update(entry)
+    topology.pop("guests", None)
+    path = os.path.join(str(directory), name)
+    with open(path, "w") as handle:
+        json.dump(topology, handle)
+    return path
+
+
 def vlcm_topology(directory, delay_ms=200):
     """The default datacenter with mixed-cluster not image-managed and the given remediation time per host."""
     with open(DEFAULT_TOPOLOGY) as handle:

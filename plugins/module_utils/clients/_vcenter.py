@@ -282,6 +282,16 @@ class VCenterClient:
         self._watch(objects, type(objects[0]), [path], on_change, lambda: not waiting(), timeout)
         return waiting()
 
+    def wait_until(self, obj, paths, done, timeout):
+        """Follow ``paths`` of one object until ``done(values)`` holds; returns ``(reached, values)``."""
+        values = {}
+
+        def on_change(moid, name, value):
+            values[name] = value
+
+        reached = self._watch([obj], type(obj), paths, on_change, lambda: done(values), timeout)
+        return reached, values
+
     def _watch(self, objects, obj_type, paths, on_change, finished, timeout):
         """Follow ``paths`` of ``objects`` through one PropertyCollector filter and WaitForUpdatesEx, handing each
         change to ``on_change(moid, path, value)``, until ``finished()`` holds (True) or ``timeout`` passes (False).

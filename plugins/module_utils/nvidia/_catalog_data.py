@@ -324,6 +324,28 @@ GPUS = {
         ),
         "types_unconfirmed": (),
     },
+    # The GPU of HGX H100 8-GPU boards (NVSwitch): PCI id 0x2330, types H100XM-<n>C from the vGPU for Compute type
+    # tables for "NVIDIA H100 SXM5 80GB" (MIG-backed and time-sliced). The copy read lists 16C with 6 per GPU, which
+    # 80 GB cannot hold; 5 is used, as for the H100 PCIe. Mixed-size placements were not found: mixed-size mode off.
+    "H100-SXM5-80": {
+        "device_name": "NVIDIA H100 80GB HBM3",
+        "aliases": ("GH100 [H100 SXM5 80GB]",),
+        "pci_device_id": 0x2330,
+        "profile_prefix": "h100xm",
+        "framebuffer_mib": 81920,
+        "gpus_per_board": 1,
+        "architecture": "hopper",
+        "mig_capable": True,
+        "mixed_size_capable": False,
+        "mixed_size_confirmed": False,
+        "last_vgpu_release": None,
+        "mixed_size_placements": {},
+        "types": (
+            ("80c", 1), ("40c", 2), ("20c", 4), ("16c", 5), ("10c", 8), ("8c", 10), ("5c", 16), ("4c", 20),
+            ("7-80c", 1), ("4-40c", 1), ("3-40c", 2), ("2-20c", 3), ("1-20c", 4), ("1-10c", 7), ("1-10cme", 1),
+        ),
+        "types_unconfirmed": (),
+    },
 }
 
 # Tesla M6, M10 and M60 run CUDA only on their 8Q type (all other Q types there are graphics only).

@@ -7,7 +7,9 @@ Every selected host is read in one PropertyCollector call; each host that change
 call naming all its devices, and one read after. ``applyNow`` is left unset, so vSphere applies the change at once
 where the device can be rebound without a reboot and otherwise at the next reboot (HostPciPassthruConfig, vSphere
 API 7.0.2 and later); a device whose ``passthruActive`` differs from ``passthruEnabled`` afterwards waits for a
-reboot, and the result says so per host.
+reboot, and the result says so per host. A host that cannot rebind (``capability.deviceRebindWithoutRebootSupported``
+not true) is predicted to wait. With ``reboot``, those hosts are rebooted through ``_host_reboot`` after the change
+(maintenance mode in and out); hosts whose VMs would keep them from maintenance mode are refused before any change.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +19,7 @@ __metaclass__ = type
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _host_reboot
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
 
 try:
@@ -26,8 +29,9 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 
 HOST_PROPERTIES = [
     "runtime.connectionState", "hardware.pciDevice", "config.pciPassthruInfo", "config.graphicsInfo",
-    "configManager.pciPassthruSystem",
-]
+    "configManager.pciPassthruSystem", "capability.deviceRebindWithoutRebootSupported",
+] + [name for name in _host_reboot.HOST_PROPERTIES if name != "runtime.connectionState"]
+MAINTENANCE_TIMEOUT = 1800  # seconds per host to enter or exit maintenance mode around a reboot
 PCI_CLASS_3D, PCI_CLASS_VGA, PCI_CLASS_OTHER_BRIDGE = 0x0302, 0x0300, 0x0680
 
 
@@ -111,9 +115,21 @@ class HostPassthrough:
         self.ids = select_devices(item, params)
         self.before = describe_passthru(item, self.ids)
         self.changing = [d["pci_id"] for d in self.before if d["passthru_enabled"] != self.enable]
+        self.rebinds = item.get("capability.deviceRebindWithoutRebootSupported") is True
+        self.rebooted = False
 
     def check(self):
-        """Refusals before any change: devices that cannot be passed through, GPUs running vGPUs."""
+        """Refusals before any change: NVSwitch boards, devices that cannot be passed through, GPUs running vGPUs."""
+        switches = sorted(d["pci_id"] for d in nvidia_devices(self.item).values() if d["kind"] == "nvswitch")
+        if self.enable and self.changing and switches:
+            # NVIDIA AI Enterprise, vGPU features, "NVIDIA NVSwitch Limitations": "GPU passthrough is not supported on
+            # NVIDIA Systems that include NVSwitch when using VMware vSphere."
+            raise InputError("Host %s has an NVSwitch board (NVSwitches %s): NVIDIA does not support GPU passthrough "
+                             "on systems with NVSwitch under VMware vSphere; no device was changed."
+                             % (self.name, ", ".join(switches)),
+                             hint="Give its GPUs to VMs as full-size time-sliced C-series vGPUs with vm_vgpu (all "
+                                  "GPUs of one job in one VM; the fabric manager runs on the host; ESXi 8.0 U2 for "
+                                  "Hopper, 8.0 U1 for Ampere), or leave the host out.")
         incapable = [d["pci_id"] for d in self.before if not d["passthru_capable"]]
         if incapable:
             raise InputError("Host %s: device(s) %s cannot be passed through (passthruCapable is false)."
@@ -128,9 +144,17 @@ class HostPassthrough:
                              hint="Power those VMs off or move them, set the GPUs' graphics type to basic/shared "
                                   "with host_graphics, then run again.")
 
-    def predicted(self):
-        return [dict(d, passthru_enabled=self.enable, passthru_active=self.enable) if d["pci_id"] in self.changing
-                else d for d in self.before]
+    def predicted(self, rebooting=False):
+        state = [dict(d, passthru_enabled=self.enable,
+                      passthru_active=self.enable if self.rebinds else d["passthru_active"])
+                 if d["pci_id"] in self.changing else d for d in self.before]
+        if rebooting and self.needs_reboot():
+            state = [dict(d, passthru_active=d["passthru_enabled"]) for d in state]
+        return state
+
+    def needs_reboot(self):
+        """Whether some selected device waits for a reboot once the change is made."""
+        return any(d["passthru_enabled"] != d["passthru_active"] for d in self.predicted())
 
     def apply(self, client):
         config = [vim.host.PciPassthruConfig(id=pci_id, passthruEnabled=self.enable) for pci_id in self.changing]
@@ -142,7 +166,8 @@ def _result(host, after):
     pending = [d["pci_id"] for d in after if d["passthru_enabled"] != d["passthru_active"]]
     return {
         "name": host.name,
-        "changed": bool(host.changing),
+        "changed": bool(host.changing) or host.rebooted,
+        "rebooted": host.rebooted,
         "devices": after,
         "changed_devices": host.changing,
         "reboot_required": bool(pending),
@@ -162,9 +187,14 @@ def configure(client, params, check_mode):
     hosts = [HostPassthrough(item, params) for item in items]
     for host in hosts:
         host.check()
+    to_reboot = [host for host in hosts if host.needs_reboot()] if params.get("reboot") else []
+    if to_reboot:
+        _host_reboot.check_rebootable(client, [host.item for host in to_reboot], params["reboot_timeout"])
     work = [host for host in hosts if host.changing]
-    if check_mode or not work:
-        return bool(work), [_result(host, host.predicted()) for host in hosts]
+    if check_mode or not (work or to_reboot):
+        for host in to_reboot:
+            host.rebooted = True
+        return bool(work or to_reboot), [_result(host, host.predicted(rebooting=host.rebooted)) for host in hosts]
     done = []
     for host in work:
         try:
@@ -173,13 +203,28 @@ def configure(client, params, check_mode):
             raise type(err)("Host %s: %s Hosts done: %s." % (host.name, err.message, ", ".join(done) or "none"),
                             hint=err.hint)
         done.append(host.name)
+    states = _read_after(client, hosts, work)
+    if params.get("reboot"):
+        pending = [host for host in hosts if any(d["passthru_enabled"] != d["passthru_active"]
+                                                 for d in states[host.name])]
+        try:
+            _host_reboot.reboot_hosts(client, [host.item for host in pending], {
+                "reboot_timeout": params["reboot_timeout"], "timeout": MAINTENANCE_TIMEOUT})
+        except GpuopsError as err:
+            raise type(err)("%s Passthrough was set on: %s; it takes effect when the host reboots."
+                            % (err.message, ", ".join(done) or "none"), hint=err.hint, **err.details)
+        for host in pending:
+            host.rebooted = True
+        states.update(_read_after(client, pending, pending))
+    return True, [_result(host, states[host.name]) for host in hosts]
+
+
+def _read_after(client, hosts, changed):
+    """Per host name, its selected devices: read again for the ``changed`` hosts (one read), as before otherwise."""
     after = dict((item["moid"], item) for item in client.retrieve_objects(
-        [host.item["obj"] for host in work], ["config.pciPassthruInfo", "hardware.pciDevice"]))
-    results = []
+        [host.item["obj"] for host in changed], ["config.pciPassthruInfo", "hardware.pciDevice"])) if changed else {}
+    states = {}
     for host in hosts:
-        state = host.before
-        if host in work:
-            fresh = dict(after[host.item["moid"]], name=host.name)
-            state = describe_passthru(fresh, host.ids)
-        results.append(_result(host, state))
-    return True, results
+        fresh = after.get(host.item["moid"])
+        states[host.name] = describe_passthru(dict(fresh, name=host.name), host.ids) if fresh else host.before
+    return states

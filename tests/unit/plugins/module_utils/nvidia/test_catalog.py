@@ -51,6 +51,7 @@ MODEL_FACTS = {
     "L4": ("NVIDIA L4", "0x27b8", 24576, "ada", False, None),
     "L40S": ("NVIDIA L40S", "0x26b9", 49152, "ada", False, None),
     "H100-80": ("NVIDIA H100 PCIe", "0x2331", 81920, "hopper", True, None),
+    "H100-SXM5-80": ("NVIDIA H100 80GB HBM3", "0x2330", 81920, "hopper", True, None),
 }
 
 

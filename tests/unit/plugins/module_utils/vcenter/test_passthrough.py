@@ -60,3 +60,32 @@ def test_nvlink_sets_join_the_pairs_of_topo_m_named_by_pci_bus_id():
     assert vp.nvlink_source({"nvlink_sets": {"h": [["0000:3b:00.0"]]}}, "h")[1] == "inventory"
     with pytest.raises(InputError, match="list 4 GPU"):
         vp.nvlink_sets_from_smi(dict(facts, topology={"nvlink_pairs": [{"a": "GPU4", "b": "GPU5", "links": 1}]}))
+
+
+@pytest.mark.parametrize("rebinds, pending", [(True, []), (False, ["0000:3b:00.0"]), (None, ["0000:3b:00.0"])])
+def test_a_host_that_cannot_rebind_is_predicted_to_wait_for_its_reboot(rebinds, pending):
+    item = host_item([pci("0000:3b:00.0", 0x20F1), pci("0000:5e:00.0", 0x20F1)])
+    item["config.pciPassthruInfo"] = [
+        vim.host.PciPassthruInfo(id="0000:3b:00.0", passthruCapable=True, passthruEnabled=False, passthruActive=False),
+        vim.host.PciPassthruInfo(id="0000:5e:00.0", passthruCapable=True, passthruEnabled=True, passthruActive=True)]
+    item["capability.deviceRebindWithoutRebootSupported"] = rebinds
+    host = hp.HostPassthrough(item, {"models": ["A100-40"], "state": "enabled"})
+    predicted = host.predicted()
+    assert [d["pci_id"] for d in predicted if d["passthru_enabled"] != d["passthru_active"]] == pending
+    assert host.needs_reboot() is bool(pending)
+    assert all(d["passthru_active"] for d in host.predicted(rebooting=True))
+
+
+def test_a_host_with_nvswitches_is_refused_before_any_change_but_may_turn_passthrough_off():
+    devices = [pci("0000:3b:00.0", 0x2330, name="GH100 [H100 SXM5 80GB]"),
+               pci("0000:05:00.0", 0x22A3, class_id=0x0680, name="GH100 [H100 NVSwitch]")]
+
+    def host(enabled):
+        item = host_item(devices)
+        item["config.pciPassthruInfo"] = [vim.host.PciPassthruInfo(
+            id="0000:3b:00.0", passthruCapable=True, passthruEnabled=enabled, passthruActive=enabled)]
+        return item
+
+    with pytest.raises(InputError, match="NVSwitch board \\(NVSwitches 0000:05:00.0\\): NVIDIA does not support"):
+        hp.HostPassthrough(host(False), {"devices": ["0000:3b:00.0"], "state": "enabled"}).check()
+    hp.HostPassthrough(host(True), {"devices": ["0000:3b:00.0"], "state": "disabled"}).check()
