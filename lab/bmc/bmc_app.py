@@ -20,7 +20,9 @@ from bmc_accounts import AccountResources
 from bmc_chaos import Chaos, reset_connection
 from bmc_cooling import Cooling
 from bmc_inventory import InventoryResources
+from bmc_logs import LogResources
 from bmc_manager import ManagerResources
+from bmc_power import PowerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
 from bmc_state import RedfishError
@@ -117,6 +119,15 @@ class BmcApp:
             routes[path] = self.read_only(render)
         for path, render in self.thermal.collections().items():
             members[path] = self.read_only_member(render)
+        self.power = PowerResources(p["chassis"]["path"], p.get("power"), bmc.power_state)
+        self.logs = LogResources({"Managers": p["manager"]["path"], "Systems": self.paths["system"]}, p.get("logs"))
+        for resources in (self.power, self.logs):
+            for path, render in resources.resources().items():
+                routes[path] = self.read_only(render)
+            for path, render in resources.collections().items():
+                members[path] = self.read_only_member(render)
+        for path, act in self.logs.actions().items():
+            routes[path] = self.action(act)
         for path, render in self.manager_parts.read_only().items():
             routes[path] = self.read_only(render)
         for path, (render, patch) in dict(self.manager_parts.writable(), **self.cooling.writable()).items():
@@ -264,6 +275,12 @@ class BmcApp:
             return json_response(render())
         return handler
 
+    def action(self, act):
+        def handler(request):
+            self.allow(request, "POST")
+            return json_response(act(self.body(request)))
+        return handler
+
     def read_only_member(self, render):
         def handler(request, member):
             self.allow(request, "GET")
@@ -378,6 +395,7 @@ class BmcApp:
                 status["HealthRollup"] = status.pop("HealthRollUp")
         body["Bios"] = link(self.paths["bios"])
         body.update(self.inventory.links())
+        body.update(self.logs.links("Systems"))
         body["Links"] = {"Chassis": [link(self.paths["chassis"])], "ManagedBy": [link(self.paths["manager"])]}
         body["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"] = p["system"]["reset_types"]
         return json_response(body)
@@ -493,6 +511,7 @@ class BmcApp:
                           "ManagerForChassis": [link(self.paths["chassis"])]}}
         body.update(p["manager"]["resource"])
         body.update(self.manager_parts.manager_links())
+        body.update(self.logs.links("Managers"))
         if self.cooling.manager_oem():
             body.setdefault("Oem", {}).update(self.cooling.manager_oem())
         if "jobs" in p:
@@ -540,6 +559,7 @@ class BmcApp:
                 "Links": {"ComputerSystems": [link(self.paths["system"])], "ManagedBy": [link(self.paths["manager"])]}}
         body.update(p["chassis"]["resource"])
         body.update(self.thermal.links())
+        body.update(self.power.links())
         return json_response(body)
 
     # -- lab endpoints (no auth, no faults) ------------------------------------------------------------------------
@@ -582,6 +602,7 @@ class BmcApp:
         self.bmc.factory_reset()
         self.manager_parts.reset()
         self.cooling.reset()
+        self.logs.reset()
         self.chaos.stop()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds
             self.drivers, self.sushy_written = self.new_drivers(), False
@@ -592,6 +613,8 @@ class BmcApp:
         truth = self.bmc.ground_truth()
         truth["thermal"]["fans"] = self.thermal.fans_data
         truth["cooling"] = self.cooling.state(self.bmc.profile["thermal"]["fans"])
+        truth["power"] = self.power.ground_truth()
+        truth["logs"] = self.logs.ground_truth()
         return truth
 
     def lab_config(self, request):
