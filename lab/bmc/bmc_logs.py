@@ -78,7 +78,9 @@ class LogResources:
     def service(self, service):
         body = {"@odata.id": self.owner_path(service, service["id"]), "@odata.type": "#LogService.v1_1_0.LogService",
                 "Id": service["id"], "Name": service["name"], "Description": service["description"],
-                "LogEntryType": service["entry_type"], "MaxNumberOfRecords": service["max_records"],
+                # LogService spells the OEM kind "OEM", LogEntry "Oem".
+                "LogEntryType": "OEM" if service["entry_type"] == "Oem" else service["entry_type"],
+                "MaxNumberOfRecords": service["max_records"],
                 "OverWritePolicy": service["overwrite"], "ServiceEnabled": True,
                 "DateTime": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
                 "Entries": link(self.owner_path(service, service["id"], "Entries")),

@@ -74,7 +74,7 @@ class PowerResources:
         output = self.supply_output()
         supplies = []
         for i, s in enumerate(self.data["supplies"]):
-            entry = {"@odata.id": "%s#/PowerSupplies/%d" % (base, i), "MemberId": s["id"], "Name": s["name"],
+            entry = {"@odata.id": "%s#/PowerSupplies/%d" % (base, i), "MemberId": str(i), "Name": s["name"],
                      "Status": self.status(s)}
             if s.get("state", "Enabled") != "Absent":
                 entry.update({"Manufacturer": s["manufacturer"], "Model": s["model"], "SerialNumber": s["serial"],
