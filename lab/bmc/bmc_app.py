@@ -354,6 +354,9 @@ class BmcApp:
             body = self.body(request) or {}
             session_id, token = self.bmc.create_session(body.get("UserName", ""), body.get("Password", ""))
             location = "%s/%s" % (base, session_id)
+            if self.bmc.profile["sessions"].get("absolute_location"):
+                location = "https://%s%s%s" % (request.host.rsplit(":", 1)[0], location,
+                                               "/" if self.paths["sessions"].endswith("/") else "")
             return json_response(self.session_body(session_id), 201, {"X-Auth-Token": token, "Location": location})
         ids = self.bmc.session_ids()
         return json_response({
