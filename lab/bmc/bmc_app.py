@@ -108,8 +108,9 @@ class BmcApp:
         }
         members = {p["sessions"]["path"]: self.session}
         if "jobs" in p:
-            routes[p["jobs"]["path"]] = self.jobs
-            members[p["jobs"]["path"]] = self.job
+            for path in filter(None, (p["jobs"]["path"], p["jobs"].get("oem_path"))):
+                routes[path] = self.jobs
+                members[path] = self.job
         self.manager_parts = ManagerResources(p["manager"]["path"], p["manager"].get("parts"), "127.0.0.1",
                                               "%s-bmc" % bmc.host.split(".")[0])
         self.cooling = Cooling(p.get("cooling"), p["manager"]["path"], bmc.bios_current,
@@ -533,7 +534,7 @@ class BmcApp:
         jobs = self.bmc.job_list()
         expand = parse_qs(request.query_string.decode()).get("$expand")
         members = jobs if expand and jobs_cfg.get("expand") else [link(job["@odata.id"]) for job in jobs]
-        return json_response({"@odata.id": jobs_cfg["path"], "@odata.type": "#DellJobCollection.DellJobCollection",
+        return json_response({"@odata.id": norm(request.path), "@odata.type": "#DellJobCollection.DellJobCollection",
                               "Name": "JobQueue", "Members@odata.count": len(members), "Members": members})
 
     def job(self, request, job_id):
