@@ -17,12 +17,11 @@ import urllib.request
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "lab"))
-from labctl import ensure_certificate, start, stop_pid  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "lab", "bmc"))
+from validate import PASSWORD, USER, start_bmcs, stop_pid  # noqa: E402
 
 VENDORS = sorted(name[:-4] for name in os.listdir(os.path.join(ROOT, "lab", "bmc", "vendors")) if name.endswith(".yml"))
-BASE_PORT = 8491
-USER, PASSWORD = "root", "clients-Pass1"
+PORTS_AFTER_VALIDATORS = 20
 
 
 class Bmc:
@@ -48,21 +47,11 @@ class Bmc:
 @pytest.fixture(scope="session")
 def bmcs(tmp_path_factory):
     work = str(tmp_path_factory.mktemp("bmcs"))
-    offset = int(os.environ.get("LAB_PORT_OFFSET", "0"))
-    hosts = [{"name": "clients-%s.lab.local" % vendor, "bmc": {"vendor": vendor, "port": BASE_PORT + i + offset}}
-             for i, vendor in enumerate(VENDORS)]
-    topology = os.path.join(work, "topology.json")
-    with open(topology, "w") as handle:
-        json.dump({"datacenters": [{"name": "clients", "hosts": hosts}]}, handle)
-    cert, key = ensure_certificate(work)
-    ready = os.path.join(work, "bmc.ready")
-    pid = start("client-bmcs", [sys.executable, os.path.join(ROOT, "lab", "bmc", "bmc_lab.py"), "--topology",
-                                topology, "--cert", cert, "--key", key, "--username", USER, "--password", PASSWORD,
-                                "--state-dir", os.path.join(work, "state"), "--ready-file", ready, "--reset-seconds",
-                                "0.3"], work, ready)
+    # Ports above the validators' own, so both can run at once.
+    offset = int(os.environ.get("LAB_PORT_OFFSET", "0")) + PORTS_AFTER_VALIDATORS
+    pid, cert, uris = start_bmcs(work, offset, ["--reset-seconds", "0.3"])
     try:
-        yield dict((h["bmc"]["vendor"], Bmc(h["bmc"]["vendor"], "https://127.0.0.1:%d" % h["bmc"]["port"], cert))
-                   for h in hosts)
+        yield dict((vendor, Bmc(vendor, uri, cert)) for vendor, uri in uris.items())
     finally:
         stop_pid(pid)
 
