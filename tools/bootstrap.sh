@@ -43,3 +43,6 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   rm -f "$log"
   echo "$want" >"$stamp"
 fi
+
+# The Redfish client libraries tests/bmc_clients runs against the lab BMCs, in a virtual environment of their own.
+tools/bmc_clients_venv.sh >/dev/null

@@ -60,6 +60,12 @@ stage_redfish() {
   # DMTF's Redfish service and protocol validators against one lab BMC of each vendor profile, in parallel; fails on
   # a failure that lab/bmc/expected_failures.yml does not list.
   python lab/bmc/validate.py --report-dir "$ROOT/.tmp/redfish-validators" 2>&1 | tail -n 40
+  local rc=$?
+  # Then the clients users run against BMCs (community.general's Redfish modules, sushy, HPE's and Dell's own)
+  # against one lab BMC per vendor profile, checked against the BMCs' ground truth.
+  pytest -p no:cacheprovider -q -p no:randomly tests/bmc_clients --junitxml="$REPORTS/redfish-clients.xml" 2>&1 \
+    | tail -n 40 || rc=1
+  return $rc
 }
 
 stage_units() {

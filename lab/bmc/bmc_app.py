@@ -20,7 +20,9 @@ from bmc_accounts import AccountResources
 from bmc_chaos import Chaos, reset_connection
 from bmc_cooling import Cooling
 from bmc_inventory import InventoryResources
+from bmc_logs import LogResources
 from bmc_manager import ManagerResources
+from bmc_power import PowerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
 from bmc_state import RedfishError
@@ -106,8 +108,9 @@ class BmcApp:
         }
         members = {p["sessions"]["path"]: self.session}
         if "jobs" in p:
-            routes[p["jobs"]["path"]] = self.jobs
-            members[p["jobs"]["path"]] = self.job
+            for path in filter(None, (p["jobs"]["path"], p["jobs"].get("oem_path"))):
+                routes[path] = self.jobs
+                members[path] = self.job
         self.manager_parts = ManagerResources(p["manager"]["path"], p["manager"].get("parts"), "127.0.0.1",
                                               "%s-bmc" % bmc.host.split(".")[0])
         self.cooling = Cooling(p.get("cooling"), p["manager"]["path"], bmc.bios_current,
@@ -117,6 +120,15 @@ class BmcApp:
             routes[path] = self.read_only(render)
         for path, render in self.thermal.collections().items():
             members[path] = self.read_only_member(render)
+        self.power = PowerResources(p["chassis"]["path"], p.get("power"), bmc.power_state)
+        self.logs = LogResources({"Managers": p["manager"]["path"], "Systems": self.paths["system"]}, p.get("logs"))
+        for resources in (self.power, self.logs):
+            for path, render in resources.resources().items():
+                routes[path] = self.read_only(render)
+            for path, render in resources.collections().items():
+                members[path] = self.read_only_member(render)
+        for path, act in self.logs.actions().items():
+            routes[path] = self.action(act)
         for path, render in self.manager_parts.read_only().items():
             routes[path] = self.read_only(render)
         for path, (render, patch) in dict(self.manager_parts.writable(), **self.cooling.writable()).items():
@@ -264,6 +276,12 @@ class BmcApp:
             return json_response(render())
         return handler
 
+    def action(self, act):
+        def handler(request):
+            self.allow(request, "POST")
+            return json_response(act(self.body(request)))
+        return handler
+
     def read_only_member(self, render):
         def handler(request, member):
             self.allow(request, "GET")
@@ -337,6 +355,9 @@ class BmcApp:
             body = self.body(request) or {}
             session_id, token = self.bmc.create_session(body.get("UserName", ""), body.get("Password", ""))
             location = "%s/%s" % (base, session_id)
+            if self.bmc.profile["sessions"].get("absolute_location"):
+                location = "https://%s%s%s" % (request.host.rsplit(":", 1)[0], location,
+                                               "/" if self.paths["sessions"].endswith("/") else "")
             return json_response(self.session_body(session_id), 201, {"X-Auth-Token": token, "Location": location})
         ids = self.bmc.session_ids()
         return json_response({
@@ -378,6 +399,7 @@ class BmcApp:
                 status["HealthRollup"] = status.pop("HealthRollUp")
         body["Bios"] = link(self.paths["bios"])
         body.update(self.inventory.links())
+        body.update(self.logs.links("Systems"))
         body["Links"] = {"Chassis": [link(self.paths["chassis"])], "ManagedBy": [link(self.paths["manager"])]}
         body["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"] = p["system"]["reset_types"]
         return json_response(body)
@@ -493,6 +515,7 @@ class BmcApp:
                           "ManagerForChassis": [link(self.paths["chassis"])]}}
         body.update(p["manager"]["resource"])
         body.update(self.manager_parts.manager_links())
+        body.update(self.logs.links("Managers"))
         if self.cooling.manager_oem():
             body.setdefault("Oem", {}).update(self.cooling.manager_oem())
         if "jobs" in p:
@@ -511,7 +534,7 @@ class BmcApp:
         jobs = self.bmc.job_list()
         expand = parse_qs(request.query_string.decode()).get("$expand")
         members = jobs if expand and jobs_cfg.get("expand") else [link(job["@odata.id"]) for job in jobs]
-        return json_response({"@odata.id": jobs_cfg["path"], "@odata.type": "#DellJobCollection.DellJobCollection",
+        return json_response({"@odata.id": norm(request.path), "@odata.type": "#DellJobCollection.DellJobCollection",
                               "Name": "JobQueue", "Members@odata.count": len(members), "Members": members})
 
     def job(self, request, job_id):
@@ -540,6 +563,7 @@ class BmcApp:
                 "Links": {"ComputerSystems": [link(self.paths["system"])], "ManagedBy": [link(self.paths["manager"])]}}
         body.update(p["chassis"]["resource"])
         body.update(self.thermal.links())
+        body.update(self.power.links())
         return json_response(body)
 
     # -- lab endpoints (no auth, no faults) ------------------------------------------------------------------------
@@ -582,6 +606,7 @@ class BmcApp:
         self.bmc.factory_reset()
         self.manager_parts.reset()
         self.cooling.reset()
+        self.logs.reset()
         self.chaos.stop()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds
             self.drivers, self.sushy_written = self.new_drivers(), False
@@ -592,6 +617,8 @@ class BmcApp:
         truth = self.bmc.ground_truth()
         truth["thermal"]["fans"] = self.thermal.fans_data
         truth["cooling"] = self.cooling.state(self.bmc.profile["thermal"]["fans"])
+        truth["power"] = self.power.ground_truth()
+        truth["logs"] = self.logs.ground_truth()
         return truth
 
     def lab_config(self, request):

@@ -21,9 +21,11 @@ ODATA_QUERIES = ("$expand", "$select", "$filter", "$top", "$skip", "$levels", "$
 # The resource types a lab BMC serves (its own and sushy's); a new one needs its schema files in schemas/.
 SERVED = """
     AccountService AttributeRegistry Bios CertificateCollection Chassis ChassisCollection ComputerSystem
-    ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection Manager ManagerAccount
+    ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection LogEntry
+    LogEntryCollection LogService LogServiceCollection Manager ManagerAccount
     ManagerAccountCollection ManagerCollection ManagerNetworkProtocol Memory MemoryCollection MessageRegistryFile
-    MessageRegistryFileCollection Processor ProcessorCollection Role RoleCollection SecureBoot Sensor
+    MessageRegistryFileCollection Power PowerSubsystem PowerSupply PowerSupplyCollection Processor
+    ProcessorCollection Role RoleCollection SecureBoot Sensor
     SensorCollection ServiceRoot Session SessionCollection SessionService SoftwareInventory
     SoftwareInventoryCollection Storage StorageCollection Thermal ThermalMetrics ThermalSubsystem UpdateService
     VirtualMedia VirtualMediaCollection

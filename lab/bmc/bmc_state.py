@@ -379,7 +379,8 @@ class Bmc:
             return 200, headers, [{"MessageId": "Base.1.8.Success", "Message": "Successfully Completed Request"}]
 
     def _apply_time(self, body):
-        supported = self.profile["bios"]["apply_times"]
+        bios = self.profile["bios"]
+        supported = bios["apply_times"] or bios.get("accepted_apply_times", [])
         unknown = sorted(set(body) - {"Attributes", "@Redfish.SettingsApplyTime"})
         if unknown or ("@Redfish.SettingsApplyTime" in body and not supported):
             name = unknown[0] if unknown else "@Redfish.SettingsApplyTime"

@@ -38,7 +38,8 @@ SERVICE_COUNTS = re.compile(r"- Pass: (\d+), Warn: (\d+), Fail: (\d+)")
 SERVICE_URI = re.compile(r"Validating (?P<uri>\S+?)\.\.\.$")
 
 
-def start_bmcs(work, offset):
+def start_bmcs(work, offset, extra=()):
+    """Starts one BMC per vendor profile on BASE_PORT + offset and up; ``extra``: more bmc_lab.py options."""
     vendors = sorted(name[:-4] for name in os.listdir(os.path.join(HERE, "vendors")) if name.endswith(".yml"))
     hosts = [{"name": "validate-%s.lab.local" % vendor, "bmc": {"vendor": vendor, "port": BASE_PORT + i + offset}}
              for i, vendor in enumerate(vendors)]
@@ -49,7 +50,8 @@ def start_bmcs(work, offset):
     ready = os.path.join(work, "bmc.ready")
     pid = start("validator-bmcs", [sys.executable, os.path.join(HERE, "bmc_lab.py"), "--topology", topology,
                                    "--cert", cert, "--key", key, "--username", USER, "--password", PASSWORD,
-                                   "--state-dir", os.path.join(work, "state"), "--ready-file", ready], work, ready)
+                                   "--state-dir", os.path.join(work, "state"), "--ready-file", ready] + list(extra),
+                  work, ready)
     return pid, cert, dict((h["bmc"]["vendor"], "https://127.0.0.1:%d" % h["bmc"]["port"]) for h in hosts)
 
 
