@@ -86,6 +86,9 @@ options:
       - A task that changes the guest says so by adding one to the host variable C(gpu_guest_info_changes)
         (C(ansible.builtin.set_fact)); the gpuops.vgpu guest roles do it after their changes. A read kept from
         another play is never reused.
+      - The gpuops.vgpu guest roles pass the variable C(gpu_guest_info_reuse) (default V(false)) here;
+        C(playbooks/guests.yml) sets it, as nothing else touches the guests in its play. Set it only in a play
+        where every task that changes the guests says so.
       - Handled on the controller (the module's action plugin).
     type: bool
     default: false
