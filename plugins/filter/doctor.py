@@ -18,6 +18,8 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_cluster import
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor_facts
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
+# What the doctor's gather entry point reads on a host or guest (roles/doctor/tasks/gather.yml).
+GATHERED_KINDS = ("host_nvidia_smi", "bmc_info", "bios", "guest_nvidia_smi", "guest_cuda")
 
 
 def _mapping(value, name, what):
@@ -81,6 +83,21 @@ def hosts_alike(gpu_inventory, nvidia_smi=None):
     return _hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
 
 
+def doctor_gathered(hostvars, names, kind):
+    """``hostvars | gpuops.vgpu.doctor_gathered(names, kind)``: the reads of ``kind`` that the hosts ``names`` made on
+    themselves (the doctor role's ``gather`` entry point), each with its host as ``item`` like a loop's results."""
+    if kind not in GATHERED_KINDS:
+        raise AnsibleFilterError("doctor_gathered: unknown kind %r; known: %s." % (kind, ", ".join(GATHERED_KINDS)))
+    found = []
+    for name in names or []:
+        if name not in hostvars:
+            continue
+        gathered = hostvars[name].get("doctor_gathered") or {}
+        if kind in gathered:
+            found.append(dict(gathered[kind], item=name))
+    return found
+
+
 class FilterModule(object):
     """The doctor's filters."""
 
@@ -91,4 +108,5 @@ class FilterModule(object):
             "doctor_summary": doctor_summary,
             "doctor_table": doctor_table,
             "hosts_alike": hosts_alike,
+            "doctor_gathered": doctor_gathered,
         }

@@ -64,9 +64,32 @@ options:
     type: list
     elements: path
     default: []
+  services:
+    description:
+      - systemd units whose state to return under RV(gpu_guest.services) - whether each is installed, active and
+        enabled - so that the tasks that start them run only when they are not.
+    type: list
+    elements: str
+    default: []
   set_facts:
     description:
       - Also set the result as the host fact C(gpu_guest) (C(ansible_facts.gpu_guest)).
+    type: bool
+    default: false
+  reuse:
+    description:
+      - Answer from the guest's state already read in this play, without reaching the guest, when that read covers
+        the probes, O(files) and O(services) asked for and nothing has said since that the guest changed.
+      - Otherwise the guest is read with every probe, and the files and services of the earlier read as well; the
+        read is kept in the host fact C(gpu_guest_info_cache) for the next read with O(reuse). More probes than
+        O(gather) names may then be returned.
+      - A task that changes the guest says so by adding one to the host variable C(gpu_guest_info_changes)
+        (C(ansible.builtin.set_fact)); the gpuops.vgpu guest roles do it after their changes. A read kept from
+        another play is never reused.
+      - The gpuops.vgpu guest roles pass the variable C(gpu_guest_info_reuse) (default V(false)) here;
+        C(playbooks/guests.yml) sets it, as nothing else touches the guests in its play. Set it only in a play
+        where every task that changes the guests says so.
+      - Handled on the controller (the module's action plugin).
     type: bool
     default: false
 notes:
@@ -129,6 +152,16 @@ gpu_guest:
       returned: when O(files) is given
       sample: {/etc/ld.so.conf.d/cuda.conf: {exists: true, type: file, mode: "0644", owner: root, group: root,
                checksum: 4a2ad9d7d1f3ab4d5f8f5b4e1c9d0e7f6a3b2c1d, size: 24}}
+    services:
+      description:
+        - Per unit of O(services), its state - C(exists), C(active), C(enabled), C(state) (systemd's ActiveState),
+          C(unit_file_state), C(unit_file) and C(systemd) (whether systemd runs; without it C(active) and
+          C(enabled) are null).
+      type: dict
+      returned: when O(services) is given
+      sample: {prometheus-node-exporter: {exists: true, active: true, enabled: true, state: active,
+               unit_file_state: enabled, unit_file: /lib/systemd/system/prometheus-node-exporter.service,
+               systemd: true, name: prometheus-node-exporter}}
     os:
       description: C(family) (C(Debian), C(RedHat), C(Suse)), C(distribution), C(version), C(name), C(kernel),
         C(package_format) (C(deb) or C(rpm)) and C(package_manager) (C(apt), C(dnf), C(dnf5), C(yum), C(zypper)).
@@ -208,7 +241,7 @@ def run(module):
 
     guest = Guest(GuestFiles(ROOT), command, path_dirs=os.environ.get("PATH", "").split(os.pathsep),
                   nvidia_smi_path=module.params["nvidia_smi_path"], query_format=module.params["query_format"])
-    state = read_gpu_state(guest, module.params["gather"], module.params["files"])
+    state = read_gpu_state(guest, module.params["gather"], module.params["files"], module.params["services"])
     result = {"gpu_guest": state}
     if module.params["set_facts"]:
         result["ansible_facts"] = {"gpu_guest": state}
@@ -221,7 +254,9 @@ def argument_spec():
         nvidia_smi_path=dict(type="path"),
         query_format=dict(type="str", choices=["xml", "text"], default="xml"),
         files=dict(type="list", elements="path", default=[]),
+        services=dict(type="list", elements="str", default=[]),
         set_facts=dict(type="bool", default=False),
+        reuse=dict(type="bool", default=False),
     )
 
 

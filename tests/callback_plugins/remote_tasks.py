@@ -7,8 +7,8 @@ Not shipped with the collection. Enable it with ANSIBLE_CALLBACK_PLUGINS=<this d
 ANSIBLE_CALLBACKS_ENABLED=remote_tasks; GPUOPS_REMOTE_TASKS_FILE=<path> writes the counts as JSON.
 
 A remote execution is a task result for a host that ran there: not skipped, not delegated to localhost, and not
-one of the actions that only run on the controller (set_fact, assert, debug, fail, includes, ...). A loop counts
-each item that ran.
+one of the actions that only run on the controller (set_fact, assert, debug, fail, includes, ...), nor a
+gpu_guest_info read answered on the controller (``reused``). A loop counts each item that ran.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,6 +39,7 @@ CONTROLLER_ONLY = frozenset(
                        "validate_argument_spec", "async_status_local")
     for name in (short, "ansible.builtin." + short, "ansible.legacy." + short))
 LOCAL = ("localhost", "127.0.0.1")
+GUEST_INFO = ("gpuops.vgpu.gpu_guest_info", "gpu_guest_info")
 
 
 class CallbackModule(CallbackBase):
@@ -87,6 +88,10 @@ class CallbackModule(CallbackBase):
             return
         delegated = result._result.get("_ansible_delegated_vars", {}).get("ansible_host") or task.delegate_to
         if delegated in LOCAL:
+            return
+        # gpu_guest_info with reuse answered from the read kept on the controller (its action plugin);
+        # tests/integration/test_guest_read_reuse.py shows that such an answer never reached the guest.
+        if task.action in GUEST_INFO and result._result.get("reused"):
             return
         host = result._host.get_name()
         self.counts[host] = self.counts.get(host, 0) + items

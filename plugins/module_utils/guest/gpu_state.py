@@ -46,9 +46,10 @@ PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "c
 _UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
 
 
-def read_gpu_state(guest, probes=None, files=()):
-    """``{probe: facts}`` for ``probes`` (None: all of ``PROBES``), plus ``gathered`` and ``errors``, and under
-    ``files`` the state of each path of ``files`` (``GuestFiles.state_of``), for the tasks that manage them.
+def read_gpu_state(guest, probes=None, files=(), services=()):
+    """``{probe: facts}`` for ``probes`` (None: all of ``PROBES``), plus ``gathered`` and ``errors``, under
+    ``files`` the state of each path of ``files`` (``GuestFiles.state_of``), and under ``services`` the state of
+    each systemd unit of ``services`` (``read_service``), for the tasks that manage them.
 
     Reads several probes share (installed packages, nvidia-smi) run once. ``errors`` maps a probe to what went
     wrong (``msg``; nvidia-smi's errors also ``kind``, ``rc`` and ``command``); a failed probe's key is None.
@@ -64,6 +65,9 @@ def read_gpu_state(guest, probes=None, files=()):
     if files:
         state["files"] = dict((path, _part(guest, "files", functools.partial(guest.files.state_of, path)))
                               for path in files)
+    if services:
+        state["services"] = dict((name, _part(guest, "services", functools.partial(read_service, guest, name)))
+                                 for name in services)
     return state
 
 

@@ -18,8 +18,8 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.plugin_utils.doctor_data
 
 
 def test_filter_names():
-    assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_facts", "doctor_summary",
-                                                       "doctor_table", "hosts_alike"]
+    assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_facts", "doctor_gathered",
+                                                       "doctor_summary", "doctor_table", "hosts_alike"]
     assert sorted(fleet_report.FilterModule().filters()) == ["fleet_report_data", "fleet_report_html"]
 
 
@@ -117,3 +117,18 @@ def test_hosts_that_differ():
     assert alike["ecc"] == {"esxi-01 0000:3b:00.0": "on", "esxi-03 0000:3b:00.0": "on", "esxi-03 0000:3c:00.0": "off"}
     with pytest.raises(AnsibleFilterError, match="hosts_alike: expects a gpuops.vgpu.gpu_info result"):
         doctor.hosts_alike({"msg": "failed"})
+
+
+def test_doctor_gathered_hands_the_hosts_own_reads_on_like_a_loop():
+    hostvars = {
+        "esxi-01": {"doctor_gathered": {"host_nvidia_smi": {"nvidia_smi": {"gpus": [1]}}, "bios": {"changed": False}}},
+        "esxi-02": {"doctor_gathered": {"bios": {"changed": True}}},
+        "esxi-03": {},
+    }
+    smi = doctor.doctor_gathered(hostvars, ["esxi-01", "esxi-02", "esxi-03", "not-in-inventory"], "host_nvidia_smi")
+    assert smi == [{"nvidia_smi": {"gpus": [1]}, "item": "esxi-01"}]
+    bios = doctor.doctor_gathered(hostvars, ["esxi-02", "esxi-01"], "bios")
+    assert [result["item"] for result in bios] == ["esxi-02", "esxi-01"]
+    assert _doctor_facts._by_item({"results": bios})["esxi-02"]["changed"] is True
+    with pytest.raises(AnsibleFilterError, match="unknown kind 'smi'"):
+        doctor.doctor_gathered(hostvars, ["esxi-01"], "smi")

@@ -312,3 +312,20 @@ def test_files_are_described_for_the_tasks_that_manage_them(fake):
     token = files["/etc/nvidia/ClientConfigToken/" + TOKEN_NAME]
     assert token["checksum"] == hashlib.sha1(TOKEN.encode()).hexdigest()
     assert TOKEN not in json.dumps(files)
+
+
+def test_services_are_described_for_the_tasks_that_start_them(fake):
+    fake.debian()
+    fake.file("/lib/systemd/system/prometheus-node-exporter.service", "")
+    fake.program("/usr/bin/systemctl", {
+        "show prometheus-node-exporter.service --no-pager --property=LoadState,ActiveState,SubState,UnitFileState":
+            (0, "LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\n", ""),
+        "show gpu-metrics.timer --no-pager --property=LoadState,ActiveState,SubState,UnitFileState":
+            (0, "LoadState=loaded\nActiveState=inactive\nSubState=dead\nUnitFileState=disabled\n", "")})
+    guest = Guest(GuestFiles(fake.root), fake.run, path_dirs=[])
+    state = read_gpu_state(guest, [], services=["prometheus-node-exporter", "gpu-metrics.timer"])
+    exporter, timer = state["services"]["prometheus-node-exporter"], state["services"]["gpu-metrics.timer"]
+    assert (exporter["active"], exporter["enabled"], exporter["unit_file"]) == (
+        True, True, "/lib/systemd/system/prometheus-node-exporter.service")
+    assert (timer["active"], timer["enabled"], timer["state"]) == (False, False, "inactive")
+    assert state["gathered"] == [] and state["errors"] == {}

@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""gpu_guest_info with reuse on a lab guest over SSH: a read that the play's earlier read covers is answered on the
+controller without reaching the guest (a file created on the guest in between is not seen), and the guest is read
+again when the read asks for more, when a task said the guest changed (gpu_guest_info_changes), in a new play, and
+always without reuse.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from guest_run import PLAYBOOK, ROOT, lab_guest, on_guest
+
+GUEST = "reuse-guest"
+PROBE = "/etc/gpuops-reuse-probe"
+CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
+
+
+def read(name, **options):
+    args = dict({"gather": ["os"], "files": [PROBE], "reuse": True}, **options)
+    return {"name": "Read (%s)" % name, "gpuops.vgpu.gpu_guest_info": args, "register": name}
+
+
+PLAYBOOK_TEXT = [
+    {"name": "One play", "hosts": "all", "gather_facts": False, "tasks": [
+        read("first"),
+        {"name": "Create the probe without saying so", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
+        read("covered", gather=["os", "cuda"]),
+        read("more", services=["ssh"]),
+        {"name": "Say that the guest changed", "ansible.builtin.set_fact": {
+            "gpu_guest_info_changes": "{{ gpu_guest_info_changes | default(0) | int + 1 }}"}},
+        {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
+        read("after_change"),
+        {"name": "Create the probe again", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
+        read("plain", reuse=False),
+        {"name": "Keep the answers", "ansible.builtin.copy": {
+            "dest": "{{ answers }}/one.json", "content": "{{ {'first': first, 'covered': covered, 'more': more,"
+            " 'after_change': after_change, 'plain': plain} | to_json }}"}, "delegate_to": "localhost"},
+    ]},
+    {"name": "Another play", "hosts": "all", "gather_facts": False, "tasks": [
+        {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
+        read("next_play"),
+        {"name": "Keep the answer", "ansible.builtin.copy": {
+            "dest": "{{ answers }}/two.json", "content": "{{ next_play | to_json }}"}, "delegate_to": "localhost"},
+    ]},
+]
+
+
+@pytest.fixture(scope="module")
+def guest():
+    with lab_guest(GUEST, 110) as started:
+        yield started
+
+
+def probe_seen(answer):
+    return answer["gpu_guest"]["files"][PROBE]["exists"]
+
+
+def test_a_covered_read_never_reaches_the_guest_and_a_change_or_new_play_reads_again(guest):
+    playbook = os.path.join(guest["state_dir"], "reuse.yml")
+    with open(playbook, "w") as handle:
+        json.dump(PLAYBOOK_TEXT, handle)
+    report = os.path.join(guest["state_dir"], "remote-tasks-reuse.json")
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_CALLBACK_PLUGINS=CALLBACKS, ANSIBLE_CALLBACKS_ENABLED="remote_tasks",
+               GPUOPS_REMOTE_TASKS_FILE=report)
+    proc = subprocess.run([PLAYBOOK, "-i", guest["inventory"], playbook, "-e", "answers=" + guest["state_dir"]],
+                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    with open(os.path.join(guest["state_dir"], "one.json")) as handle:
+        one = json.load(handle)
+    with open(os.path.join(guest["state_dir"], "two.json")) as handle:
+        two = json.load(handle)
+
+    assert not one["first"]["reused"] and not probe_seen(one["first"])
+    # Every probe was read the first time, so this read is covered: answered as the guest was, probe unseen.
+    assert one["covered"]["reused"] and not probe_seen(one["covered"]) and "cuda" in one["covered"]["gpu_guest"]
+    # A service not read before: the guest is read again, and now shows the probe.
+    assert not one["more"]["reused"] and probe_seen(one["more"])
+    assert one["more"]["gpu_guest"]["services"]["ssh"]["active"] is True
+    # After gpu_guest_info_changes moved, the probe's removal is seen.
+    assert not one["after_change"]["reused"] and not probe_seen(one["after_change"])
+    assert "reused" not in one["plain"] and probe_seen(one["plain"])
+    assert not two["reused"] and not probe_seen(two)
+    with open(report) as handle:
+        counted = json.load(handle)
+    assert on_guest(guest, "test", "-e", PROBE).returncode == 1
+    # first, more, after_change, plain and next_play reached the guest, as did the four file tasks; covered did not.
+    assert counted["remote_tasks"][GUEST] == 9, counted["tasks"][GUEST]
