@@ -191,6 +191,18 @@ def test_a_guest_the_new_manager_would_refuse_moves_before_the_hosts(lab, guests
               and not r.get("skipped")]
     assert checks and "CUDA 11.6" in checks[0]["msg"] and "525.105.17" in checks[0]["msg"], checks
 
+    # By hand, what the plan keeps from happening: R510 again under the R535 hosts. The runfile refuses to run over the
+    # packaged driver; the package takes the R525 one's place, but its vGPU does not load there.
+    runfile = on_guest({"container": container}, "sh", ARTIFACTS + "NVIDIA-Linux-x86_64-510.47.03-grid.run", "--silent")
+    assert runfile.returncode == 1 and "installed by the package manager" in runfile.stdout
+    on_guest({"container": container}, "apt-get", "install", "-y", ARTIFACTS + "nvidia-linux-grid-510_510.47.03_amd64.deb")
+    refused = guest_truth(container)
+    assert refused["packages"] == ["nvidia-linux-grid-510 510.47.03 install ok installed"], refused
+    assert not refused["licensed"] and refused["loads"][-1]["driver"] == "510.47.03"
+    assert not refused["loads"][-1]["accepted"] and refused["loads"][-1]["host_driver"] == NEW
+    smi = on_guest({"container": container}, "nvidia-smi", "-q")
+    assert (smi.returncode, smi.stdout) == (6, "No devices were found\n")
+
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
