@@ -25,7 +25,8 @@ import pytest
 
 from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, _results_from_json
 from guest_run import PLAYBOOK, lab_inventory, on_guest
-from test_role_driver_upgrade import (  # noqa: F401  pylint: disable=unused-import  (fixtures)
+# lab and bundles are fixtures.
+from test_role_driver_upgrade import (  # noqa: F401  pylint: disable=unused-import
     NEW,
     NEW_IMAGE,
     bundles,
@@ -126,8 +127,8 @@ def accepted(host_driver, guest_driver):
 
 
 @pytest.mark.parametrize("guests", [("gpu-vm-01", "gpu-vm-02", "gpu-vm-04")], indirect=True)
-def test_hosts_then_guests_every_guest_accepted_at_every_step_and_licensed_at_the_end(lab, guests, tmp_path,
-                                                                                       run_tasks, bundles):
+def test_hosts_then_guests_every_guest_accepted_at_every_step_and_licensed_at_the_end(
+        lab, guests, tmp_path, run_tasks, bundles):
     hot_migrate(run_tasks, True)
     install_guest_driver(lab, guests, "nvidia-linux-grid-525_525.105.17_amd64.deb")
     for vm, container in guests["names"].items():
