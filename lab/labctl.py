@@ -100,7 +100,9 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
 
     A guest with ``passthrough: true`` stands for a VM with whole GPUs: its nvidia-smi is the DirectPath stand-in,
     which reads the lab vCenter (``lab``: ``url``, ``cafile``, ``catalog``) through the container's gateway to the
-    host's loopback (slirp4netns ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``.
+    host's loopback (slirp4netns ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``. A guest with
+    ``vgpu_vm`` stands for that vGPU VM the same way: its GRID driver stand-in asks the lab whether the VM's host
+    accepts it (/etc/gpuops-lab/vgpu.json).
 
     Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
     ``<name>-<offset>`` so that it runs beside another lab."""
@@ -121,7 +123,8 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
         # A guest given its own SSH port gets the metrics port beside it, so two sets of guests never collide.
         metrics_port = guest.get("metrics_port", GUEST_METRICS_PORT + guest.get("ssh_port", GUEST_SSH_PORT + index)
                                  - GUEST_SSH_PORT) + port_offset
-        network = ["--network", "slirp4netns:allow_host_loopback=true"] if guest.get("passthrough") else []
+        reaches_lab = guest.get("passthrough") or guest.get("vgpu_vm")
+        network = ["--network", "slirp4netns:allow_host_loopback=true"] if reaches_lab else []
         podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port,
                "--publish", "127.0.0.1:%d:9100" % metrics_port, *network, image, "/sbin/init")
@@ -147,6 +150,8 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
         spec = next(g for g in guests if g["name"] == name)
         if spec.get("passthrough"):
             install_directpath_smi(container, spec["vm"], lab)
+        if spec.get("vgpu_vm"):
+            write_lab_settings(container, "vgpu.json", spec["vgpu_vm"], lab)
         host_key = podman("exec", container, "cat", "/etc/ssh/ssh_host_ed25519_key.pub").stdout.split()
         known_hosts.append("[127.0.0.1]:%d %s %s\n" % (guest["ssh_port"], host_key[0], host_key[1]))
     with open(os.path.join(state_dir, GUEST_KNOWN_HOSTS), "w") as handle:
@@ -154,10 +159,11 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
     return started
 
 
-def install_directpath_smi(container, vm, lab):
-    """The DirectPath nvidia-smi stand-in in a guest, set up to read ``vm``'s GPUs from the lab vCenter."""
+def write_lab_settings(container, name, vm, lab):
+    """/etc/gpuops-lab/<name> in a guest: the VM it stands for and how it reaches the lab vCenter (its gateway to
+    the host's loopback, the lab's certificate and catalog)."""
     if not lab:
-        sys.exit("The lab guest %s stands for a passthrough VM and needs the lab vCenter." % container)
+        sys.exit("The lab guest %s stands for the VM %s and needs the lab vCenter." % (container, vm))
     scheme, _, rest = lab["url"].partition("://")
     host_port, _, path = rest.partition("/")
     settings = {"vm": vm, "lab_url": "%s://10.0.2.2:%s/%s" % (scheme, host_port.rpartition(":")[2], path),
@@ -166,10 +172,15 @@ def install_directpath_smi(container, vm, lab):
     podman("exec", container, "mkdir", "-p", "/etc/gpuops-lab")
     podman("cp", lab["cafile"], "%s:/etc/gpuops-lab/lab-ca.pem" % container)
     podman("cp", lab["catalog"], "%s:/etc/gpuops-lab/catalog.json" % container)
+    podman("exec", container, "sh", "-ec", "printf '%%s\\n' '%s' >/etc/gpuops-lab/%s" % (json.dumps(settings), name))
+
+
+def install_directpath_smi(container, vm, lab):
+    """The DirectPath nvidia-smi stand-in in a guest, set up to read ``vm``'s GPUs from the lab vCenter."""
+    write_lab_settings(container, "directpath.json", vm, lab)
     podman("exec", container, "sh", "-ec",
-           "printf '%%s\\n' '%s' >/etc/gpuops-lab/directpath.json; install -d /usr/lib/gpuops-lab; "
-           "cp /srv/lab-artifacts/directpath/* /usr/lib/gpuops-lab/; "
-           "ln -sf /usr/lib/gpuops-lab/nvidia-smi /usr/bin/nvidia-smi" % json.dumps(settings))
+           "install -d /usr/lib/gpuops-lab; cp /srv/lab-artifacts/directpath/* /usr/lib/gpuops-lab/; "
+           "ln -sf /usr/lib/gpuops-lab/nvidia-smi /usr/bin/nvidia-smi")
 
 
 def stop_guests(started):

@@ -35,6 +35,12 @@ def upgrade_host_drivers(compliance):
     return _upgrade_report.host_drivers(compliance)
 
 
+@_plan_filter
+def upgrade_guest_versions(guests):
+    """``{vm: gpu_guest} | gpuops.vgpu.upgrade_guest_versions``: the GRID driver and CUDA toolkit each guest runs."""
+    return _upgrade_report.guest_versions(guests)
+
+
 class FilterModule(object):
     """The collection's upgrade plan filters."""
 
@@ -43,4 +49,5 @@ class FilterModule(object):
             "upgrade_plan_lines": upgrade_plan_lines,
             "upgrade_step_power_action": upgrade_step_power_action,
             "upgrade_host_drivers": upgrade_host_drivers,
+            "upgrade_guest_versions": upgrade_guest_versions,
         }

@@ -64,6 +64,18 @@ options:
       - Guest driver version per VM name, for VMs that differ from O(current_guest_driver).
     type: dict
     default: {}
+  current_guest_cuda:
+    description:
+      - The CUDA toolkit the guests run (V(12.0), V(12.2.1)), unless O(guest_cuda) names the VM's own. A guest whose
+        toolkit the target guest driver cannot run (the catalog's CUDA/driver table) is refused; one it runs only
+        under CUDA minor-version compatibility gets a note.
+    type: str
+  guest_cuda:
+    description:
+      - CUDA toolkit version per VM name, for VMs that differ from O(current_guest_cuda); VMs without one are not
+        checked.
+    type: dict
+    default: {}
   policy:
     description:
       - What happens to a running vGPU VM while its host is remediated. V(migrate) needs C(vgpu.hotmigrate.enabled);
@@ -168,8 +180,8 @@ clusters:
 blocked:
   description:
     - What cannot be done, each with C(kind) (bundle-not-in-depot, target-older-than-guest, guest-not-accepted,
-      target-guest-not-accepted, hot-migrate-off, suspend-unsupported, no-room, host-not-connected), C(message) and
-      C(hint). Only with O(allow_blocked); otherwise the module fails naming them.
+      target-guest-not-accepted, hot-migrate-off, suspend-unsupported, no-room, host-not-connected, cuda-unsupported),
+      C(message) and C(hint). Only with O(allow_blocked); otherwise the module fails naming them.
   returned: always
   type: list
   elements: dict
@@ -187,7 +199,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._upgrade_inven
 
 PLAN_OPTIONS = ("target_guest_driver", "policy", "vm_policies", "max_hosts_out", "host_drivers",
                 "current_host_driver", "guest_drivers", "current_guest_driver", "depot_host_drivers",
-                "remediation_s")
+                "remediation_s", "guest_cuda", "current_guest_cuda")
 
 
 def argument_spec():
@@ -204,6 +216,8 @@ def argument_spec():
         max_hosts_out=dict(type="int", default=1),
         depot_host_drivers=dict(type="list", elements="str"),
         remediation_s=dict(type="int", default=1200),
+        current_guest_cuda=dict(type="str"),
+        guest_cuda=dict(type="dict", default={}),
         allow_blocked=dict(type="bool", default=False),
     )
 

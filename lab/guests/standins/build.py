@@ -8,10 +8,14 @@
 
 Writes into DIR, under the real artifacts' file names:
 
-- nvidia-linux-grid-510_510.47.03_amd64.deb: nvidia-smi printing recorded output of a GRID A100-4C guest
-  (licensed and unlicensed, from tests/fixtures/nvidia-smi), the nvidia-gridd daemon and unit, the gridd.conf
-  template. It depends on libglvnd0, so only a package manager that resolves dependencies installs it.
-- NVIDIA-Linux-x86_64-510.47.03-grid.run: the same files from the driver's runfile, with nvidia-uninstall.
+- nvidia-linux-grid-<branch>_<version>_amd64.deb for each GRID guest driver in GUEST_DRIVERS (vGPU 14, 15.2 and
+  16.0): nvidia-smi printing recorded output of a GRID A100-4C guest (licensed and unlicensed, from
+  tests/fixtures/nvidia-smi, with the release's driver and CUDA version), the nvidia-gridd daemon and unit, the
+  gridd.conf template, and vgpu_host.py with driver.json (the release and the catalog's branch table), through which
+  a guest bound to a lab VM asks whether its host's vGPU Manager accepts it. It depends on libglvnd0, so only a
+  package manager that resolves dependencies installs it; each replaces the others' files, so installing another
+  branch's package takes the driver over in place (dpkg notes the old package's disappearance).
+- NVIDIA-Linux-x86_64-<version>-grid.run: the same files from the driver's runfile, with nvidia-uninstall.
 - nvidia-cuda-toolkit_<ver>_amd64.deb: an empty package named like Debian's CUDA toolkit (the one the CUDA role
   must refuse to run next to).
 - cuda_<ver>_<driver>_linux.run for CUDA 11.6.2, 11.8.0 and 12.1.1.
@@ -38,6 +42,8 @@ import hashlib
 import io
 import json
 import os
+import re
+import runpy
 import shutil
 import struct
 import subprocess
@@ -49,7 +55,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE_LICENSED = "q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"
 FIXTURE_UNLICENSED = "q_vgpu_guest_grid_a100-4c_unlicensed_unrestricted_driver510_TRUNCATED.txt"
 
-DRIVER_VERSION = "510.47.03"
+# GRID Linux guest drivers: (version, CUDA version nvidia-smi reports). 510.47.03 is the recorded one (vGPU 14);
+# 525.105.17 and 535.54.03 are the Linux drivers of vGPU 15.2 and 16.0 (the catalog's VGPU_RELEASE_DRIVERS), with
+# the newest CUDA of their branch (the catalog's max_cuda).
+GUEST_DRIVERS = (("510.47.03", "11.6"), ("525.105.17", "12.0"), ("535.54.03", "12.2"))
+# Each branch's package replaces the others' (Replaces, no Conflicts): the lab's choice, as how NVIDIA's packages of
+# different branches take each other's place was not confirmed. A Conflicts would make apt-get remove the old one
+# too, but python-apt (and so Ansible's apt module with deb=) refuses a local package that conflicts with an
+# installed one.
+GRID_PACKAGE = "nvidia-linux-grid"
+CATALOG_DATA = os.path.join(HERE, "..", "..", "..", "plugins", "module_utils", "nvidia", "_catalog_data.py")
 # (runfile version, bundled driver, nvcc version, copyright year, nvcc build date, build id)
 CUDA_RELEASES = (
     ("11.6.2", "510.47.03", "11.6.124", "2022", "Thu_Mar__3_15:34:45_PST_2022", "31057947"),
@@ -101,55 +116,75 @@ def dpkg_deb(tree, out):
                    stdout=subprocess.DEVNULL)
 
 
-def control(package, version, description, depends=None):
+def control(package, version, description, depends=None, relations=None):
     lines = ["Package: %s" % package, "Version: %s" % version, "Architecture: amd64",
              "Maintainer: gpuops lab <lab@gpuops.invalid>", "Section: non-free/libs", "Priority: optional"]
     if depends:
         lines.append("Depends: %s" % depends)
+    lines += ["%s: %s" % item for item in sorted((relations or {}).items())]
     return "\n".join(lines + ["Description: %s" % description]) + "\n"
 
 
-def build_driver(out, fixtures, work):
-    tree = os.path.join(work, "grid-deb")
-    branch = DRIVER_VERSION.split(".")[0]
+def branch_table():
+    """The catalog's driver branches as vgpu_host.py reads them: branch, vGPU release, LTS."""
+    data = runpy.run_path(CATALOG_DATA)
+    rows = list(data["DRIVER_BRANCHES"]) + list(data["OLDER_BRANCHES"])
+    return sorted(({"branch": row["branch"], "release": int(row["vgpu_release"]), "lts": row["lts"]} for row in rows),
+                  key=lambda row: row["branch"])
+
+
+def driver_files(tree, fixtures, release, branches):
+    """The files both forms of one GRID guest driver install."""
+    version, cuda = release
+    put(tree, "usr/bin/nvidia-smi", read("driver", "nvidia-smi"), 0o755)
+    put(tree, "usr/bin/nvidia-gridd", read("driver", "nvidia-gridd"), 0o755)
+    put(tree, "lib/systemd/system/nvidia-gridd.service", read("driver", "nvidia-gridd.service"))
+    put(tree, "etc/nvidia/gridd.conf.template", read("driver", "gridd.conf.template"))
+    put(tree, "usr/share/nvidia/lab/vgpu_host.py", read("driver", "vgpu_host.py"))
+    put(tree, "usr/share/nvidia/lab/driver.json", json.dumps({"version": version, "cuda": cuda, "branches": branches}))
+    for name, fixture in (("q-licensed.txt", FIXTURE_LICENSED), ("q-unlicensed.txt", FIXTURE_UNLICENSED)):
+        with open(os.path.join(fixtures, fixture)) as handle:
+            text = handle.read()
+        text = re.sub(r"^(Driver Version\s+: ).*$", r"\g<1>" + version, text, flags=re.M)
+        text = re.sub(r"^(CUDA Version\s+: ).*$", r"\g<1>" + cuda, text, flags=re.M)
+        put(tree, "usr/share/nvidia/lab/" + name, text)
+
+
+def build_driver(out, fixtures, work, release, branches):
+    version = release[0]
+    tree = os.path.join(work, "grid-deb-" + version)
+    branch = version.split(".")[0]
+    package = "%s-%s" % (GRID_PACKAGE, branch)
+    others = ["%s-%s" % (GRID_PACKAGE, v.split(".")[0]) for v, _cuda in GUEST_DRIVERS if v.split(".")[0] != branch]
     put(tree, "DEBIAN/control", control(
-        "nvidia-linux-grid-%s" % branch, DRIVER_VERSION,
+        package, version,
         "NVIDIA GRID guest driver %s (gpuops lab stand-in)\n"
-        " Stand-in for the vGPU 14 Linux guest driver: nvidia-smi prints recorded output of a GRID A100-4C\n"
-        " guest; nvidia-gridd licenses against lab tokens. No kernel module." % DRIVER_VERSION,
-        depends="libglvnd0, python3"))
+        " Stand-in for the R%s Linux guest driver: nvidia-smi prints recorded output of a GRID A100-4C\n"
+        " guest; nvidia-gridd licenses against lab tokens. No kernel module." % (version, branch),
+        depends="libglvnd0, python3",
+        relations={"Replaces": ", ".join(others)}))
     put(tree, "DEBIAN/conffiles", "/etc/nvidia/gridd.conf.template\n")
     put(tree, "DEBIAN/postinst", "#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then\n"
-                                 "  systemctl daemon-reload\n  systemctl enable --now nvidia-gridd.service\nfi\n", 0o755)
+                                 "  systemctl daemon-reload\n  systemctl enable nvidia-gridd.service\n"
+                                 "  systemctl restart nvidia-gridd.service\nfi\n", 0o755)
     put(tree, "DEBIAN/prerm", "#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then\n"
                               "  systemctl disable --now nvidia-gridd.service || true\nfi\n", 0o755)
-    put(tree, "usr/bin/nvidia-smi", read("driver", "nvidia-smi"), 0o755)
-    put(tree, "usr/bin/nvidia-gridd", read("driver", "nvidia-gridd"), 0o755)
-    put(tree, "lib/systemd/system/nvidia-gridd.service", read("driver", "nvidia-gridd.service"))
-    put(tree, "etc/nvidia/gridd.conf.template", read("driver", "gridd.conf.template"))
-    for name, fixture in (("q-licensed.txt", FIXTURE_LICENSED), ("q-unlicensed.txt", FIXTURE_UNLICENSED)):
-        with open(os.path.join(fixtures, fixture), "rb") as handle:
-            put(tree, "usr/share/nvidia/lab/" + name, handle.read())
-    dpkg_deb(tree, os.path.join(out, "nvidia-linux-grid-%s_%s_amd64.deb" % (branch, DRIVER_VERSION)))
+    driver_files(tree, fixtures, release, branches)
+    dpkg_deb(tree, os.path.join(out, "%s_%s_amd64.deb" % (package, version)))
 
 
-def build_driver_runfile(out, fixtures, work):
-    tree = os.path.join(work, "grid-run", "files")
-    put(tree, "usr/bin/nvidia-smi", read("driver", "nvidia-smi"), 0o755)
-    put(tree, "usr/bin/nvidia-gridd", read("driver", "nvidia-gridd"), 0o755)
-    put(tree, "lib/systemd/system/nvidia-gridd.service", read("driver", "nvidia-gridd.service"))
-    put(tree, "etc/nvidia/gridd.conf.template", read("driver", "gridd.conf.template"))
+def build_driver_runfile(out, fixtures, work, release, branches):
+    version = release[0]
+    tree = os.path.join(work, "grid-run-" + version, "files")
+    driver_files(tree, fixtures, release, branches)
     put(tree, "usr/bin/nvidia-uninstall",
         "#!/bin/sh\n# Removes what the lab stand-in of the GRID runfile installed.\n"
         "systemctl disable --now nvidia-gridd.service 2>/dev/null\n"
         "rm -f /usr/bin/nvidia-smi /usr/bin/nvidia-gridd /lib/systemd/system/nvidia-gridd.service "
         "/etc/nvidia/gridd.conf.template /usr/bin/nvidia-uninstall\nrm -rf /usr/share/nvidia/lab\n", 0o755)
-    for name, fixture in (("q-licensed.txt", FIXTURE_LICENSED), ("q-unlicensed.txt", FIXTURE_UNLICENSED)):
-        with open(os.path.join(fixtures, fixture), "rb") as handle:
-            put(tree, "usr/share/nvidia/lab/" + name, handle.read())
-    script = fill(read("driver", "runfile.sh"), {"DRIVER_VERSION": DRIVER_VERSION})
+    script = fill(read("driver", "runfile.sh"), {"DRIVER_VERSION": version})
     payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
-    put(out, "NVIDIA-Linux-x86_64-%s-grid.run" % DRIVER_VERSION, script + payload, 0o755)
+    put(out, "NVIDIA-Linux-x86_64-%s-grid.run" % version, script + payload, 0o755)
 
 
 def build_distro_toolkit(out, work):
@@ -320,8 +355,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="gpuops-standins.")
     try:
-        build_driver(args.out, fixtures, work)
-        build_driver_runfile(args.out, fixtures, work)
+        branches = branch_table()
+        for release in GUEST_DRIVERS:
+            build_driver(args.out, fixtures, work, release, branches)
+            build_driver_runfile(args.out, fixtures, work, release, branches)
         build_distro_toolkit(args.out, work)
         for release in CUDA_RELEASES:
             build_runfile(args.out, work, release)

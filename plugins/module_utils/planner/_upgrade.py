@@ -8,7 +8,8 @@ The host/guest rule is the catalog's (``_compatibility.vgpu_guest_compat``): a v
 its own branch, of the previous branch and, for an LTS manager, of the previous LTS branch. Hosts go first (their new
 manager still accepts the guests' current driver), guests after every host of their cluster runs the target; a guest
 the target manager would not accept is upgraded before the hosts when every current manager accepts the target guest
-driver, and is refused otherwise.
+driver, and is refused otherwise. A guest whose installed CUDA toolkit the target guest driver would not run (the
+catalog's CUDA/driver table, ``_compatibility.cuda_driver_ok``) is refused too.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -245,11 +246,13 @@ class UpgradePlanner(object):
 
 def upgrade_plan(inventory, target_host_driver, target_guest_driver=None, policy="migrate", vm_policies=None,
                  max_hosts_out=1, hot_migrate=False, host_drivers=None, current_host_driver=None, guest_drivers=None,
-                 current_guest_driver=None, depot_host_drivers=None, remediation_s=1200):
+                 current_guest_driver=None, depot_host_drivers=None, remediation_s=1200, guest_cuda=None,
+                 current_guest_cuda=None):
     """Plan a rolling upgrade of every host in ``inventory`` (``gpu_info``'s hosts, each optionally with
     ``driver`` and ``suspend_profiles``) to ``target_host_driver`` and of their running vGPU VMs' guest drivers to
     ``target_guest_driver`` (default: the catalog's Linux driver of the same release). Raises ``InputError`` for
-    input it cannot read; what cannot be done is in ``blocked``."""
+    input it cannot read; what cannot be done is in ``blocked``. ``guest_cuda`` (per VM) and ``current_guest_cuda``
+    name the CUDA toolkit the guests run, checked against the target guest driver."""
     planner = UpgradePlanner(target_host_driver, target_guest_driver, policy, vm_policies, max_hosts_out,
                              hot_migrate, remediation_s)
     planner.read(inventory, host_drivers, current_host_driver, guest_drivers, current_guest_driver,
@@ -278,6 +281,7 @@ def upgrade_plan(inventory, target_host_driver, target_guest_driver=None, policy
                     "actions": [row["action"] for s in steps for row in s["vms"] if row["vm"] == vm],
                     "downtime_s": sum(row["downtime_s"] or 0 for s in steps for row in s["vms"] if row["vm"] == vm)}
                    for vm in sorted(final_host))
+    check_cuda(planner, guest_cuda, current_guest_cuda, [g["vm"] for g in guest_steps])
     return {
         "target": {"host_driver": planner.target, "guest_driver": planner.target_guest,
                    "release": (compat.release_drivers(planner.target) or {}).get("release")},
@@ -290,6 +294,26 @@ def upgrade_plan(inventory, target_host_driver, target_guest_driver=None, policy
         "ok": not planner.blocked,
         "notes": planner.notes,
     }
+
+
+def check_cuda(planner, guest_cuda, current_guest_cuda, vms):
+    """Refuse a guest whose CUDA toolkit the target guest driver cannot run; note one it runs only under CUDA
+    minor-version compatibility. ``vms`` are the running vGPU VMs whose guest driver the plan moves."""
+    for vm in sorted(vms):
+        cuda = (guest_cuda or {}).get(vm, current_guest_cuda)
+        if not cuda:
+            continue
+        try:
+            verdict = compat.cuda_driver_ok(str(cuda), planner.target_guest)
+        except InputError:
+            raise InputError("The CUDA version %r of VM %s is not a CUDA toolkit version." % (cuda, vm), value=cuda,
+                             hint="Give it as CUDA writes it, e.g. 12.2 or 12.2.1 (nvcc --version).")
+        if verdict["status"] == "unsupported":
+            planner.block("cuda-unsupported", "VM %s: %s" % (vm, verdict["message"]),
+                          "Move the guest's CUDA toolkit first, or target a vGPU release whose guest driver runs it.",
+                          vm=vm)
+        elif verdict["status"] == "minor-compat-only":
+            planner.notes.append("VM %s: %s" % (vm, verdict["message"]))
 
 
 def refusal(result):

@@ -73,3 +73,22 @@ def host_drivers(compliance):
             if HOST_DRIVER_COMPONENT.match(name) and (component or {}).get("current"):
                 drivers[host["name"]] = component["current"].split("-", 1)[0]
     return drivers
+
+
+def guest_versions(guests):
+    """The plan's guest input from what the guests report: ``guests`` maps a VM name to ``gpu_guest_info``'s
+    ``gpu_guest`` (driver and cuda gathered). Returns ``drivers`` and ``cuda`` (VM name to version, VMs whose guest
+    has none left out) and ``vms`` (every VM named). A guest's CUDA is the toolkit /usr/local/cuda points to, else
+    its newest toolkit."""
+    drivers, cuda = {}, {}
+    for vm, state in sorted((guests or {}).items()):
+        version = ((state or {}).get("driver") or {}).get("version")
+        if version:
+            drivers[vm] = version
+        toolkits = (state or {}).get("cuda") or {}
+        linked = (toolkits.get("link") or {}).get("version")
+        found = sorted((t["version"] for t in toolkits.get("toolkits") or [] if t.get("version")),
+                       key=lambda v: [int(p) for p in re.findall(r"\d+", v)])
+        if linked or found:
+            cuda[vm] = linked or found[-1]
+    return {"drivers": drivers, "cuda": cuda, "vms": sorted(guests or {})}

@@ -2,9 +2,12 @@
 # Lab stand-in for NVIDIA-Linux-x86_64-@DRIVER_VERSION@-grid.run, the GRID guest driver's runfile.
 # Honours --silent, --dkms, --no-kernel-module(s) and --tmpdir=; installs the same nvidia-smi, nvidia-gridd and
 # gridd.conf template as the package stand-in, plus nvidia-uninstall, and logs like nvidia-installer to
-# /var/log/nvidia-installer.log. The payload after the marker line is a base64 tar of the files.
+# /var/log/nvidia-installer.log. A driver installed by an earlier runfile is uninstalled first, with
+# nvidia-installer's notice; one installed by the package manager makes it stop. The payload after the marker line
+# is a base64 tar of the files.
 set -u
 LOG=/var/log/nvidia-installer.log
+previous=$(sed -n 's/.*(version: \([0-9.]*\)) is now complete.*/\1/p' "$LOG" 2>/dev/null | tail -n 1)
 silent=0 dkms=0 kernel_module=1 tmpdir=${TMPDIR:-/tmp}
 
 fail() { echo "ERROR: $1" >>"$LOG"; echo "ERROR: $1" >&2; exit 1; }
@@ -23,6 +26,10 @@ done
 [ "$silent" -eq 1 ] || fail "The interactive installer cannot run here; use --silent."
 if dpkg-query -W -f '${Package}\n' 'nvidia-linux-grid-*' 2>/dev/null | grep -q .; then
   fail "An NVIDIA driver installed by the package manager was found; remove it before using this installer."
+fi
+if [ -x /usr/bin/nvidia-uninstall ]; then
+  echo "WARNING: There appears to already be a driver installed on your system (version: ${previous:-unknown}).  As part of installing this driver (version: @DRIVER_VERSION@), the existing driver will be uninstalled." >>"$LOG"
+  /usr/bin/nvidia-uninstall >>"$LOG" 2>&1 || fail "Failed to uninstall the existing driver."
 fi
 work=$(mktemp -d "$tmpdir/nvidia-installer.XXXXXX") || fail "Cannot write to $tmpdir"
 trap 'rm -rf "$work"' EXIT

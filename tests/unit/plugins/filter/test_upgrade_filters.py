@@ -18,7 +18,8 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.planner.tes
 def test_filter_module_maps_the_names():
     assert upgrade.FilterModule().filters() == {"upgrade_plan_lines": upgrade.upgrade_plan_lines,
                                                 "upgrade_step_power_action": upgrade.upgrade_step_power_action,
-                                                "upgrade_host_drivers": upgrade.upgrade_host_drivers}
+                                                "upgrade_host_drivers": upgrade.upgrade_host_drivers,
+                                                "upgrade_guest_versions": upgrade.upgrade_guest_versions}
 
 
 def test_filters_on_a_plan():
@@ -48,3 +49,19 @@ def test_host_drivers_from_a_compliance_scan():
     ]}
     assert upgrade.upgrade_host_drivers(compliance) == {"esxi-01": "535.54.06", "esxi-02": "525.105.14"}
     assert upgrade.upgrade_host_drivers(None) == {}
+
+
+def test_guest_versions_from_what_the_guests_report():
+    toolkit = {"path": "/usr/local/cuda-11.6", "version": "11.6.2"}
+    guests = {
+        "vm-a": {"driver": {"version": "525.105.17"}, "cuda": {"toolkits": [toolkit], "link": {"version": "11.6.2"}}},
+        # Without /usr/local/cuda the newest toolkit counts, by number (12.10 after 12.9).
+        "vm-b": {"driver": {"version": "510.47.03"},
+                 "cuda": {"toolkits": [{"version": "12.9.1"}, {"version": "12.10.0"}, {"version": None}],
+                          "link": {"exists": False, "version": None}}},
+        "vm-c": {"driver": {"installed": False, "version": None}, "cuda": {"toolkits": [], "link": {}}},
+    }
+    assert upgrade.upgrade_guest_versions(guests) == {
+        "drivers": {"vm-a": "525.105.17", "vm-b": "510.47.03"}, "cuda": {"vm-a": "11.6.2", "vm-b": "12.10.0"},
+        "vms": ["vm-a", "vm-b", "vm-c"]}
+    assert upgrade.upgrade_guest_versions(None) == {"drivers": {}, "cuda": {}, "vms": []}

@@ -208,6 +208,23 @@ def test_a_guest_the_target_refuses_is_upgraded_first_when_every_current_host_ac
            guest_drivers=dict.fromkeys(["vm-a", "vm-b", "vm-c"], NEW_GUEST))
 
 
+def test_a_guest_driver_that_would_not_run_the_installed_cuda_is_refused_up_front():
+    inventory = three_hosts()
+    # R535's guest driver runs CUDA 12.2 fully; 12.4 (needs 550.54.14) only under minor-version compatibility.
+    assert make(inventory, current_guest_cuda="12.2")["ok"]
+    result = make(inventory, current_guest_cuda="12.2", guest_cuda={"vm-b": "12.4"})
+    assert result["ok"] and [n for n in result["notes"] if "vm-b" in n and "minor-version" in n]
+    # The way back to R525 (vGPU 15.2): its guest driver 525.105.17 runs no CUDA 13 toolkit at all.
+    result = make(inventory, target=OLD_HOST, target_guest_driver=OLD_GUEST, current_host_driver=NEW_HOST,
+                  current_guest_driver="525.85.05", guest_cuda={"vm-c": "13.0"})
+    assert kinds(result) == ["cuda-unsupported"]
+    assert result["blocked"][0]["vm"] == "vm-c" and "CUDA 13.0 needs driver 580.65.06" in result["blocked"][0]["message"]
+    assert "vm-c" in str(refusal(result))
+    with pytest.raises(InputError) as err:
+        make(inventory, current_guest_cuda="twelve")
+    assert "'twelve' of VM vm-a" in str(err.value)
+
+
 def test_nothing_to_do_when_everything_runs_the_target():
     result = make(three_hosts(), current_host_driver=NEW_HOST, current_guest_driver=NEW_GUEST)
     assert result["ok"] and result["steps"] == [] and result["guest_upgrades"] == []
