@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The guest roles' plans: what grid_driver and grid_license do on a guest, decided once from one gpu_guest_info
+read. The logic is in ``module_utils/guest/grid_driver_plan.py`` and ``grid_license_plan.py``; the docs in
+``grid_driver_plan.yml``, ``grid_license_plan.yml`` and ``grid_license_report.yml``."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_driver_plan as _driver
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as _license
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+
+@filter_errors(GpuopsError)
+def grid_driver_plan(gpu_guest, params, host_version="", check_mode=False, hostname="", vgpu_profile=None,
+                     blacklist_file="", blacklist_content=""):
+    """``guest.gpu_guest | gpuops.vgpu.grid_driver_plan(params, ...)``: what the grid_driver role does."""
+    return _driver.grid_driver_plan(gpu_guest, params, host_version, check_mode, hostname, vgpu_profile,
+                                    blacklist_file, blacklist_content)
+
+
+@filter_errors(GpuopsError)
+def grid_license_plan(gpu_guest, params, check_mode=False, hostname=""):
+    """``guest.gpu_guest | gpuops.vgpu.grid_license_plan(params, ...)``: what the grid_license role does."""
+    return _license.grid_license_plan(gpu_guest, params, check_mode, hostname)
+
+
+@filter_errors(GpuopsError)
+def grid_license_report(gpus, license_state, params, hostname="", restarted=False, changed=False):
+    """``gpus | gpuops.vgpu.grid_license_report(state, params, ...)``: the grid_license role's result."""
+    return _license.license_report(gpus, license_state, params, hostname, restarted, changed)
+
+
+class FilterModule(object):
+    """The guest roles' plans."""
+
+    def filters(self):
+        return {
+            "grid_driver_plan": grid_driver_plan,
+            "grid_license_plan": grid_license_plan,
+            "grid_license_report": grid_license_report,
+        }
