@@ -29,6 +29,10 @@ func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) erro
 	if err != nil {
 		return err
 	}
+	l.dataDir, l.nfsExports = dataDir, map[string]bool{}
+	for _, export := range topo.NFSExports {
+		l.nfsExports[export] = true
+	}
 	root := object.NewRootFolder(c)
 	for _, spec := range topo.Datacenters {
 		if err := l.buildDatacenter(ctx, c, root, spec, dataDir); err != nil {
