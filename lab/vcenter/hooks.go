@@ -109,7 +109,7 @@ func newVMToolsRecord(t *simulator.Task, original taskRunner) (types.AnyType, ty
 	result, fault := original(t)
 	if ref, ok := result.(types.ManagedObjectReference); ok {
 		if vm, isVM := simulator.Map.Get(ref).(*simulator.VirtualMachine); isVM {
-			toolsInstallRecord(vm)
+			vcenterVMDefaults(vm)
 		}
 	}
 	return result, fault
