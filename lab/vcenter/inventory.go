@@ -24,6 +24,7 @@ const (
 func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) error {
 	installPropertyCollector()
 	installScheduledTaskManager()
+	installDVSManager()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
 	if err != nil {

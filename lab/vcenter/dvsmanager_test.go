@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// The distributed switch manager lists the switch versions vCenter creates and finds a switch by its uuid.
+func TestDVSManager(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manager := *c.ServiceContent.DvSwitchManager
+	all, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, spec := range all.Returnval {
+		versions = append(versions, spec.Version)
+	}
+	if strings.Join(versions, ",") != "8.0.3,8.0.0,7.0.3,7.0.2,7.0.0,6.6.0" {
+		t.Errorf("available versions %v", versions)
+	}
+	recommended, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager,
+		Recommended: types.NewBool(true)})
+	if err != nil || len(recommended.Returnval) != 1 || recommended.Returnval[0].Version != "8.0.3" {
+		t.Errorf("recommended version: %+v, %v", recommended, err)
+	}
+
+	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-a"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := info.Result.(types.ManagedObjectReference)
+	var dvs mo.DistributedVirtualSwitch
+	if err := c.RetrieveOne(ctx, created, []string{"uuid"}, &dvs); err != nil {
+		t.Fatal(err)
+	}
+	found, err := methods.QueryDvsByUuid(ctx, c.Client, &types.QueryDvsByUuid{This: manager, Uuid: dvs.Uuid})
+	if err != nil || found.Returnval == nil || *found.Returnval != created {
+		t.Errorf("switch by uuid %q: %+v, %v; want %s", dvs.Uuid, found, err, created.Value)
+	}
+	if _, err := methods.QueryDvsByUuid(ctx, c.Client, &types.QueryDvsByUuid{This: manager,
+		Uuid: "50 00 00 00 00 00 00 00-00 00 00 00 00 00 00 00"}); err == nil ||
+		!strings.Contains(err.Error(), "could not be found") {
+		t.Errorf("an unknown uuid: got %v, want NotFound", err)
+	}
+}
