@@ -13,12 +13,14 @@ import (
 // the simulator names in its service content but does not serve (vSphere Web Services API,
 // DistributedVirtualSwitchManager; developer.broadcom.com/xapis/vsphere-web-services-api/latest/
 // vim.dvs.DistributedVirtualSwitchManager.html):
-//   - QueryAvailableDvsSpec lists the switch versions vCenter can create, newest first; with recommended set, only
-//     the version it recommends (the newest);
+//   - QueryAvailableDvsSpec lists the switch versions vCenter supports, newest first; recommended true lists only
+//     the recommended ones, false only the others, unset all (QueryAvailableDvsSpecRequestType, developer.broadcom.com/
+//     xapis/virtual-infrastructure-json-api/latest/data-structures/QueryAvailableDvsSpecRequestType);
 //   - QueryDvsByUuid finds a distributed switch by its uuid, NotFound when none has it.
 //
 // The versions are those vCenter 8.0 Update 3 offers for a new switch (8.0.3 down to 6.6.0, as its New Distributed
-// Switch wizard lists them; not confirmed against the API's answer); builds are left unset.
+// Switch wizard lists them), all taken as recommended: vCenter 8.0 keeps no older switch versions, so none is listed as
+// not recommended. Not confirmed against a real vCenter's answer; builds are left unset.
 type dvsManager struct {
 	mo.DistributedVirtualSwitchManager
 }
@@ -37,8 +39,8 @@ func installDVSManager() {
 
 func (m *dvsManager) QueryAvailableDvsSpec(req *types.QueryAvailableDvsSpec) soap.HasFault {
 	versions := dvsVersions
-	if req.Recommended != nil && *req.Recommended {
-		versions = versions[:1]
+	if req.Recommended != nil && !*req.Recommended {
+		versions = nil
 	}
 	specs := make([]types.DistributedVirtualSwitchProductSpec, 0, len(versions))
 	for _, version := range versions {

@@ -11,7 +11,8 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// The distributed switch manager lists the switch versions vCenter creates and finds a switch by its uuid.
+// The distributed switch manager lists the switch versions vCenter creates, all recommended, and finds a switch by
+// its uuid.
 func TestDVSManager(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
@@ -31,10 +32,13 @@ func TestDVSManager(t *testing.T) {
 	if strings.Join(versions, ",") != "8.0.3,8.0.0,7.0.3,7.0.2,7.0.0,6.6.0" {
 		t.Errorf("available versions %v", versions)
 	}
-	recommended, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager,
-		Recommended: types.NewBool(true)})
-	if err != nil || len(recommended.Returnval) != 1 || recommended.Returnval[0].Version != "8.0.3" {
-		t.Errorf("recommended version: %+v, %v", recommended, err)
+	for _, recommended := range []bool{true, false} {
+		answer, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager,
+			Recommended: types.NewBool(recommended)})
+		if want := map[bool]int{true: len(all.Returnval), false: 0}[recommended]; err != nil ||
+			len(answer.Returnval) != want {
+			t.Errorf("recommended=%v: %+v, %v; want %d versions", recommended, answer, err, want)
+		}
 	}
 
 	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
