@@ -69,3 +69,62 @@ func TestDVSManager(t *testing.T) {
 		t.Errorf("an unknown uuid: got %v, want NotFound", err)
 	}
 }
+
+// A distributed switch created through the API lists its uplink port group, and its port groups carry vCenter's
+// MAC management and security defaults, inherited from the switch.
+func TestDVSCreatedWithDefaults(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: "pg-b", NumPorts: 8, Type: "earlyBinding"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := add.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var sw mo.DistributedVirtualSwitch
+	if err := c.RetrieveOne(ctx, dvs.Reference(), []string{"config", "portgroup"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	config := sw.Config.GetDVSConfigInfo()
+	if len(config.UplinkPortgroup) != 1 {
+		t.Fatalf("config.uplinkPortgroup %v, want the switch's uplink port group", config.UplinkPortgroup)
+	}
+	if policy, ok := config.UplinkPortPolicy.(*types.DVSNameArrayUplinkPortPolicy); !ok || len(policy.UplinkPortName) != 4 {
+		t.Errorf("uplink port policy %#v, want four named uplinks", config.UplinkPortPolicy)
+	}
+	var pgs []mo.DistributedVirtualPortgroup
+	if err := c.Retrieve(ctx, sw.Portgroup, []string{"name", "config"}, &pgs); err != nil {
+		t.Fatal(err)
+	}
+	for _, pg := range pgs {
+		uplink := pg.Self == config.UplinkPortgroup[0]
+		if pg.Config.Uplink == nil || *pg.Config.Uplink != uplink {
+			t.Errorf("port group %s: uplink %v, want %v", pg.Name, pg.Config.Uplink, uplink)
+		}
+		setting, ok := pg.Config.DefaultPortConfig.(*types.VMwareDVSPortSetting)
+		if !ok || setting.MacManagementPolicy == nil || setting.MacManagementPolicy.MacLearningPolicy == nil ||
+			*setting.MacManagementPolicy.ForgedTransmits || setting.SecurityPolicy == nil {
+			t.Errorf("port group %s: default port settings %#v lack vCenter's MAC management defaults", pg.Name,
+				pg.Config.DefaultPortConfig)
+		}
+	}
+}
