@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -37,6 +39,9 @@ func (h *taskHooks) Reference() types.ManagedObjectReference {
 }
 
 func (h *taskHooks) PutObject(obj mo.Reference) {
+	if entity, ok := obj.(mo.Entity); ok {
+		escapeEntityName(entity.Entity())
+	}
 	if cluster, ok := obj.(*simulator.ClusterComputeResource); ok {
 		h.lab.newCluster(cluster)
 		return
@@ -46,7 +51,11 @@ func (h *taskHooks) PutObject(obj mo.Reference) {
 		return
 	}
 	snapshotTaskOnVM(task)
-	if hook := h.hooks[task.Info.DescriptionId]; hook != nil {
+	hook := h.hooks[task.Info.DescriptionId]
+	if hook == nil && strings.HasSuffix(task.Info.DescriptionId, ".rename") {
+		hook = renamed
+	}
+	if hook != nil {
 		original := task.Execute
 		task.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) { return hook(t, original) }
 	}

@@ -51,11 +51,16 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 }
 
 // vcenterVMDefaults makes a VM the simulator created look as one vCenter created: the VMware Tools install record,
-// and no "govcsim" entry in config.extraConfig (the simulator's marker, which vCenter does not have).
+// its name escaped in config.name as in name (entitynames.go), and no "govcsim" entry in config.extraConfig (the
+// simulator's marker, which vCenter does not have).
 func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 	toolsInstallRecord(vm)
 	if vm.Config == nil {
 		return
+	}
+	vm.Config.Name = escapeName(vm.Config.Name)
+	if vm.Summary.Config.Name != "" {
+		vm.Summary.Config.Name = escapeName(vm.Summary.Config.Name)
 	}
 	kept := vm.Config.ExtraConfig[:0]
 	for _, option := range vm.Config.ExtraConfig {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/mo"
+)
+
+func TestEscapeName(t *testing.T) {
+	for name, want := range map[string]string{
+		"plain": "plain", "a/b": "a%2fb", `a\b`: "a%5cb", "50%": "50%25", `pg\/%`: "pg%5c%2f%25",
+		"a%2fb": "a%2fb", "a%2Fb": "a%2Fb", "%zz": "%25zz",
+	} {
+		if got := escapeName(name); got != want {
+			t.Errorf("escapeName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// Entities created or renamed through the API keep their names with /, \ and % escaped, as vCenter stores them.
+func TestEntityNamesEscaped(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := folders.VmFolder.CreateFolder(ctx, "team/a 100%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func() string {
+		var folder mo.Folder
+		if err := c.RetrieveOne(ctx, created.Reference(), []string{"name"}, &folder); err != nil {
+			t.Fatal(err)
+		}
+		return folder.Name
+	}
+	if got := name(); got != "team%2fa 100%25" {
+		t.Errorf("created folder's name %q, want team%%2fa 100%%25", got)
+	}
+	task, err := created.Rename(ctx, `team\b`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := name(); got != "team%5cb" {
+		t.Errorf("renamed folder's name %q, want team%%5cb", got)
+	}
+}
