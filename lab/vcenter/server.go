@@ -157,7 +157,8 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveResourceUsage(rec, call) ||
 		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) ||
-		l.serveUnregisterAndDestroy(rec, call) || l.serveCreateNasDatastore(rec, call, body) {
+		l.serveUnregisterAndDestroy(rec, call) || l.serveCreateNasDatastore(rec, call, body) ||
+		l.serveDatastoreMaintenance(rec, call) {
 		return
 	}
 	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })
