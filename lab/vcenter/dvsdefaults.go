@@ -13,10 +13,13 @@ import (
 //   - the switch's uplink port group ("<switch>-DVUplinks-<n>", which the simulator creates) is listed in
 //     config.uplinkPortgroup and marked uplink; the uplinks are named "Uplink 1".."Uplink 4" unless the spec names
 //     them;
-//   - the switch's default port settings and each port group's carry a MAC management policy: promiscuous mode,
-//     MAC address changes and forged transmits rejected, MAC learning off (unicast flooding allowed, limit 4096,
-//     limit policy DROP), and the same three choices in the older security policy; a port group's settings are
-//     inherited from the switch unless its spec sets them.
+//   - the switch's default port settings and each port group's carry every policy (not blocked, no traffic
+//     shaping, VLAN 0, teaming by originating port with failback and every uplink active, LACP off, NetFlow off;
+//     a MAC management policy with promiscuous mode, MAC address changes and forged transmits rejected and MAC
+//     learning off: unicast flooding allowed, limit 4096, limit policy DROP; the same three choices in the older
+//     security policy); what a port group's spec does not set is inherited from the switch, also after a
+//     ReconfigureDVPortgroup_Task. Values from the vSphere Client's defaults for a new switch; not confirmed one by
+//     one against the API's answer.
 
 func defaultMacManagement(inherited bool) *types.DVSMacManagementPolicy {
 	limit := int32(4096)
@@ -37,8 +40,78 @@ func defaultSecurity(inherited bool) *types.DVSSecurityPolicy {
 		AllowPromiscuous: reject(), MacChanges: reject(), ForgedTransmits: reject()}
 }
 
-// completePortSetting fills the MAC management and security policies a port setting lacks.
-func completePortSetting(setting types.BaseDVPortSetting, inherited bool) types.BaseDVPortSetting {
+func boolPolicy(inherited, value bool) *types.BoolPolicy {
+	return &types.BoolPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited},
+		Value: types.NewBool(value)}
+}
+
+func longPolicy(inherited bool, value int64) *types.LongPolicy {
+	return &types.LongPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}, Value: value}
+}
+
+func stringPolicy(inherited bool, value string) *types.StringPolicy {
+	return &types.StringPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}, Value: value}
+}
+
+// completeShaping fills a traffic shaping policy: off, 100 Mbit/s average and peak, 100 MiB bursts.
+func completeShaping(policy *types.DVSTrafficShapingPolicy, inherited bool) *types.DVSTrafficShapingPolicy {
+	if policy == nil {
+		policy = &types.DVSTrafficShapingPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}}
+	}
+	if policy.Enabled == nil {
+		policy.Enabled = boolPolicy(inherited, false)
+	}
+	if policy.AverageBandwidth == nil {
+		policy.AverageBandwidth = longPolicy(inherited, 100000000)
+	}
+	if policy.PeakBandwidth == nil {
+		policy.PeakBandwidth = longPolicy(inherited, 100000000)
+	}
+	if policy.BurstSize == nil {
+		policy.BurstSize = longPolicy(inherited, 104857600)
+	}
+	return policy
+}
+
+// completeTeaming fills a teaming policy: route by originating port, notify switches, fail back, link status
+// only, every uplink active.
+func completeTeaming(policy *types.VmwareUplinkPortTeamingPolicy, inherited bool,
+	uplinks []string) *types.VmwareUplinkPortTeamingPolicy {
+	if policy == nil {
+		policy = &types.VmwareUplinkPortTeamingPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}}
+	}
+	if policy.Policy == nil {
+		policy.Policy = stringPolicy(inherited, "loadbalance_srcid")
+	}
+	if policy.ReversePolicy == nil {
+		policy.ReversePolicy = boolPolicy(inherited, true)
+	}
+	if policy.NotifySwitches == nil {
+		policy.NotifySwitches = boolPolicy(inherited, true)
+	}
+	if policy.RollingOrder == nil {
+		policy.RollingOrder = boolPolicy(inherited, false)
+	}
+	if policy.FailureCriteria == nil {
+		policy.FailureCriteria = &types.DVSFailureCriteria{
+			InheritablePolicy: types.InheritablePolicy{Inherited: inherited},
+			CheckSpeed:        stringPolicy(inherited, "minimum"),
+			Speed:             &types.IntPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}, Value: 10},
+			CheckDuplex:       boolPolicy(inherited, false), FullDuplex: boolPolicy(inherited, false),
+			CheckErrorPercent: boolPolicy(inherited, false),
+			Percentage:        &types.IntPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}},
+			CheckBeacon:       boolPolicy(inherited, false)}
+	}
+	if policy.UplinkPortOrder == nil {
+		policy.UplinkPortOrder = &types.VMwareUplinkPortOrderPolicy{
+			InheritablePolicy: types.InheritablePolicy{Inherited: inherited}, ActiveUplinkPort: uplinks}
+	}
+	return policy
+}
+
+// completePortSetting fills every policy a port setting lacks with vCenter's default (inherited from the switch
+// for a port group); what the setting states stays.
+func completePortSetting(setting types.BaseDVPortSetting, inherited bool, uplinks []string) types.BaseDVPortSetting {
 	vmware, ok := setting.(*types.VMwareDVSPortSetting)
 	if setting == nil {
 		vmware, ok = &types.VMwareDVSPortSetting{}, true
@@ -46,11 +119,47 @@ func completePortSetting(setting types.BaseDVPortSetting, inherited bool) types.
 	if !ok {
 		return setting
 	}
-	if vmware.MacManagementPolicy == nil {
-		vmware.MacManagementPolicy = defaultMacManagement(inherited)
+	if vmware.Blocked == nil {
+		vmware.Blocked = boolPolicy(inherited, false)
 	}
+	if vmware.VmDirectPathGen2Allowed == nil {
+		vmware.VmDirectPathGen2Allowed = boolPolicy(inherited, false)
+	}
+	vmware.InShapingPolicy = completeShaping(vmware.InShapingPolicy, inherited)
+	vmware.OutShapingPolicy = completeShaping(vmware.OutShapingPolicy, inherited)
+	if vmware.VendorSpecificConfig == nil {
+		vmware.VendorSpecificConfig = &types.DVSVendorSpecificConfig{
+			InheritablePolicy: types.InheritablePolicy{Inherited: inherited}}
+	}
+	if vmware.NetworkResourcePoolKey == nil {
+		vmware.NetworkResourcePoolKey = stringPolicy(inherited, "-1")
+	}
+	if vmware.FilterPolicy == nil {
+		vmware.FilterPolicy = &types.DvsFilterPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited}}
+	}
+	if vmware.Vlan == nil {
+		vmware.Vlan = &types.VmwareDistributedVirtualSwitchVlanIdSpec{
+			VmwareDistributedVirtualSwitchVlanSpec: types.VmwareDistributedVirtualSwitchVlanSpec{
+				InheritablePolicy: types.InheritablePolicy{Inherited: inherited}}}
+	}
+	vmware.UplinkTeamingPolicy = completeTeaming(vmware.UplinkTeamingPolicy, inherited, uplinks)
 	if vmware.SecurityPolicy == nil {
 		vmware.SecurityPolicy = defaultSecurity(inherited)
+	}
+	if vmware.IpfixEnabled == nil {
+		vmware.IpfixEnabled = boolPolicy(inherited, false)
+	}
+	if vmware.TxUplink == nil {
+		vmware.TxUplink = boolPolicy(inherited, false)
+	}
+	if vmware.LacpPolicy == nil {
+		vmware.LacpPolicy = &types.VMwareUplinkLacpPolicy{InheritablePolicy: types.InheritablePolicy{Inherited: inherited},
+			Enable: boolPolicy(inherited, false), Mode: stringPolicy(inherited, "passive")}
+	}
+	if vmware.MacManagementPolicy == nil {
+		vmware.MacManagementPolicy = defaultMacManagement(inherited)
+	} else if vmware.MacManagementPolicy.MacLearningPolicy == nil {
+		vmware.MacManagementPolicy.MacLearningPolicy = defaultMacManagement(inherited).MacLearningPolicy
 	}
 	return vmware
 }
@@ -67,11 +176,11 @@ func (l *Lab) createdDVS(t *simulator.Task, original taskRunner) (types.AnyType,
 		return result, fault
 	}
 	config := dvs.Config.GetDVSConfigInfo()
-	config.DefaultPortConfig = completePortSetting(config.DefaultPortConfig, false)
 	if config.UplinkPortPolicy == nil {
 		config.UplinkPortPolicy = &types.DVSNameArrayUplinkPortPolicy{
 			UplinkPortName: []string{"Uplink 1", "Uplink 2", "Uplink 3", "Uplink 4"}}
 	}
+	config.DefaultPortConfig = completePortSetting(config.DefaultPortConfig, false, uplinkNames(dvs))
 	prefix := dvs.Name + "-DVUplinks"
 	for _, pgRef := range dvs.Portgroup {
 		pg, ok := simulator.Map.Get(pgRef).(*simulator.DistributedVirtualPortgroup)
@@ -93,17 +202,35 @@ func (l *Lab) addedDVPortgroups(t *simulator.Task, original taskRunner) (types.A
 	if fault != nil || t.Info.Entity == nil {
 		return result, fault
 	}
-	dvs, ok := simulator.Map.Get(*t.Info.Entity).(*simulator.DistributedVirtualSwitch)
-	if !ok {
-		return result, fault
-	}
-	for _, pgRef := range dvs.Portgroup {
-		if pg, ok := simulator.Map.Get(pgRef).(*simulator.DistributedVirtualPortgroup); ok {
-			pg.Config.DefaultPortConfig = completePortSetting(pg.Config.DefaultPortConfig, true)
-			if pg.Config.Uplink == nil {
-				pg.Config.Uplink = types.NewBool(false)
+	if dvs, ok := simulator.Map.Get(*t.Info.Entity).(*simulator.DistributedVirtualSwitch); ok {
+		for _, pgRef := range dvs.Portgroup {
+			if pg, ok := simulator.Map.Get(pgRef).(*simulator.DistributedVirtualPortgroup); ok {
+				completePortgroup(dvs, pg)
 			}
 		}
 	}
 	return result, fault
+}
+
+// reconfiguredDVPortgroup completes a port group after ReconfigureDVPortgroup_Task, which takes the spec's
+// settings as they are.
+func (l *Lab) reconfiguredDVPortgroup(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+	result, fault := original(t)
+	if fault != nil || t.Info.Entity == nil {
+		return result, fault
+	}
+	if pg, ok := simulator.Map.Get(*t.Info.Entity).(*simulator.DistributedVirtualPortgroup); ok &&
+		pg.Config.DistributedVirtualSwitch != nil {
+		if dvs, ok := simulator.Map.Get(*pg.Config.DistributedVirtualSwitch).(*simulator.DistributedVirtualSwitch); ok {
+			completePortgroup(dvs, pg)
+		}
+	}
+	return result, fault
+}
+
+func completePortgroup(dvs *simulator.DistributedVirtualSwitch, pg *simulator.DistributedVirtualPortgroup) {
+	pg.Config.DefaultPortConfig = completePortSetting(pg.Config.DefaultPortConfig, true, uplinkNames(dvs))
+	if pg.Config.Uplink == nil {
+		pg.Config.Uplink = types.NewBool(false)
+	}
 }

@@ -71,7 +71,7 @@ func TestDVSManager(t *testing.T) {
 }
 
 // A distributed switch created through the API lists its uplink port group, and its port groups carry vCenter's
-// MAC management and security defaults, inherited from the switch.
+// defaults for every policy their spec leaves out.
 func TestDVSCreatedWithDefaults(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
@@ -93,7 +93,10 @@ func TestDVSCreatedWithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
-	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: "pg-b", NumPorts: 8, Type: "earlyBinding"}})
+	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: "pg-b", NumPorts: 8, Type: "earlyBinding"},
+		{Name: "pg-ip-hash", NumPorts: 8, Type: "earlyBinding", DefaultPortConfig: &types.VMwareDVSPortSetting{
+			UplinkTeamingPolicy: &types.VmwareUplinkPortTeamingPolicy{Policy: &types.StringPolicy{
+				Value: "loadbalance_ip"}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +125,16 @@ func TestDVSCreatedWithDefaults(t *testing.T) {
 		}
 		setting, ok := pg.Config.DefaultPortConfig.(*types.VMwareDVSPortSetting)
 		if !ok || setting.MacManagementPolicy == nil || setting.MacManagementPolicy.MacLearningPolicy == nil ||
-			*setting.MacManagementPolicy.ForgedTransmits || setting.SecurityPolicy == nil {
-			t.Errorf("port group %s: default port settings %#v lack vCenter's MAC management defaults", pg.Name,
+			*setting.MacManagementPolicy.ForgedTransmits || setting.SecurityPolicy == nil ||
+			setting.UplinkTeamingPolicy.ReversePolicy == nil || setting.UplinkTeamingPolicy.FailureCriteria == nil ||
+			setting.InShapingPolicy == nil || setting.LacpPolicy == nil {
+			t.Errorf("port group %s: default port settings %#v lack vCenter's defaults", pg.Name,
 				pg.Config.DefaultPortConfig)
+			continue
+		}
+		if want := map[bool]string{true: "loadbalance_ip", false: "loadbalance_srcid"}[pg.Name == "pg-ip-hash"]; !uplink &&
+			setting.UplinkTeamingPolicy.Policy.Value != want {
+			t.Errorf("port group %s: teaming %s, want %s", pg.Name, setting.UplinkTeamingPolicy.Policy.Value, want)
 		}
 	}
 }
