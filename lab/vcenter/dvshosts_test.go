@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -14,27 +13,10 @@ import (
 // A host that joins a distributed switch gets its uplink ports, takes physical NICs on them with an edit (a NIC the
 // host lacks is refused) and leaves with its ports.
 func TestDVSHostMembers(t *testing.T) {
-	tl := startLab(t)
+	tl, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
-		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-h", UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{
-			UplinkPortName: []string{"uplink-a", "uplink-b"}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := task.WaitForResult(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-h",
+		UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{UplinkPortName: []string{"uplink-a", "uplink-b"}}})
 	host := tl.hosts[0].ref
 	reconfigure := func(op string, backing types.BaseDistributedVirtualSwitchHostMemberBacking) error {
 		task, err := dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: []types.DistributedVirtualSwitchHostMemberConfigSpec{

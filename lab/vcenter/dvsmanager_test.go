@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -14,12 +13,8 @@ import (
 // The distributed switch manager lists the switch versions vCenter creates, all recommended, and finds a switch by
 // its uuid.
 func TestDVSManager(t *testing.T) {
-	tl := startLab(t)
+	_, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
 	manager := *c.ServiceContent.DvSwitchManager
 	all, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager})
 	if err != nil {
@@ -41,20 +36,7 @@ func TestDVSManager(t *testing.T) {
 		}
 	}
 
-	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
-		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-a"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := task.WaitForResult(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created := info.Result.(types.ManagedObjectReference)
+	created := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-a"}).Reference()
 	var dvs mo.DistributedVirtualSwitch
 	if err := c.RetrieveOne(ctx, created, []string{"uuid"}, &dvs); err != nil {
 		t.Fatal(err)
@@ -73,26 +55,9 @@ func TestDVSManager(t *testing.T) {
 // A distributed switch created through the API lists its uplink port group, and its port groups carry vCenter's
 // defaults for every policy their spec leaves out.
 func TestDVSCreatedWithDefaults(t *testing.T) {
-	tl := startLab(t)
+	_, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
-		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-b"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := task.WaitForResult(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dvs := object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-b"})
 	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: "pg-b", NumPorts: 8, Type: "earlyBinding"},
 		{Name: "pg-ip-hash", NumPorts: 8, Type: "earlyBinding", DefaultPortConfig: &types.VMwareDVSPortSetting{
 			UplinkTeamingPolicy: &types.VmwareUplinkPortTeamingPolicy{Policy: &types.StringPolicy{

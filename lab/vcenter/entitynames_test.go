@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 )
 
@@ -21,16 +20,8 @@ func TestEscapeName(t *testing.T) {
 
 // Entities created or renamed through the API keep their names with /, \ and % escaped, as vCenter stores them.
 func TestEntityNamesEscaped(t *testing.T) {
-	tl := startLab(t)
+	_, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	created, err := folders.VmFolder.CreateFolder(ctx, "team/a 100%")
 	if err != nil {
 		t.Fatal(err)

@@ -32,17 +32,9 @@ func stateVMNames(state stateJSON) string {
 // UnregisterAndDestroy_Task on a VM folder takes its VMs out of the inventory and removes it with its subfolders;
 // a powered-on VM below it, a host folder and a datacenter's own VM folder are refused and nothing changes.
 func TestFolderUnregisterAndDestroy(t *testing.T) {
-	tl := startLab(t)
+	tl, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dc := object.NewDatacenter(c.Client, tl.datacenters[0])
-	folders, err := dc.Folders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	outer, err := folders.VmFolder.CreateFolder(ctx, "outer")
 	if err != nil {
 		t.Fatal(err)
