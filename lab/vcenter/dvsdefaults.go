@@ -175,6 +175,7 @@ func (l *Lab) createdDVS(t *simulator.Task, original taskRunner) (types.AnyType,
 	if !ok {
 		return result, fault
 	}
+	l.completeCreatedDVSConfig(dvs)
 	config := dvs.Config.GetDVSConfigInfo()
 	if config.UplinkPortPolicy == nil {
 		config.UplinkPortPolicy = &types.DVSNameArrayUplinkPortPolicy{

@@ -32,6 +32,21 @@ func (l *Lab) reconfigureDvs(t *simulator.Task, original taskRunner) (types.AnyT
 	if !ok || !isDVS || req.This != dvs.Self {
 		return original(t)
 	}
+	if f := checkDVSConfigVersion(dvs, req.Spec.GetDVSConfigSpec()); f != nil {
+		return l.taskResult(t, nil, f)
+	}
+	result, fault := l.reconfigureDvsHosts(t, original, dvs, req)
+	if fault == nil {
+		if f := l.applyDVSConfig(dvs, req); f != nil {
+			return l.taskResult(t, nil, f)
+		}
+	}
+	return result, fault
+}
+
+// reconfigureDvsHosts applies the host part of a reconfiguration.
+func (l *Lab) reconfigureDvsHosts(t *simulator.Task, original taskRunner, dvs *simulator.DistributedVirtualSwitch,
+	req *types.ReconfigureDvs_Task) (types.AnyType, types.BaseMethodFault) {
 	ops := map[string][]types.DistributedVirtualSwitchHostMemberConfigSpec{}
 	for _, member := range req.Spec.GetDVSConfigSpec().Host {
 		ops[member.Operation] = append(ops[member.Operation], member)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -74,5 +75,68 @@ func TestDVSHostMembers(t *testing.T) {
 	}
 	if m, p := members(), uplinkPorts(); len(m) != 0 || len(p) != 0 {
 		t.Errorf("after the host left: members %+v, its uplink ports %+v", m, p)
+	}
+}
+
+// A switch keeps the VMware settings it was created with; a reconfiguration against an older version is refused,
+// one against the current version applies its fields and private VLANs and counts the version up.
+func TestDVSReconfigure(t *testing.T) {
+	_, c, folders := startLabFolders(t)
+	ctx := context.Background()
+	ref := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-r"}).Reference()
+	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-jumbo"}, MaxMtu: 9000,
+		LinkDiscoveryProtocolConfig: &types.LinkDiscoveryProtocolConfig{Protocol: "lldp", Operation: "both"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(ref types.ManagedObjectReference) *types.VMwareDVSConfigInfo {
+		var sw mo.DistributedVirtualSwitch
+		if err := c.RetrieveOne(ctx, ref, []string{"config"}, &sw); err != nil {
+			t.Fatal(err)
+		}
+		return sw.Config.(*types.VMwareDVSConfigInfo)
+	}
+	if jumbo := config(info.Result.(types.ManagedObjectReference)); jumbo.MaxMtu != 9000 ||
+		jumbo.LinkDiscoveryProtocolConfig.Protocol != "lldp" {
+		t.Errorf("created with MTU 9000 and LLDP: %d, %+v", jumbo.MaxMtu, jumbo.LinkDiscoveryProtocolConfig)
+	}
+	if plain := config(ref); plain.MaxMtu != 1500 || plain.ConfigVersion != "1" ||
+		plain.LinkDiscoveryProtocolConfig == nil {
+		t.Errorf("created with no settings: MTU %d, version %q, discovery %+v", plain.MaxMtu, plain.ConfigVersion,
+			plain.LinkDiscoveryProtocolConfig)
+	}
+	reconfigure := func(spec *types.VMwareDVSConfigSpec) error {
+		res, err := methods.ReconfigureDvs_Task(ctx, c.Client, &types.ReconfigureDvs_Task{This: ref, Spec: spec})
+		if err != nil {
+			return err
+		}
+		return object.NewTask(c.Client, res.Returnval).Wait(ctx)
+	}
+	pvlan := func(op string, id int32) []types.VMwareDVSPvlanConfigSpec {
+		return []types.VMwareDVSPvlanConfigSpec{{Operation: op, PvlanEntry: types.VMwareDVSPvlanMapEntry{
+			PrimaryVlanId: 10, SecondaryVlanId: id, PvlanType: "isolated"}}}
+	}
+	if err := reconfigure(&types.VMwareDVSConfigSpec{DVSConfigSpec: types.DVSConfigSpec{ConfigVersion: "0",
+		Description: "stale"}}); err == nil || !strings.Contains(err.Error(), "concurrent") {
+		t.Errorf("an older config version: got %v, want ConcurrentAccess", err)
+	}
+	if err := reconfigure(&types.VMwareDVSConfigSpec{DVSConfigSpec: types.DVSConfigSpec{ConfigVersion: "1",
+		Description: "lab"}, MaxMtu: 9000, PvlanConfigSpec: pvlan("add", 11)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reconfigure(&types.VMwareDVSConfigSpec{DVSConfigSpec: types.DVSConfigSpec{ConfigVersion: "2"},
+		PvlanConfigSpec: pvlan("remove", 99)}); err == nil {
+		t.Error("removing a private VLAN the switch lacks was accepted")
+	}
+	got := config(ref)
+	if got.Description != "lab" || got.MaxMtu != 9000 || got.ConfigVersion != "2" || len(got.PvlanConfig) != 1 ||
+		got.PvlanConfig[0].SecondaryVlanId != 11 {
+		t.Errorf("after the reconfiguration: description %q, MTU %d, version %q, private VLANs %+v", got.Description,
+			got.MaxMtu, got.ConfigVersion, got.PvlanConfig)
 	}
 }

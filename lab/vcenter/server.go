@@ -27,6 +27,7 @@ var hookedMethods = map[string]bool{
 	"PowerOnMultiVM_Task":             true,
 	"CreateClusterEx":                 true,
 	"ReconfigureDvs_Task":             true,
+	"CreateDVS_Task":                  true,
 }
 
 // Handler is the simulated vCenter's HTTP front: SOAP at /sdk, the lab endpoints at /lab/, REST under /api/.
