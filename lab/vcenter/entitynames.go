@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 
 	"github.com/vmware/govmomi/simulator"
@@ -37,9 +38,15 @@ func escapeName(name string) string {
 	return b.String()
 }
 
-// escapeEntityName escapes the name of an entity as it enters the inventory.
-func escapeEntityName(entity *mo.ManagedEntity) {
-	entity.Name = escapeName(entity.Name)
+// escapeEntityName escapes the name of an entity as it enters the inventory. Networks (port groups included) carry
+// their name in a field of their own (Network.name) besides ManagedEntity.name; both are escaped.
+func escapeEntityName(entity mo.Entity) {
+	entity.Entity().Name = escapeName(entity.Entity().Name)
+	if value := reflect.ValueOf(entity); value.Kind() == reflect.Ptr && value.Elem().Kind() == reflect.Struct {
+		if name := value.Elem().FieldByName("Name"); name.IsValid() && name.CanSet() && name.Kind() == reflect.String {
+			name.SetString(escapeName(name.String()))
+		}
+	}
 }
 
 // renamed escapes the new name a Rename_Task gave.
@@ -49,9 +56,8 @@ func renamed(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseM
 		return result, fault
 	}
 	if entity, ok := simulator.Map.Get(*t.Info.Entity).(mo.Entity); ok {
-		if name := entity.Entity().Name; escapeName(name) != name {
-			simulator.Map.Update(entity, []types.PropertyChange{{Name: "name", Val: escapeName(name)}})
-		}
+		escapeEntityName(entity)
+		simulator.Map.Update(entity, []types.PropertyChange{{Name: "name", Val: entity.Entity().Name}})
 	}
 	return result, fault
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 func TestEscapeName(t *testing.T) {
@@ -45,5 +46,30 @@ func TestEntityNamesEscaped(t *testing.T) {
 	}
 	if got := name(); got != "team%5cb" {
 		t.Errorf("renamed folder's name %q, want team%%5cb", got)
+	}
+
+	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-names"})
+	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: `pg\/%`, NumPorts: 8,
+		Type: "earlyBinding"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := add.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var sw mo.DistributedVirtualSwitch
+	if err := c.RetrieveOne(ctx, dvs.Reference(), []string{"portgroup"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	var pgs []mo.DistributedVirtualPortgroup
+	if err := c.Retrieve(ctx, sw.Portgroup, []string{"name"}, &pgs); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, pg := range pgs {
+		names[pg.Name] = true
+	}
+	if !names["pg%5c%2f%25"] {
+		t.Errorf("port group names %v, want pg%%5c%%2f%%25 (a network's own name field escaped too)", names)
 	}
 }

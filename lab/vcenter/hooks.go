@@ -43,7 +43,7 @@ func (h *taskHooks) Reference() types.ManagedObjectReference {
 
 func (h *taskHooks) PutObject(obj mo.Reference) {
 	if entity, ok := obj.(mo.Entity); ok {
-		escapeEntityName(entity.Entity())
+		escapeEntityName(entity)
 	}
 	if cluster, ok := obj.(*simulator.ClusterComputeResource); ok {
 		h.lab.newCluster(cluster)
