@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/vmware/govmomi/simulator"
@@ -119,7 +120,12 @@ func (l *Lab) applyDVSConfig(dvs *simulator.DistributedVirtualSwitch, req *types
 		config.UplinkPortPolicy = spec.UplinkPortPolicy
 	}
 	if spec.DefaultPortConfig != nil {
-		config.DefaultPortConfig = completePortSetting(spec.DefaultPortConfig, false, uplinkNames(dvs))
+		if config.DefaultPortConfig != nil {
+			mergeSet(reflect.ValueOf(config.DefaultPortConfig), reflect.ValueOf(spec.DefaultPortConfig))
+		} else {
+			config.DefaultPortConfig = spec.DefaultPortConfig
+		}
+		config.DefaultPortConfig = completePortSetting(config.DefaultPortConfig, false, uplinkNames(dvs))
 	}
 	if spec.NumStandalonePorts > 0 {
 		config.NumStandalonePorts = spec.NumStandalonePorts
@@ -134,4 +140,50 @@ func (l *Lab) applyDVSConfig(dvs *simulator.DistributedVirtualSwitch, req *types
 		config.ConfigVersion = strconv.Itoa(version + 1)
 	}
 	return nil
+}
+
+// mergeSet copies into dst what src sets, field by field: a reconfiguration changes only the settings it states
+// (a policy given with one of its values set changes that value). Both are pointers to the same struct type.
+func mergeSet(dst, src reflect.Value) {
+	if dst.Kind() == reflect.Interface {
+		dst = dst.Elem()
+	}
+	if src.Kind() == reflect.Interface {
+		src = src.Elem()
+	}
+	if dst.Kind() != reflect.Ptr || src.Kind() != reflect.Ptr || dst.IsNil() || src.IsNil() ||
+		dst.Type() != src.Type() || dst.Elem().Kind() != reflect.Struct {
+		return
+	}
+	d, s := dst.Elem(), src.Elem()
+	for i := 0; i < s.NumField(); i++ {
+		from, to := s.Field(i), d.Field(i)
+		if !to.CanSet() {
+			continue
+		}
+		switch from.Kind() {
+		case reflect.Ptr, reflect.Interface:
+			if from.IsNil() {
+				continue
+			}
+			if !to.IsNil() && from.Elem().Kind() != reflect.Struct || to.IsNil() {
+				to.Set(from)
+				continue
+			}
+			if from.Kind() == reflect.Ptr && from.Elem().Kind() == reflect.Struct {
+				mergeSet(to, from)
+			} else {
+				to.Set(from)
+			}
+		case reflect.Struct:
+			if from.Type().Name() == "InheritablePolicy" || from.Type().Name() == "DynamicData" {
+				continue
+			}
+			to.Set(from)
+		default:
+			if !from.IsZero() {
+				to.Set(from)
+			}
+		}
+	}
 }

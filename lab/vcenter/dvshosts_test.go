@@ -133,8 +133,17 @@ func TestDVSReconfigure(t *testing.T) {
 		PvlanConfigSpec: pvlan("remove", 99)}); err == nil {
 		t.Error("removing a private VLAN the switch lacks was accepted")
 	}
+	if err := reconfigure(&types.VMwareDVSConfigSpec{DVSConfigSpec: types.DVSConfigSpec{ConfigVersion: "2",
+		DefaultPortConfig: &types.VMwareDVSPortSetting{MacManagementPolicy: &types.DVSMacManagementPolicy{
+			AllowPromiscuous: types.NewBool(true)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	mac := config(ref).DefaultPortConfig.(*types.VMwareDVSPortSetting).MacManagementPolicy
+	if !*mac.AllowPromiscuous || mac.ForgedTransmits == nil || *mac.ForgedTransmits || mac.MacLearningPolicy == nil {
+		t.Errorf("after allowing promiscuous mode alone, MAC management %+v: the other settings should stay", mac)
+	}
 	got := config(ref)
-	if got.Description != "lab" || got.MaxMtu != 9000 || got.ConfigVersion != "2" || len(got.PvlanConfig) != 1 ||
+	if got.Description != "lab" || got.MaxMtu != 9000 || got.ConfigVersion != "3" || len(got.PvlanConfig) != 1 ||
 		got.PvlanConfig[0].SecondaryVlanId != 11 {
 		t.Errorf("after the reconfiguration: description %q, MTU %d, version %q, private VLANs %+v", got.Description,
 			got.MaxMtu, got.ConfigVersion, got.PvlanConfig)
