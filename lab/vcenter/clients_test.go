@@ -192,7 +192,8 @@ func TestClusterConfigurationDefaults(t *testing.T) {
 	}
 }
 
-// A VM created through the API carries config.tools.lastInstallInfo from the start, before any call on it.
+// A VM created through the API carries config.tools.lastInstallInfo from the start, before any call on it, and no
+// VM has the simulator's marker in config.extraConfig.
 func TestCreatedVMHasToolsInstallRecord(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
@@ -201,7 +202,8 @@ func TestCreatedVMHasToolsInstallRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var existing mo.VirtualMachine
-	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"parent", "resourcePool", "config.tools", "datastore"},
+	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"parent", "resourcePool", "config.tools", "config.extraConfig",
+		"datastore"},
 		&existing); err != nil {
 		t.Fatal(err)
 	}
@@ -224,11 +226,18 @@ func TestCreatedVMHasToolsInstallRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var created mo.VirtualMachine
-	if err := c.RetrieveOne(ctx, info.Result.(types.ManagedObjectReference), []string{"config.tools"},
-		&created); err != nil {
+	if err := c.RetrieveOne(ctx, info.Result.(types.ManagedObjectReference), []string{"config.tools",
+		"config.extraConfig"}, &created); err != nil {
 		t.Fatal(err)
 	}
 	if created.Config.Tools.LastInstallInfo == nil {
 		t.Error("a VM created through the API has no config.tools.lastInstallInfo")
+	}
+	for _, vm := range []mo.VirtualMachine{existing, created} {
+		for _, option := range vm.Config.ExtraConfig {
+			if option.GetOptionValue().Key == "govcsim" {
+				t.Errorf("VM %s has the simulator's govcsim entry in config.extraConfig", vm.Self.Value)
+			}
+		}
 	}
 }

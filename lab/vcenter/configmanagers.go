@@ -162,6 +162,9 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	if network := newHostNetworkSystem(obj); network != nil {
 		simulator.Map.Put(network)
 	}
+	if storage := newHostStorageSystem(obj); storage != nil {
+		simulator.Map.Put(storage)
+	}
 	vnics, access := newVirtualNicManager(h, obj), newHostAccessManager(h, obj)
 	simulator.Map.Put(vnics)
 	simulator.Map.Put(access)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -19,13 +21,19 @@ type taskHooks struct {
 
 func newTaskHooks(l *Lab) *taskHooks {
 	return &taskHooks{lab: l, hooks: map[string]func(*simulator.Task, taskRunner) (types.AnyType, types.BaseMethodFault){
-		"HostSystem.enterMaintenanceMode":           l.enterMaintenanceMode,
-		"HostSystem.exitMaintenanceMode":            l.exitMaintenanceMode,
-		"ClusterComputeResource.reconfigureCluster": l.reconfigureCluster,
-		"Datacenter.powerOnMultiVM":                 l.powerOnMultiVM,
-		"Folder.createVm":                           newVMToolsRecord,
-		"Folder.registerVm":                         newVMToolsRecord,
-		"VirtualMachine.cloneVm":                    newVMToolsRecord,
+		"HostSystem.enterMaintenanceMode":                    l.enterMaintenanceMode,
+		"HostSystem.exitMaintenanceMode":                     l.exitMaintenanceMode,
+		"ClusterComputeResource.reconfigureCluster":          l.reconfigureCluster,
+		"Datacenter.powerOnMultiVM":                          l.powerOnMultiVM,
+		"Folder.createVm":                                    newVMToolsRecord,
+		"Folder.registerVm":                                  newVMToolsRecord,
+		"VirtualMachine.cloneVm":                             newVMToolsRecord,
+		"Folder.createDVS":                                   l.createdDVS,
+		"VmwareDistributedVirtualSwitch.addDVPortgroup":      l.addedDVPortgroups,
+		"DistributedVirtualSwitch.addDVPortgroup":            l.addedDVPortgroups,
+		"VmwareDistributedVirtualSwitch.reconfigureDvs":      l.reconfigureDvs,
+		"DistributedVirtualSwitch.reconfigureDvs":            l.reconfigureDvs,
+		"DistributedVirtualPortgroup.reconfigureDvPortgroup": l.reconfiguredDVPortgroup,
 	}}
 }
 
@@ -34,6 +42,9 @@ func (h *taskHooks) Reference() types.ManagedObjectReference {
 }
 
 func (h *taskHooks) PutObject(obj mo.Reference) {
+	if entity, ok := obj.(mo.Entity); ok {
+		escapeEntityName(entity)
+	}
 	if cluster, ok := obj.(*simulator.ClusterComputeResource); ok {
 		h.lab.newCluster(cluster)
 		return
@@ -43,7 +54,11 @@ func (h *taskHooks) PutObject(obj mo.Reference) {
 		return
 	}
 	snapshotTaskOnVM(task)
-	if hook := h.hooks[task.Info.DescriptionId]; hook != nil {
+	hook := h.hooks[task.Info.DescriptionId]
+	if hook == nil && strings.HasSuffix(task.Info.DescriptionId, ".rename") {
+		hook = renamed
+	}
+	if hook != nil {
 		original := task.Execute
 		task.Execute = func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) { return hook(t, original) }
 	}
@@ -109,7 +124,7 @@ func newVMToolsRecord(t *simulator.Task, original taskRunner) (types.AnyType, ty
 	result, fault := original(t)
 	if ref, ok := result.(types.ManagedObjectReference); ok {
 		if vm, isVM := simulator.Map.Get(ref).(*simulator.VirtualMachine); isVM {
-			toolsInstallRecord(vm)
+			vcenterVMDefaults(vm)
 		}
 	}
 	return result, fault

@@ -52,6 +52,7 @@ func (s *hostNetworkSystem) refresh() {
 	}
 	view.NetworkInfo = &info
 	view.NetworkConfig = networkConfig(&info)
+	s.refreshNetStackRuntime()
 	s.HostNetworkSystem = view
 	if network != nil {
 		// The host's config.network is the same state: switches and port groups added through the API show there.
@@ -77,11 +78,6 @@ func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, c *types.AddPor
 func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, c *types.RemovePortGroup) soap.HasFault {
 	defer s.refresh()
 	return s.sim.RemovePortGroup(ctx, c)
-}
-
-func (s *hostNetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) soap.HasFault {
-	defer s.refresh()
-	return s.sim.UpdateNetworkConfig(req)
 }
 
 func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {

@@ -24,10 +24,15 @@ const (
 func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) error {
 	installPropertyCollector()
 	installScheduledTaskManager()
+	installDVSManager()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
 	if err != nil {
 		return err
+	}
+	l.dataDir, l.nfsExports = dataDir, map[string]bool{}
+	for _, export := range topo.NFSExports {
+		l.nfsExports[export] = true
 	}
 	root := object.NewRootFolder(c)
 	for _, spec := range topo.Datacenters {

@@ -39,6 +39,9 @@ type Lab struct {
 	vms         []types.ManagedObjectReference
 	vmKnown     map[types.ManagedObjectReference]bool
 
+	dataDir    string          // the datastores' files
+	nfsExports map[string]bool // the NFS exports (server:path) the lab serves (topology "nfs_exports", nfs.go)
+
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}
 	// taskMessages holds the localized message of tasks that failed with a lab fault, until the task is patched.

@@ -26,6 +26,8 @@ var hookedMethods = map[string]bool{
 	"ReconfigureComputeResource_Task": true,
 	"PowerOnMultiVM_Task":             true,
 	"CreateClusterEx":                 true,
+	"ReconfigureDvs_Task":             true,
+	"CreateDVS_Task":                  true,
 }
 
 // Handler is the simulated vCenter's HTTP front: SOAP at /sdk, the lab endpoints at /lab/, REST under /api/.
@@ -157,7 +159,9 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
 		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
-		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) {
+		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) ||
+		l.serveUnregisterAndDestroy(rec, call) || l.serveCreateNasDatastore(rec, call, body) ||
+		l.serveDatastoreMaintenance(rec, call) || l.serveFetchDVPorts(rec, call, body) {
 		return
 	}
 	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })

@@ -12,7 +12,9 @@ import (
 
 // labServedMethods are the SOAP methods the lab answers itself, before the simulator's dispatcher (and so before
 // its session check) sees them.
-var labServedMethods = map[string]bool{"GetResourceUsage": true, "RefreshDatastore": true}
+var labServedMethods = map[string]bool{"GetResourceUsage": true, "RefreshDatastore": true,
+	"UnregisterAndDestroy_Task": true,
+	"CreateNasDatastore":        true}
 
 func init() {
 	for method := range hostConnectionMethods {

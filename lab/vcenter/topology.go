@@ -15,6 +15,8 @@ import (
 type Topology struct {
 	Datacenters []*DatacenterSpec `json:"datacenters"`
 	VLCM        *VLCMSpec         `json:"vlcm"`
+	// NFSExports are the NFS exports the lab serves, "server:/path" (top-level key "nfs_exports", nfs.go).
+	NFSExports []string `json:"nfs_exports"`
 }
 
 // VLCMSpec tunes the lab's vSphere Lifecycle Manager (top-level key "vlcm").
@@ -125,6 +127,11 @@ func LoadTopology(path string, catalog *Catalog) (*Topology, error) {
 			return nil, fmt.Errorf("topology %s: vlcm: %v", path, err)
 		}
 	}
+	if raw, ok := top["nfs_exports"]; ok {
+		if err := json.Unmarshal(raw, &t.NFSExports); err != nil {
+			return nil, fmt.Errorf("topology %s: nfs_exports: %v", path, err)
+		}
+	}
 	if err := t.Validate(catalog); err != nil {
 		return nil, fmt.Errorf("topology %s: %v", path, err)
 	}
@@ -147,6 +154,11 @@ func (t *Topology) Validate(catalog *Catalog) error {
 	if t.VLCM != nil && t.VLCM.RemediationDelayMS != nil && (*t.VLCM.RemediationDelayMS < 0 ||
 		*t.VLCM.RemediationDelayMS > 60000) {
 		v.fail("vlcm: remediation_delay_ms must be between 0 and 60000, got %d", *t.VLCM.RemediationDelayMS)
+	}
+	for _, export := range t.NFSExports {
+		if server, path, ok := strings.Cut(export, ":"); !ok || server == "" || !strings.HasPrefix(path, "/") {
+			v.fail("nfs_exports: %q is not server:/path", export)
+		}
 	}
 	if len(v.problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(v.problems, "; "))

@@ -40,7 +40,7 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 	if vm.Config.MemoryReservationLockedToMax == nil {
 		vm.Config.MemoryReservationLockedToMax = types.NewBool(false)
 	}
-	toolsInstallRecord(&vm.VirtualMachine)
+	vcenterVMDefaults(&vm.VirtualMachine)
 	vm.ResourceConfig = resourceConfig(vm)
 	simulator.Map.Put(vm)
 	if !l.vmKnown[vm.Self] {
@@ -48,6 +48,27 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 		l.vms = append(l.vms, vm.Self)
 	}
 	return vm
+}
+
+// vcenterVMDefaults makes a VM the simulator created look as one vCenter created: the VMware Tools install record,
+// its name escaped in config.name as in name (entitynames.go), and no "govcsim" entry in config.extraConfig (the
+// simulator's marker, which vCenter does not have).
+func vcenterVMDefaults(vm *simulator.VirtualMachine) {
+	toolsInstallRecord(vm)
+	if vm.Config == nil {
+		return
+	}
+	vm.Config.Name = escapeName(vm.Config.Name)
+	if vm.Summary.Config.Name != "" {
+		vm.Summary.Config.Name = escapeName(vm.Summary.Config.Name)
+	}
+	kept := vm.Config.ExtraConfig[:0]
+	for _, option := range vm.Config.ExtraConfig {
+		if value := option.GetOptionValue(); value == nil || value.Key != "govcsim" {
+			kept = append(kept, option)
+		}
+	}
+	vm.Config.ExtraConfig = kept
 }
 
 // toolsInstallRecord gives a VM's config.tools the record of VMware Tools installs vCenter keeps for every VM

@@ -45,7 +45,25 @@ INI
 # ansible-test lists a collection's files with git: the export is a repository of its own, not part of this one.
 git -C "$collection" init -q && git -C "$collection" add -A
 
-"$py" "$root/lab/labctl.py" up --no-bmc --state-dir "$state" --port-offset "$offset" >/dev/null || exit 1
+# The lab's default topology under the names the original role gives its inventory (its datacenter DC0, the
+# cluster the binding picks DC0_C0): several targets name DC0, DC0_C0 and /DC0/vm/F0 in their task files. The
+# objects, hosts and GPUs stay the lab's own; only these two names change. The lab also serves the NFS export the
+# binding mounts as ro_datastore.
+"$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" <<'PY' || exit 1
+import sys
+import yaml
+with open(sys.argv[1]) as handle:
+    topology = yaml.safe_load(handle)
+datacenter = topology["datacenters"][0]
+datacenter["name"] = "DC0"
+first = sorted((c for c in datacenter["clusters"] if c.get("hosts")), key=lambda c: c["name"])[0]
+first["name"] = "DC0_C0"
+topology["nfs_exports"] = ["nfs.lab.local:/srv/share/isos"]  # the binding's yardstick_nfs
+with open(sys.argv[2], "w") as handle:
+    yaml.safe_dump(topology, handle)
+PY
+"$py" "$root/lab/labctl.py" up --no-bmc --topology "$work/topology.yml" --state-dir "$state" --port-offset "$offset" \
+    >/dev/null || exit 1
 forwarders=()
 for listen in "$port" 443; do
     socat TCP-LISTEN:"$listen",bind="$address",fork,reuseaddr TCP:127.0.0.1:"$port" 2>>"$work/logs/socat.log" &

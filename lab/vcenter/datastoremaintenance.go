@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Datastore maintenance mode, which the simulator lacks (vSphere Web Services API, Datastore.
+// DatastoreEnterMaintenanceMode, DatastoreExitMaintenanceMode_Task, StoragePlacementResult, DatastoreSummary.
+// maintenanceMode; developer.broadcom.com/xapis/vsphere-web-services-api/latest/vim.Datastore.html):
+//   - DatastoreEnterMaintenanceMode answers a StoragePlacementResult whose task puts the datastore in maintenance
+//     (summary.maintenanceMode inMaintenance); a datastore already in maintenance is refused with InvalidState;
+//   - DatastoreExitMaintenanceMode_Task returns it to normal; one not in maintenance is refused with InvalidState.
+//
+// The lab has no Storage DRS to move VMs off a datastore: entering maintenance on a datastore that still holds VMs
+// fails its task with InvalidState naming them, where vCenter would leave the datastore entering maintenance until
+// they are moved (not modelled).
+func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soapCall) bool {
+	if call.this.Type != "Datastore" || (call.method != "DatastoreEnterMaintenanceMode" &&
+		call.method != "DatastoreExitMaintenanceMode_Task") {
+		return false
+	}
+	ds, _ := simulator.Map.Get(call.this).(*simulator.Datastore)
+	if ds == nil {
+		writeObjectNotFound(w, call.this)
+		return true
+	}
+	inMaintenance := ds.Summary.MaintenanceMode == string(types.DatastoreSummaryMaintenanceModeStateInMaintenance)
+	if call.method == "DatastoreExitMaintenanceMode_Task" {
+		if !inMaintenance {
+			writeFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
+			return true
+		}
+		ref := l.runTask(ds, "exitMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
+			l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateNormal)
+			return nil, nil
+		})
+		writeResponse(w, fmt.Sprintf(`<DatastoreExitMaintenanceMode_TaskResponse xmlns="urn:vim25"><returnval `+
+			`type="Task">%s</returnval></DatastoreExitMaintenanceMode_TaskResponse>`, ref.Value))
+		return true
+	}
+	if inMaintenance {
+		writeFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
+		return true
+	}
+	ref := l.runTask(ds, "enterMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
+		if len(ds.Vm) > 0 {
+			return nil, &labFault{fault: &types.InvalidState{}, msg: fmt.Sprintf("Datastore '%s' still holds %d "+
+				"virtual machines; move them to another datastore first.", ds.Name, len(ds.Vm))}
+		}
+		l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateInMaintenance)
+		return nil, nil
+	})
+	writeResponse(w, fmt.Sprintf(`<DatastoreEnterMaintenanceModeResponse xmlns="urn:vim25"><returnval><task `+
+		`type="Task">%s</task></returnval></DatastoreEnterMaintenanceModeResponse>`, ref.Value))
+	return true
+}
+
+func (l *Lab) setDatastoreMaintenance(ds *simulator.Datastore, state types.DatastoreSummaryMaintenanceModeState) {
+	l.update(ds, types.PropertyChange{Name: "summary.maintenanceMode", Val: string(state)})
+	l.logf("datastore %s: maintenance mode %s", ds.Name, state)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// startLabFolders starts a lab of the test topology and logs in; it answers the first datacenter's folders.
+func startLabFolders(t *testing.T) (*testLab, *govmomi.Client, *object.DatacenterFolders) {
+	t.Helper()
+	tl := startLab(t)
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl, c, folders
+}
+
+// createDVS creates a distributed switch in the network folder.
+func createDVS(t *testing.T, c *govmomi.Client, folders *object.DatacenterFolders,
+	spec types.DVSConfigSpec) *object.DistributedVirtualSwitch {
+	t.Helper()
+	ctx := context.Background()
+	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
+		DVSConfigSpec: spec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
+}
