@@ -21,7 +21,7 @@ for _name in _guides:
 with open(os.path.join(_DOCSITE, 'guides.rst'), 'a', encoding='utf-8') as _page:
     _page.write('\n.. toctree::\n   :maxdepth: 1\n\n' + ''.join('   guides/%s\n' % name[:-3] for name in _guides))
 
-# The generated pages link to two labels of Ansible's own docsite. Its inventory cannot be fetched from here, so the
+# The generated pages link to a few labels of Ansible's own docsite. Its inventory cannot be fetched from here, so the
 # build writes one holding just those labels (Sphinx inventory version 2: a header, then zlib-compressed lines of
 # "name domain:role priority uri display-name"); the links still point at docs.ansible.com.
 _ANSIBLE_DOCS = 'https://docs.ansible.com/projects/ansible/devel/'
@@ -30,6 +30,8 @@ _ANSIBLE_LABELS = {
                              'Return Values'),
     'ansible_configuration_settings': ('reference_appendices/config.html#ansible-configuration-settings',
                                        'Ansible Configuration Settings'),
+    # A module with an action plugin (gpu_guest_info) says so, linking here.
+    'action_plugins': ('plugins/action.html#action-plugins', 'Action plugins'),
 }
 _INVENTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ansible_devel.inv')
 with open(_INVENTORY, 'wb') as _inventory:
