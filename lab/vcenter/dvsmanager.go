@@ -52,15 +52,22 @@ func (m *dvsManager) QueryAvailableDvsSpec(req *types.QueryAvailableDvsSpec) soa
 
 func (m *dvsManager) QueryDvsByUuid(req *types.QueryDvsByUuid) soap.HasFault {
 	body := &methods.QueryDvsByUuidBody{}
-	for _, kind := range []string{"VmwareDistributedVirtualSwitch", "DistributedVirtualSwitch"} {
-		for _, entity := range simulator.Map.All(kind) {
-			if dvs, ok := entity.(*simulator.DistributedVirtualSwitch); ok && dvs.Uuid == req.Uuid {
-				ref := dvs.Self
-				body.Res = &types.QueryDvsByUuidResponse{Returnval: &ref}
-				return body
-			}
-		}
+	if dvs := dvsByUUID(req.Uuid); dvs != nil {
+		ref := dvs.Self
+		body.Res = &types.QueryDvsByUuidResponse{Returnval: &ref}
+		return body
 	}
 	body.Fault_ = simulator.Fault("The object or item referred to could not be found.", &types.NotFound{})
 	return body
+}
+
+func dvsByUUID(uuid string) *simulator.DistributedVirtualSwitch {
+	for _, kind := range []string{"VmwareDistributedVirtualSwitch", "DistributedVirtualSwitch"} {
+		for _, entity := range simulator.Map.All(kind) {
+			if dvs, ok := entity.(*simulator.DistributedVirtualSwitch); ok && dvs.Uuid == uuid {
+				return dvs
+			}
+		}
+	}
+	return nil
 }

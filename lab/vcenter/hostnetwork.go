@@ -75,11 +75,6 @@ func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, c *types.AddPor
 	return s.sim.AddPortGroup(ctx, c)
 }
 
-func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, c *types.RemovePortGroup) soap.HasFault {
-	defer s.refresh()
-	return s.sim.RemovePortGroup(ctx, c)
-}
-
 func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
 	return s.sim.QueryNetworkHint(req)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/simulator/vpx"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -244,6 +245,9 @@ func (l *Lab) wrapSimulatorObjects() {
 	om := simulator.Map.OptionManager()
 	l.settings = newSettingManager(om, labOptions)
 	simulator.Map.Put(l.settings)
+	if auth, ok := simulator.Map.Get(*vpx.ServiceContent.AuthorizationManager).(*simulator.AuthorizationManager); ok {
+		simulator.Map.Put(newAuthorizationManager(auth))
+	}
 	for _, ref := range l.clusters {
 		cluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
 		l.wrapBrowser(*cluster.EnvironmentBrowser, ref)

@@ -134,8 +134,13 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	if f := l.checkPassthroughChange(vm, &req.Spec); f != nil {
 		return fail(f)
 	}
+	f, restore := l.dvPortBackings(vm, &req.Spec)
+	if f != nil {
+		return fail(f)
+	}
 	l.prepareReconfigure(vm, &req.Spec)
 	body := vm.VirtualMachine.ReconfigVMTask(ctx, req).(*methods.ReconfigVM_TaskBody)
+	restore()
 	if taskSucceeded(body.Res.Returnval) {
 		l.afterReconfigure(vm)
 	}

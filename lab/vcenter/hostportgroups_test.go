@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// UpdatePortGroup changes a standard port group's policy and VLAN in place, renames it, and refuses an unknown
+// port group, an unknown switch and a taken name without changing anything.
+func TestUpdatePortGroup(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var host mo.HostSystem
+	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.networkSystem"}, &host); err != nil {
+		t.Fatal(err)
+	}
+	ns := *host.ConfigManager.NetworkSystem
+	portgroups := func() map[string]types.HostPortGroupSpec {
+		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]types.HostPortGroupSpec{}
+		for _, pg := range host.Config.Network.Portgroup {
+			out[pg.Spec.Name] = pg.Spec
+		}
+		return out
+	}
+	for _, name := range []string{"lab-pg-a", "lab-pg-b"} {
+		if _, err := methods.AddPortGroup(ctx, c.Client, &types.AddPortGroup{This: ns,
+			Portgrp: types.HostPortGroupSpec{Name: name, VswitchName: "vSwitch0"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	off := false
+	spec := types.HostPortGroupSpec{Name: "lab-pg-a", VswitchName: "vSwitch0", VlanId: 42,
+		Policy: types.HostNetworkPolicy{ShapingPolicy: &types.HostNetworkTrafficShapingPolicy{Enabled: &off}}}
+	if _, err := methods.UpdatePortGroup(ctx, c.Client, &types.UpdatePortGroup{This: ns, PgName: "lab-pg-a",
+		Portgrp: spec}); err != nil {
+		t.Fatal(err)
+	}
+	got := portgroups()["lab-pg-a"]
+	if got.VlanId != 42 || got.Policy.ShapingPolicy == nil || got.Policy.ShapingPolicy.Enabled == nil ||
+		*got.Policy.ShapingPolicy.Enabled {
+		t.Errorf("config.network does not show the updated port group: %+v", got)
+	}
+
+	for _, tc := range []struct {
+		pg, name, vswitch, want string
+	}{
+		{"no-such-pg", "no-such-pg", "vSwitch0", "NotFound"},
+		{"lab-pg-a", "lab-pg-a", "vSwitch-none", "NotFound"},
+		{"lab-pg-a", "lab-pg-b", "vSwitch0", "AlreadyExists"},
+	} {
+		_, err := methods.UpdatePortGroup(ctx, c.Client, &types.UpdatePortGroup{This: ns, PgName: tc.pg,
+			Portgrp: types.HostPortGroupSpec{Name: tc.name, VswitchName: tc.vswitch}})
+		if err == nil || !soap.IsSoapFault(err) ||
+			!strings.HasSuffix(fmt.Sprintf("%T", soap.ToSoapFault(err).VimFault()), "."+tc.want) {
+			t.Errorf("UpdatePortGroup(%s -> %s on %s): want %s, got %v", tc.pg, tc.name, tc.vswitch, tc.want, err)
+		}
+	}
+	if got := portgroups()["lab-pg-a"]; got.VlanId != 42 {
+		t.Errorf("a refused update changed the port group: %+v", got)
+	}
+
+	spec.Name = "lab-pg-renamed"
+	if _, err := methods.UpdatePortGroup(ctx, c.Client, &types.UpdatePortGroup{This: ns, PgName: "lab-pg-a",
+		Portgrp: spec}); err != nil {
+		t.Fatal(err)
+	}
+	after := portgroups()
+	if _, old := after["lab-pg-a"]; old || after["lab-pg-renamed"].VlanId != 42 {
+		t.Errorf("rename not seen in config.network: %+v", after)
+	}
+
+	// A name with a slash: its network is stored escaped, and the port group still goes.
+	if _, err := methods.AddPortGroup(ctx, c.Client, &types.AddPortGroup{This: ns,
+		Portgrp: types.HostPortGroupSpec{Name: "lab/pg%", VswitchName: "vSwitch0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := methods.RemovePortGroup(ctx, c.Client, &types.RemovePortGroup{This: ns, PgName: "lab/pg%"}); err != nil {
+		t.Fatalf("removing a port group with a slash in its name: %v", err)
+	}
+	if _, left := portgroups()["lab/pg%"]; left {
+		t.Error("the port group with a slash in its name is still there")
+	}
+	networks, err := view.NewManager(c.Client).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"Network"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []mo.Network
+	if err := networks.Retrieve(ctx, []string{"Network"}, []string{"name"}, &listed); err != nil {
+		t.Fatal(err)
+	}
+	for _, network := range listed {
+		if network.Name == "lab%2fpg%25" {
+			t.Errorf("its network is still there: %s", network.Self)
+		}
+	}
+}
