@@ -134,6 +134,7 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	if f := l.checkPassthroughChange(vm, &req.Spec); f != nil {
 		return fail(f)
 	}
+	keepUnsetBackings(vm, &req.Spec)
 	f, restore := l.dvPortBackings(vm, &req.Spec)
 	if f != nil {
 		return fail(f)
@@ -147,8 +148,8 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	return body
 }
 
-// afterReconfigure keeps the reservation at the VM's memory while it is locked to max, and resourceConfig in step
-// with config.
+// afterReconfigure keeps the reservation at the VM's memory while it is locked to max, resourceConfig in step
+// with config, and network with the NICs.
 func (l *Lab) afterReconfigure(vm *labVM) {
 	alloc := *vm.Config.MemoryAllocation
 	if isTrue(vm.Config.MemoryReservationLockedToMax) {
@@ -161,6 +162,7 @@ func (l *Lab) afterReconfigure(vm *labVM) {
 		reservation = int32(*alloc.Reservation)
 	}
 	l.update(vm,
+		types.PropertyChange{Name: "network", Val: vmNetworks(vm)},
 		types.PropertyChange{Name: "config.memoryAllocation", Val: &alloc},
 		types.PropertyChange{Name: "resourceConfig", Val: resourceConfig(vm)},
 		types.PropertyChange{Name: "summary.config.memoryReservation", Val: reservation},

@@ -60,6 +60,24 @@ func TestNICOnDistributedPortGroup(t *testing.T) {
 	if err := addNIC(tl.vms[0]); err != nil {
 		t.Errorf("a VM on a member host: %v", err)
 	}
+	// The VM's network lists each network of its NICs once, the port group among them, and nothing empty.
+	if err := addNIC(tl.vms[0]); err != nil {
+		t.Fatal(err)
+	}
+	var vm mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"network"}, &vm); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[types.ManagedObjectReference]bool{}
+	for _, ref := range vm.Network {
+		if ref.Value == "" || seen[ref] {
+			t.Errorf("network lists %v twice or empty: %v", ref, vm.Network)
+		}
+		seen[ref] = true
+	}
+	if !seen[types.ManagedObjectReference{Type: "DistributedVirtualPortgroup", Value: key}] {
+		t.Errorf("network lacks the port group %s: %v", key, vm.Network)
+	}
 	err = addNIC(tl.vms[1])
 	if err == nil || !strings.Contains(err.Error(), "is not a member of the distributed switch dvs-nic") {
 		t.Errorf("a VM on a host outside the switch: %v", err)
