@@ -63,17 +63,8 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 // QueryNetConfig answers a service's VMkernel NICs, refuses an unknown service with InvalidArgument, and follows
 // SelectVnicForNicType / DeselectVnicForNicType.
 func TestVirtualNicManagerServices(t *testing.T) {
-	tl := startLab(t)
+	_, c, ref := startLabHostManager(t, "configManager.virtualNicManager")
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.virtualNicManager"}, &host); err != nil {
-		t.Fatal(err)
-	}
-	ref := *host.ConfigManager.VirtualNicManager
 	query := func(nicType string) (*types.VirtualNicManagerNetConfig, error) {
 		res, err := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: ref, NicType: nicType})
 		if err != nil {

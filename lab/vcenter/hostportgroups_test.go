@@ -16,17 +16,9 @@ import (
 // UpdatePortGroup changes a standard port group's policy and VLAN in place, renames it, and refuses an unknown
 // port group, an unknown switch and a taken name without changing anything.
 func TestUpdatePortGroup(t *testing.T) {
-	tl := startLab(t)
+	tl, c, ns := startLabHostManager(t, "configManager.networkSystem")
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.networkSystem"}, &host); err != nil {
-		t.Fatal(err)
-	}
-	ns := *host.ConfigManager.NetworkSystem
 	portgroups := func() map[string]types.HostPortGroupSpec {
 		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
 			t.Fatal(err)

@@ -5,23 +5,13 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/methods"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
 // A host's image acceptance level starts at partner, takes another known level and refuses an unknown one.
 func TestHostImageAcceptance(t *testing.T) {
-	tl := startLab(t)
+	_, c, ref := startLabHostManager(t, "configManager.imageConfigManager")
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.imageConfigManager"}, &host); err != nil {
-		t.Fatal(err)
-	}
-	ref := *host.ConfigManager.ImageConfigManager
 	level := func() string {
 		res, err := methods.HostImageConfigGetAcceptance(ctx, c.Client, &types.HostImageConfigGetAcceptance{This: ref})
 		if err != nil {

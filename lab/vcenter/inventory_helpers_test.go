@@ -40,3 +40,27 @@ func createDVS(t *testing.T, c *govmomi.Client, folders *object.DatacenterFolder
 	}
 	return object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
 }
+
+// startLabHostManager starts a lab of the test topology, logs in and answers the first host's manager at path
+// (configManager.networkSystem, ...).
+func startLabHostManager(t *testing.T, path string) (*testLab, *govmomi.Client, types.ManagedObjectReference) {
+	t.Helper()
+	tl := startLab(t)
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var content []types.ObjectContent
+	if err := c.PropertyCollector().Retrieve(context.Background(), []types.ManagedObjectReference{tl.hosts[0].ref},
+		[]string{path}, &content); err != nil {
+		t.Fatal(err)
+	}
+	if len(content) != 1 || len(content[0].PropSet) != 1 {
+		t.Fatalf("the host has no %s", path)
+	}
+	ref, ok := content[0].PropSet[0].Val.(types.ManagedObjectReference)
+	if !ok {
+		t.Fatalf("%s is a %T", path, content[0].PropSet[0].Val)
+	}
+	return tl, c, ref
+}
