@@ -8,6 +8,7 @@ thermal schemas (``bmc_thermal``), fault injection and the unauthenticated ``/la
 ground truth from.
 """
 
+import io
 import json
 import logging
 import re
@@ -17,6 +18,7 @@ from urllib.parse import parse_qs
 from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
+from bmc_boot import BootResources
 from bmc_chaos import Chaos, reset_connection
 from bmc_cooling import Cooling
 from bmc_inventory import InventoryResources
@@ -25,7 +27,7 @@ from bmc_manager import ManagerResources
 from bmc_power import PowerResources
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 from bmc_thermal import ThermalResources
 
 LOG = logging.getLogger("bmc")
@@ -134,8 +136,9 @@ class BmcApp:
         for path, (render, patch) in dict(self.manager_parts.writable(), **self.cooling.writable()).items():
             routes[path] = self.writable(render, patch)
         self.inventory = InventoryResources(norm(self.paths["system"]), p)
+        self.boot = BootResources(norm(self.paths["system"]), bmc)
         accounts = AccountResources(bmc.username, str(p["sessions"].get("account_id", "1")))
-        for resources in (self.inventory, accounts):
+        for resources in (self.inventory, self.boot, accounts):
             for path, render in resources.resources().items():
                 routes[path] = self.read_only(render)
             for path, render in resources.collections().items():
@@ -384,6 +387,8 @@ class BmcApp:
 
     def system(self, request):
         self.allow(request, "GET", "PATCH")
+        if request.method == "PATCH":
+            return self.patch_system(request)
         response, body = self.sushy_json(request)
         if body is None:
             return response
@@ -398,11 +403,32 @@ class BmcApp:
             if "HealthRollUp" in status:  # sushy's spelling; the schema's is HealthRollup
                 status["HealthRollup"] = status.pop("HealthRollUp")
         body["Bios"] = link(self.paths["bios"])
+        body.update(self.boot.system_properties())
         body.update(self.inventory.links())
         body.update(self.logs.links("Systems"))
         body["Links"] = {"Chassis": [link(self.paths["chassis"])], "ManagedBy": [link(self.paths["manager"])]}
         body["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"] = p["system"]["reset_types"]
         return json_response(body)
+
+    def patch_system(self, request):
+        """The boot settings and power restore policy are this BMC's; what else a PATCH carries (the indicator
+        LED) goes to sushy."""
+        body = self.body(request)
+        if not isinstance(body, dict):
+            raise RedfishError(400, "The request body must be a JSON object.", "Base.1.8.MalformedJSON")
+        own = dict((key, body.pop(key)) for key in ("Boot", "PowerRestorePolicy") if key in body)
+        if body:
+            # sushy would take part of a spec it does not know and answer in plain text: refuse it first.
+            unknown = [key for key in body if key != "IndicatorLED"]
+            if unknown:
+                raise RedfishError(400, "The property %s is not in the list of valid properties for the resource."
+                                   % unknown[0], "Base.1.8.PropertyUnknown", ["/" + unknown[0]])
+        self.boot.patch(own)
+        if body:
+            request.environ["wsgi.input"] = io.BytesIO(json.dumps(body).encode())
+            request.environ["CONTENT_LENGTH"] = str(len(json.dumps(body).encode()))
+            return self.sushy(Request(request.environ))
+        return Response(status=204)
 
     def bios(self, request):
         self.allow(request, "GET")

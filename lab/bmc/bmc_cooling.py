@@ -16,7 +16,7 @@ not the GPUs. How much faster each setting runs them is the lab's own model, aft
 
 import copy
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 # Speed floors (percent) and Dell's fan offset as a share of the headroom above the current speed.
 DELL_PROFILE_FLOOR = {"Maximum Performance": 50}

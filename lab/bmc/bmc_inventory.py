@@ -5,7 +5,7 @@ sushy's own storage driver keys systems by UUID and answers 500 for a vendor id 
 its fake systems driver has no memory or inventories, so these are served here instead.
 """
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 UPDATE_SERVICE = "/redfish/v1/UpdateService"
 

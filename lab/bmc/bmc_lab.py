@@ -39,7 +39,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from bmc_app import BmcApp  # noqa: E402
-from bmc_state import RESET_SECONDS, Bmc, RedfishError  # noqa: E402
+from bmc_errors import RedfishError  # noqa: E402
+from bmc_state import RESET_SECONDS, Bmc  # noqa: E402
 
 VENDORS = os.path.join(HERE, "vendors")
 LOG = logging.getLogger("bmc")

@@ -11,7 +11,7 @@ manager log's ``#LogService.ClearLog`` target.
 import copy
 import time
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 
 def link(path):

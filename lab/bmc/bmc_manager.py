@@ -12,7 +12,7 @@ PATCH {"Attributes": {...}})."""
 import copy
 
 from bmc_inventory import collection, link
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 
 def _norm(path):

@@ -9,7 +9,7 @@ redfish_info GetPsuInventory (PowerSupplies of ``Power``, skipping ``Status.Stat
 (``PowerControl``).
 """
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 
 def link(path):

@@ -10,7 +10,7 @@ import os
 import re
 from xml.sax.saxutils import quoteattr
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 PUBLISHED = "http://redfish.dmtf.org/schemas/v1/"
@@ -20,9 +20,9 @@ METADATA_TYPE = "application/xml;charset=utf-8"
 ODATA_QUERIES = ("$expand", "$select", "$filter", "$top", "$skip", "$levels", "$only", "$count", "$orderby")
 # The resource types a lab BMC serves (its own and sushy's); a new one needs its schema files in schemas/.
 SERVED = """
-    AccountService AttributeRegistry Bios CertificateCollection Chassis ChassisCollection ComputerSystem
-    ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan FanCollection LogEntry
-    LogEntryCollection LogService LogServiceCollection Manager ManagerAccount
+    AccountService AttributeRegistry Bios BootOption BootOptionCollection CertificateCollection Chassis
+    ChassisCollection ComputerSystem ComputerSystemCollection EthernetInterface EthernetInterfaceCollection Fan
+    FanCollection LogEntry LogEntryCollection LogService LogServiceCollection Manager ManagerAccount
     ManagerAccountCollection ManagerCollection ManagerNetworkProtocol Memory MemoryCollection MessageRegistryFile
     MessageRegistryFileCollection Power PowerSubsystem PowerSupply PowerSupplyCollection Processor
     ProcessorCollection Role RoleCollection SecureBoot Sensor

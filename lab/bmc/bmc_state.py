@@ -11,25 +11,10 @@ import secrets
 import threading
 import time
 
+from bmc_boot import BootSettings
+from bmc_errors import RedfishError
+
 RESET_SECONDS = 1.5
-
-
-class RedfishError(Exception):
-    """An error answer: HTTP status plus a Redfish message."""
-
-    def __init__(self, status, message, message_id="Base.1.8.GeneralError", related=None, headers=None):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.message_id = message_id
-        self.related = related or []
-        self.headers = headers or {}
-
-    def body(self):
-        info = {"MessageId": self.message_id, "Message": self.message, "Severity": "Warning"}
-        if self.related:
-            info["RelatedProperties"] = self.related
-        return {"error": {"code": self.message_id, "message": self.message, "@Message.ExtendedInfo": [info]}}
 
 
 class Registry:
@@ -116,6 +101,7 @@ class Bmc:
             self.events = []
             self.resets = 0
             self.boots = 0
+            self.boot = BootSettings(self.profile.get("boot"))
             self.faults = []
             self.down_until = 0.0
             self.stats = {}
@@ -139,6 +125,7 @@ class Bmc:
                 "power_state": self.power,
                 "resets": self.resets,
                 "boots": self.boots,
+                "boot": self.boot.ground_truth(),
                 "bios": {"current": copy.deepcopy(self.current), "pending": copy.deepcopy(self.pending)},
                 "jobs": copy.deepcopy(self.jobs),
                 "sessions_open": len(self.sessions),
@@ -294,6 +281,7 @@ class Bmc:
         """Power on; POST applies pending BIOS values (through the scheduled job where the vendor needs one)."""
         self.power = "On"
         self.boots += 1
+        self.boot.booted()
         rejected = self.pending and self.take_fault(("apply_fails",))
         if self.profile["bios"]["applied_by"] == "job":
             jobs = self._open_jobs()

@@ -8,7 +8,7 @@ changes them (``speeds``, see ``bmc_cooling``).
 
 import re
 
-from bmc_state import RedfishError
+from bmc_errors import RedfishError
 
 
 def sensor_id(name):

@@ -216,3 +216,24 @@ def test_processors_follow_the_processor_summary(bmc):
     first = json.loads(fetch(bmc, "GET", processors["Members"][0]["@odata.id"])[2])
     assert first["Id"] == ("CPU.Socket.1" if bmc.vendor.startswith("dell") else "1")
     assert (first["Model"], first["ProcessorType"], first["Socket"]) == (summary["Model"], "CPU", "CPU 1")
+
+
+@pytest.mark.parametrize("bmc", ["dell_idrac9"], indirect=True)
+def test_boot_settings_refuse_bad_values_before_any_change(bmc):
+    """A PATCH of the boot settings with one bad value changes nothing and names the property."""
+    before = bmc.state()["boot"]
+    bad = [({"PowerRestorePolicy": "Sometimes"}, "Base.1.8.PropertyValueNotInList", "/PowerRestorePolicy"),
+           ({"Boot": {"BootOrder": ["Boot0001", "Boot0001"]}, "PowerRestorePolicy": "AlwaysOff"},
+            "Base.1.8.PropertyValueFormatError", "/Boot/BootOrder"),
+           ({"Boot": {"BootOrder": ["Boot0009"]}}, "Base.1.8.PropertyValueFormatError", "/Boot/BootOrder"),
+           ({"Boot": {"BootSourceOverrideTarget": "Floppy", "BootSourceOverrideEnabled": "Once"}},
+            "Base.1.8.PropertyValueNotInList", "/Boot/BootSourceOverrideTarget"),
+           ({"Boot": {"BootNext": "Boot0001"}}, "Base.1.8.PropertyUnknown", "/Boot/BootNext"),
+           ({"AssetTag": "x"}, "Base.1.8.PropertyUnknown", "/AssetTag")]
+    for body, message_id, prop in bad:
+        status, _headers, text = fetch(bmc, "PATCH", SYSTEM[bmc.vendor], body)
+        info = json.loads(text)["error"]["@Message.ExtendedInfo"][0]
+        assert (status, info["MessageId"], info["RelatedProperties"]) == (400, message_id, [prop]), body
+    assert bmc.state()["boot"] == before
+    boot = json.loads(fetch(bmc, "GET", SYSTEM[bmc.vendor])[2])["Boot"]
+    assert boot["BootOrder"] == before["order"] and boot["BootSourceOverrideEnabled"] == "Disabled"
