@@ -14,6 +14,12 @@
 # 443 on a loopback address of this lab's own (127.0.0.<2 + offset/1000>) to the lab; binding a port below 1024
 # needs root or CAP_NET_BIND_SERVICE. Without it the script goes on and those tasks fail with "Connection refused".
 # The lab's own port is forwarded on that address as well, since the lab listens on 127.0.0.1 only.
+#
+# Host names: some tasks connect to an ESXi host itself (hostname: '{{ esxi1 }}', with the hosts' root account),
+# which the lab's vCenter answers as that host's hostd when the request's Host header names it. For the run, the
+# script adds a line per lab host to /etc/hosts that resolves its name to the loopback address above, marked with
+# this run's id, and removes exactly those lines on exit. Without write access to /etc/hosts those tasks fail with
+# "Name or service not known".
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source_git=${1:?usage: $0 <community.vmware git directory> [target ...]}
@@ -41,6 +47,8 @@ vcenter_port: $port
 vcenter_username: $(lab_var vcenter_username)
 vcenter_password: $(lab_var vcenter_password)
 vmware_validate_certs: false
+esxi_username: $(lab_var esxi_username)
+esxi_password: $(lab_var esxi_password)
 INI
 # ansible-test lists a collection's files with git: the export is a repository of its own, not part of this one.
 git -C "$collection" init -q && git -C "$collection" add -A
@@ -49,7 +57,7 @@ git -C "$collection" init -q && git -C "$collection" add -A
 # cluster the binding picks DC0_C0): several targets name DC0, DC0_C0 and /DC0/vm/F0 in their task files. The
 # objects, hosts and GPUs stay the lab's own; only these two names change. The lab also serves the NFS export the
 # binding mounts as ro_datastore.
-"$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" <<'PY' || exit 1
+"$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" "$work/host-names" <<'PY' || exit 1
 import sys
 import yaml
 with open(sys.argv[1]) as handle:
@@ -61,6 +69,10 @@ first["name"] = "DC0_C0"
 topology["nfs_exports"] = ["nfs.lab.local:/srv/share/isos"]  # the binding's yardstick_nfs
 with open(sys.argv[2], "w") as handle:
     yaml.safe_dump(topology, handle)
+with open(sys.argv[3], "w") as handle:
+    for dc in topology["datacenters"]:
+        for host in [h for c in dc.get("clusters", []) for h in c.get("hosts", [])] + dc.get("hosts", []):
+            handle.write(host["name"] + "\n")
 PY
 "$py" "$root/lab/labctl.py" up --no-bmc --topology "$work/topology.yml" --state-dir "$state" --port-offset "$offset" \
     >/dev/null || exit 1
@@ -69,7 +81,14 @@ for listen in "$port" 443; do
     socat TCP-LISTEN:"$listen",bind="$address",fork,reuseaddr TCP:127.0.0.1:"$port" 2>>"$work/logs/socat.log" &
     forwarders+=($!)
 done
-trap 'kill "${forwarders[@]}" 2>/dev/null; "$py" "$root/lab/labctl.py" down --state-dir "$state" >/dev/null' EXIT
+hosts_marker="# lab yardstick $offset $$"
+forget_host_names() {
+    grep -vF "$hosts_marker" /etc/hosts >"$work/hosts.kept" && cat "$work/hosts.kept" >/etc/hosts
+}
+trap 'kill "${forwarders[@]}" 2>/dev/null; forget_host_names; "$py" "$root/lab/labctl.py" down --state-dir "$state" >/dev/null' EXIT
+# /etc/hosts is rewritten in place (it may be a bind mount): only this run's marked lines go on exit.
+sed "s/\$/ $hosts_marker/; s/^/$address /" "$work/host-names" >>/etc/hosts 2>>"$work/logs/socat.log" ||
+    echo "cannot add the lab's host names to /etc/hosts: tasks that dial a host by name will fail" >&2
 
 failed=0
 for target in "${targets[@]}"; do

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+const testESXiPassword = "root-s3cret"
+
+// hostdClient is a client of a host's own endpoint: it dials the test server, with the host's name in the URL and
+// so in the Host header, the way a client that resolved the host's name would.
+func (tl *testLab) hostdClient(t *testing.T, hostName string) *vim25.Client {
+	t.Helper()
+	tl.Lab.hostdLogin = hostdLogin{"root", testESXiPassword, "lab", "s3cret"}
+	u := url.URL{Scheme: "https", Host: net.JoinHostPort(hostName, tl.sdk.Port()), Path: "/sdk"}
+	sc := soap.NewClient(&u, true)
+	sc.DefaultTransport().DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, tl.sdk.Host)
+	}
+	c, err := vim25.NewClient(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func hostdLoginAs(t *testing.T, c *vim25.Client, user, password string) error {
+	t.Helper()
+	_, err := methods.Login(context.Background(), c, &types.Login{This: *c.ServiceContent.SessionManager,
+		UserName: user, Password: password})
+	return err
+}
+
+// A host's endpoint presents itself as ESXi does, with hostd's fixed inventory ids, and takes the host's root
+// account only.
+func TestHostdServiceContent(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	about := c.ServiceContent.About
+	if about.ApiType != "HostAgent" || about.Name != "VMware ESXi" || about.ProductLineId != "embeddedEsx" {
+		t.Errorf("about: got %s / %s / %s, want HostAgent / VMware ESXi / embeddedEsx", about.ApiType, about.Name,
+			about.ProductLineId)
+	}
+	if c.ServiceContent.RootFolder.Value != "ha-folder-root" || c.ServiceContent.CustomFieldsManager != nil {
+		t.Errorf("service content: root %v, customFieldsManager %v", c.ServiceContent.RootFolder,
+			c.ServiceContent.CustomFieldsManager)
+	}
+	if err := hostdLoginAs(t, c, "lab", "s3cret"); !isFault(err, "InvalidLogin") {
+		t.Errorf("vCenter's account on the host: got %v, want InvalidLogin", err)
+	}
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatalf("root on the host: %v", err)
+	}
+	var root mo.Folder
+	if err := property.DefaultCollector(c).RetrieveOne(context.Background(), c.ServiceContent.RootFolder,
+		[]string{"childEntity"}, &root); err != nil {
+		t.Fatal(err)
+	}
+	if len(root.ChildEntity) != 1 || root.ChildEntity[0].Value != "ha-datacenter" {
+		t.Errorf("root folder's children: got %v, want [ha-datacenter]", root.ChildEntity)
+	}
+	var dc mo.Datacenter
+	if err := property.DefaultCollector(c).RetrieveOne(context.Background(), root.ChildEntity[0],
+		[]string{"vmFolder", "hostFolder"}, &dc); err != nil {
+		t.Fatal(err)
+	}
+	if dc.VmFolder.Value != "ha-folder-vm" || dc.HostFolder.Value != "ha-folder-host" {
+		t.Errorf("datacenter folders: got %v, %v", dc.VmFolder, dc.HostFolder)
+	}
+}
+
+// The host view lists the host's own VMs only, by numeric ids, and the host as ha-host in its compute resource.
+func TestHostdShowsTheHostsOwnObjects(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	vms := containerContents(t, c, "VirtualMachine", []string{"name", "runtime.host", "resourcePool"})
+	var names []string
+	for _, vm := range vms {
+		names = append(names, vm.Name)
+		if vm.Runtime.Host.Value != "ha-host" || vm.ResourcePool.Value != "ha-root-pool" {
+			t.Errorf("%s: host %v, pool %v, want ha-host, ha-root-pool", vm.Name, vm.Runtime.Host, vm.ResourcePool)
+		}
+		if vm.Self.Value != hostNumber(tl.vmNamed(t, vm.Name)) {
+			t.Errorf("%s: id %q, want the number of vCenter's id", vm.Name, vm.Self.Value)
+		}
+	}
+	if len(names) != 1 || names[0] != "vm-1" {
+		t.Errorf("VMs through esxi-01: got %v, want [vm-1]", names)
+	}
+	var host mo.HostSystem
+	ref := types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"}
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, ref, []string{"name", "parent"}, &host); err != nil {
+		t.Fatal(err)
+	}
+	if host.Name != "esxi-01" || host.Parent.Type != "ComputeResource" || host.Parent.Value != "ha-compute-res" {
+		t.Errorf("ha-host: name %q, parent %v", host.Name, host.Parent)
+	}
+	var cr mo.ComputeResource
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, *host.Parent, []string{"host"}, &cr); err != nil {
+		t.Fatal(err)
+	}
+	if len(cr.Host) != 1 || cr.Host[0].Value != "ha-host" {
+		t.Errorf("ha-compute-res hosts: got %v, want [ha-host] (the cluster's other hosts left out)", cr.Host)
+	}
+}
+
+// A call on an object the host does not have fails as on ESXi, with ManagedObjectNotFound.
+func TestHostdRefusesOtherHostsObjects(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	other := tl.vmNamed(t, "vm-2")
+	other.Value = hostNumber(other)
+	_, err := methods.PowerOnVM_Task(context.Background(), c, &types.PowerOnVM_Task{This: other})
+	if !isFault(err, "ManagedObjectNotFound") {
+		t.Errorf("power on another host's VM: got %v, want ManagedObjectNotFound", err)
+	}
+	if got := tl.state(t).VMs[1].PowerState; got != "poweredOff" {
+		t.Errorf("vm-2 after the refused call: %s", got)
+	}
+}
+
+// A change made through the host view is the change vCenter sees: the same objects answer both.
+func TestHostdChangeSeenThroughVCenter(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	vm := tl.vmNamed(t, "vm-1")
+	res, err := methods.PowerOnVM_Task(context.Background(), c, &types.PowerOnVM_Task{
+		This: types.ManagedObjectReference{Type: "VirtualMachine", Value: hostNumber(vm)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := object.NewTask(c, res.Returnval).Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := tl.state(t).VMs[0].PowerState; got != "poweredOn" {
+		t.Errorf("vm-1 in /lab/state after a power on through the host: %s", got)
+	}
+}
+
+func containerContents(t *testing.T, c *vim25.Client, kind string, props []string) []mo.VirtualMachine {
+	t.Helper()
+	ctx := context.Background()
+	v, err := view.NewManager(c).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{kind}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{kind}, props, &out); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (tl *testLab) vmNamed(t *testing.T, name string) types.ManagedObjectReference {
+	t.Helper()
+	for _, ref := range tl.vms {
+		if vm := tl.vm(ref); vm != nil && vm.Name == name {
+			return ref
+		}
+	}
+	t.Fatalf("no VM %s", name)
+	return types.ManagedObjectReference{}
+}
+
+func isFault(err error, kind string) bool {
+	if err == nil || !soap.IsSoapFault(err) {
+		return false
+	}
+	fault := soap.ToSoapFault(err).VimFault()
+	return fault != nil && reflect.TypeOf(fault).Name() == kind
+}
+
+// A VM that vCenter keeps in a VM folder is, through its host, in ha-folder-vm, as every VM on ESXi.
+func TestHostdVMsInTheHostsVMFolder(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	vc, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := object.NewDatacenter(vc.Client, tl.datacenters[0])
+	folders, err := dc.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := folders.VmFolder.CreateFolder(ctx, "F0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := tl.vmNamed(t, "vm-1")
+	if err := waitTask(sub.MoveInto(ctx, []types.ManagedObjectReference{vm})); err != nil {
+		t.Fatal(err)
+	}
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	var got mo.VirtualMachine
+	hostdVM := types.ManagedObjectReference{Type: "VirtualMachine", Value: hostNumber(vm)}
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, hostdVM, []string{"parent"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Parent == nil || got.Parent.Value != "ha-folder-vm" {
+		t.Errorf("parent of a VM in a vCenter folder: got %v, want ha-folder-vm", got.Parent)
+	}
+	var folder mo.Folder
+	vmFolder := types.ManagedObjectReference{Type: "Folder", Value: "ha-folder-vm"}
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, vmFolder, []string{"childEntity"}, &folder); err != nil {
+		t.Fatal(err)
+	}
+	if len(folder.ChildEntity) != 1 || folder.ChildEntity[0] != hostdVM {
+		t.Errorf("ha-folder-vm's children: got %v, want [%v]", folder.ChildEntity, hostdVM)
+	}
+}
