@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vmware/govmomi/object"
@@ -234,5 +236,83 @@ func TestHostdVMsInTheHostsVMFolder(t *testing.T) {
 	}
 	if len(folder.ChildEntity) != 1 || folder.ChildEntity[0] != hostdVM {
 		t.Errorf("ha-folder-vm's children: got %v, want [%v]", folder.ChildEntity, hostdVM)
+	}
+}
+
+// The host's auto-start configuration changes through the host view and reads back through vCenter, as the host's
+// config.autoStart; a start order already taken moves the other VM one place later.
+func TestAutoStartThroughTheHost(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var host mo.HostSystem
+	hostd := types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"}
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, hostd, []string{"configManager.autoStartManager",
+		"vm"}, &host); err != nil {
+		t.Fatal(err)
+	}
+	manager := *host.ConfigManager.AutoStartManager
+	vm := host.Vm[0]
+	entry := types.AutoStartPowerInfo{Key: vm, StartAction: "powerOn", StartOrder: 1, StartDelay: -1,
+		StopAction: "systemDefault", StopDelay: -1, WaitForHeartbeat: "systemDefault"}
+	spec := types.HostAutoStartManagerConfig{Defaults: &types.AutoStartDefaults{Enabled: types.NewBool(true),
+		StartDelay: 200, StopAction: "guestShutdown"}, PowerInfo: []types.AutoStartPowerInfo{entry}}
+	if _, err := methods.ReconfigureAutostart(ctx, c, &types.ReconfigureAutostart{This: manager, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	bad := spec
+	bad.PowerInfo = []types.AutoStartPowerInfo{entry}
+	bad.PowerInfo[0].StartOrder = 0
+	_, err := methods.ReconfigureAutostart(ctx, c, &types.ReconfigureAutostart{This: manager, Spec: bad})
+	if !isFault(err, "InvalidArgument") {
+		t.Errorf("start order 0: got %v, want InvalidArgument", err)
+	}
+
+	vc, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen mo.HostSystem
+	if err := property.DefaultCollector(vc.Client).RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.autoStart"},
+		&seen); err != nil {
+		t.Fatal(err)
+	}
+	got := seen.Config.AutoStart
+	if got == nil || got.Defaults == nil || !*got.Defaults.Enabled || got.Defaults.StartDelay != 200 ||
+		got.Defaults.StopDelay != 120 || got.Defaults.StopAction != "guestShutdown" {
+		t.Fatalf("config.autoStart through vCenter: %+v", got)
+	}
+	want := tl.vmNamed(t, "vm-1")
+	if len(got.PowerInfo) != 1 || got.PowerInfo[0].Key != want || got.PowerInfo[0].StartOrder != 1 {
+		t.Errorf("powerInfo through vCenter: %+v, want vm-1 first", got.PowerInfo)
+	}
+}
+
+func TestAutoStartOrderCollisions(t *testing.T) {
+	vm := func(n string) types.ManagedObjectReference {
+		return types.ManagedObjectReference{Type: "VirtualMachine", Value: n}
+	}
+	entry := func(n string, order int32) types.AutoStartPowerInfo {
+		return types.AutoStartPowerInfo{Key: vm(n), StartOrder: order, StartAction: "powerOn", StopAction: "none"}
+	}
+	var sequence []types.AutoStartPowerInfo
+	for _, e := range []types.AutoStartPowerInfo{entry("a", 1), entry("b", 2), entry("any", -1), entry("c", 1)} {
+		sequence = placeAutoStart(sequence, e)
+	}
+	var got []string
+	for _, e := range sequence {
+		got = append(got, e.Key.Value+":"+strconv.Itoa(int(e.StartOrder)))
+	}
+	if strings.Join(got, " ") != "c:1 a:2 b:3 any:-1" {
+		t.Errorf("sequence: %v, want c first, a and b one place later, the any-time VM last", got)
+	}
+	removed := entry("a", -1)
+	removed.StartAction = "none"
+	if sequence = placeAutoStart(sequence, removed); len(sequence) != 3 || containsRef([]types.ManagedObjectReference{
+		sequence[0].Key, sequence[1].Key, sequence[2].Key}, vm("a")) {
+		t.Errorf("start and stop action none keep the VM in the sequence: %v", sequence)
 	}
 }
