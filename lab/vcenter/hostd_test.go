@@ -316,3 +316,39 @@ func TestAutoStartOrderCollisions(t *testing.T) {
 		t.Errorf("start and stop action none keep the VM in the sequence: %v", sequence)
 	}
 }
+
+// The datacenter is ha-datacenter through the host, by name and by inventory path.
+func TestHostdDatacenterName(t *testing.T) {
+	tl := startLab(t)
+	c := tl.hostdClient(t, "esxi-01")
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dc := types.ManagedObjectReference{Type: "Datacenter", Value: "ha-datacenter"}
+	var got mo.Datacenter
+	if err := property.DefaultCollector(c).RetrieveOne(ctx, dc, []string{"name"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "ha-datacenter" {
+		t.Errorf("datacenter name through the host: %q", got.Name)
+	}
+	found, err := methods.FindByInventoryPath(ctx, c, &types.FindByInventoryPath{This: *c.ServiceContent.SearchIndex,
+		InventoryPath: "ha-datacenter/vm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found.Returnval == nil || found.Returnval.Value != "ha-folder-vm" {
+		t.Errorf("FindByInventoryPath(ha-datacenter/vm): got %v, want ha-folder-vm", found.Returnval)
+	}
+	vc, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vc.RetrieveOne(ctx, tl.datacenters[0], []string{"name"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "dc" {
+		t.Errorf("the datacenter's name through vCenter changed: %q", got.Name)
+	}
+}

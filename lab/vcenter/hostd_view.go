@@ -27,16 +27,19 @@ type hostView struct {
 	login       hostdLogin
 	toHostd     map[types.ManagedObjectReference]types.ManagedObjectReference
 	toVC        map[types.ManagedObjectReference]types.ManagedObjectReference
-	shown       map[types.ManagedObjectReference]bool // vCenter references the host view shows
-	vcenterOnly map[types.ManagedObjectReference]bool // vCenter's service managers that ESXi does not have
-	vmFolder    *types.ManagedObjectReference         // the datacenter's VM folder, ha-folder-vm
-	vms         []types.ManagedObjectReference        // the host's VMs
+	shown       map[types.ManagedObjectReference]bool   // vCenter references the host view shows
+	vcenterOnly map[types.ManagedObjectReference]bool   // vCenter's service managers that ESXi does not have
+	vmFolder    *types.ManagedObjectReference           // the datacenter's VM folder, ha-folder-vm
+	vms         []types.ManagedObjectReference          // the host's VMs
+	names       map[types.ManagedObjectReference]string // the names ESXi gives objects vCenter names otherwise
+	datacenter  string                                  // the datacenter's name in vCenter
 }
 
 func (l *Lab) newHostView(h *hostState) *hostView {
 	v := &hostView{login: l.hostdLogin, toHostd: map[types.ManagedObjectReference]types.ManagedObjectReference{},
 		toVC:  map[types.ManagedObjectReference]types.ManagedObjectReference{},
-		shown: map[types.ManagedObjectReference]bool{}, vcenterOnly: map[types.ManagedObjectReference]bool{}}
+		shown: map[types.ManagedObjectReference]bool{}, vcenterOnly: map[types.ManagedObjectReference]bool{},
+		names: map[types.ManagedObjectReference]string{}}
 	v.mapServiceManagers()
 	host := l.hostObject(h.ref)
 	if host == nil {
@@ -86,6 +89,7 @@ func (v *hostView) mapInventory(host *simulator.HostSystem) {
 	v.pair(host.Self, types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"})
 	if host.Parent != nil {
 		v.pair(*host.Parent, types.ManagedObjectReference{Type: "ComputeResource", Value: "ha-compute-res"})
+		v.names[*host.Parent] = host.Name
 		if cr, ok := simulator.Map.Get(*host.Parent).(mo.Entity); ok {
 			if pool := computeResourcePool(cr); pool != nil {
 				v.pair(*pool, types.ManagedObjectReference{Type: "ResourcePool", Value: "ha-root-pool"})
@@ -94,6 +98,7 @@ func (v *hostView) mapInventory(host *simulator.HostSystem) {
 	}
 	if dc := entityDatacenter(host); dc != nil {
 		v.pair(dc.Self, types.ManagedObjectReference{Type: "Datacenter", Value: "ha-datacenter"})
+		v.names[dc.Self], v.datacenter = "ha-datacenter", dc.Name
 		for vc, id := range map[types.ManagedObjectReference]string{dc.VmFolder: "ha-folder-vm",
 			dc.HostFolder: "ha-folder-host", dc.DatastoreFolder: "ha-folder-datastore",
 			dc.NetworkFolder: "ha-folder-network"} {
@@ -187,6 +192,7 @@ func (v *hostView) toVCenter(request *xmlNode, call soapCall) func(http.Response
 		n.setAttr("type", vc.Type)
 		n.setText(vc.Value)
 	})
+	v.datacenterPaths(request)
 	return fault
 }
 
@@ -200,7 +206,7 @@ func (v *hostView) fromVCenter(answer []byte, call hostdCall, ok bool) []byte {
 	}
 	method := call.method
 	if ok {
-		v.flattenVMFolder(tree, method, call.this, call.prop)
+		v.hostdProperties(tree, method, call.this, call.prop)
 	}
 	tree.walk(func(n *xmlNode) {
 		typ, value, isRef := n.moRef()

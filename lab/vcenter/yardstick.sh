@@ -40,7 +40,8 @@ rm -rf "$collection" && mkdir -p "$collection" "$work/logs"
 git --git-dir="$source_git" archive HEAD | tar -x -C "$collection"
 rm -rf "$collection/tests/integration/targets/prepare_vmware_tests"
 cp -r "$root/lab/vcenter/yardstick/prepare_vmware_tests" "$collection/tests/integration/targets/"
-cat > "$collection/tests/integration/cloud-config-vcenter.ini" <<INI
+cloud_config=$collection/tests/integration/cloud-config-vcenter.ini
+cat > "$work/cloud-config-base.ini" <<INI
 [DEFAULT]
 vcenter_hostname: $address
 vcenter_port: $port
@@ -51,13 +52,14 @@ esxi_username: $(lab_var esxi_username)
 esxi_password: $(lab_var esxi_password)
 INI
 # ansible-test lists a collection's files with git: the export is a repository of its own, not part of this one.
+cp "$work/cloud-config-base.ini" "$cloud_config"
 git -C "$collection" init -q && git -C "$collection" add -A
 
 # The lab's default topology under the names the original role gives its inventory (its datacenter DC0, the
 # cluster the binding picks DC0_C0): several targets name DC0, DC0_C0 and /DC0/vm/F0 in their task files. The
 # objects, hosts and GPUs stay the lab's own; only these two names change. The lab also serves the NFS export the
 # binding mounts as ro_datastore.
-"$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" "$work/host-names" <<'PY' || exit 1
+"$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" "$work/host-names" "$work/two-hosts.ini" <<'PY' || exit 1
 import sys
 import yaml
 with open(sys.argv[1]) as handle:
@@ -66,9 +68,13 @@ datacenter = topology["datacenters"][0]
 datacenter["name"] = "DC0"
 first = sorted((c for c in datacenter["clusters"] if c.get("hosts")), key=lambda c: c["name"])[0]
 first["name"] = "DC0_C0"
-topology["nfs_exports"] = ["nfs.lab.local:/srv/share/isos"]  # the binding's yardstick_nfs
+topology["nfs_exports"] = ["nfs.lab.local:/srv/share/isos", "nfs.lab.local:/srv/share/vms"]  # yardstick_nfs(_rw)
+# The first two hosts of that cluster: the esxi1/esxi2 hostnames of a two-host job's cloud config (below).
+two_hosts = sorted(host["name"] for host in first.get("hosts", []))[:2]
 with open(sys.argv[2], "w") as handle:
     yaml.safe_dump(topology, handle)
+with open(sys.argv[4], "w") as handle:
+    handle.write("".join("esxi%d_hostname: %s\n" % (i + 1, name) for i, name in enumerate(two_hosts)))
 with open(sys.argv[3], "w") as handle:
     for dc in topology["datacenters"]:
         for host in [h for c in dc.get("clusters", []) for h in c.get("hosts", [])] + dc.get("hosts", []):
@@ -93,6 +99,11 @@ sed "s/\$/ $hosts_marker/; s/^/$address /" "$work/host-names" >>/etc/hosts 2>>"$
 failed=0
 for target in "${targets[@]}"; do
     "$py" "$root/lab/labctl.py" reset --state-dir "$state" >/dev/null
+    # A target of a two-host job (alias zuul/vmware/vcenter_2esxi) gets that job's esxi1/esxi2_hostname, as in CI.
+    cp "$work/cloud-config-base.ini" "$cloud_config"
+    if grep -qx "zuul/vmware/vcenter_2esxi" "$collection/tests/integration/targets/$target/aliases" 2>/dev/null; then
+        cat "$work/two-hosts.ini" >>"$cloud_config"
+    fi
     start=$SECONDS
     if (cd "$collection" && PATH="$root/.venv/bin:$PATH" ansible-test integration --local \
             --python "$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" -v "$target") \
