@@ -39,6 +39,27 @@ func (tl *testLab) hostdClient(t *testing.T, hostName string) *vim25.Client {
 	return c
 }
 
+// hostdSession is a client of a host's endpoint logged in as the host's root.
+func (tl *testLab) hostdSession(t *testing.T, hostName string) *vim25.Client {
+	t.Helper()
+	c := tl.hostdClient(t, hostName)
+	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// hostdHost reads properties of ha-host through a host's endpoint.
+func hostdHost(t *testing.T, c *vim25.Client, props ...string) mo.HostSystem {
+	t.Helper()
+	var host mo.HostSystem
+	ref := types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"}
+	if err := property.DefaultCollector(c).RetrieveOne(context.Background(), ref, props, &host); err != nil {
+		t.Fatal(err)
+	}
+	return host
+}
+
 func hostdLoginAs(t *testing.T, c *vim25.Client, user, password string) error {
 	t.Helper()
 	_, err := methods.Login(context.Background(), c, &types.Login{This: *c.ServiceContent.SessionManager,
@@ -87,10 +108,7 @@ func TestHostdServiceContent(t *testing.T) {
 // The host view lists the host's own VMs only, by numeric ids, and the host as ha-host in its compute resource.
 func TestHostdShowsTheHostsOwnObjects(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	ctx := context.Background()
 	vms := containerContents(t, c, "VirtualMachine", []string{"name", "runtime.host", "resourcePool"})
 	var names []string
@@ -126,10 +144,7 @@ func TestHostdShowsTheHostsOwnObjects(t *testing.T) {
 // A call on an object the host does not have fails as on ESXi, with ManagedObjectNotFound.
 func TestHostdRefusesOtherHostsObjects(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	other := tl.vmNamed(t, "vm-2")
 	other.Value = hostNumber(other)
 	_, err := methods.PowerOnVM_Task(context.Background(), c, &types.PowerOnVM_Task{This: other})
@@ -144,10 +159,7 @@ func TestHostdRefusesOtherHostsObjects(t *testing.T) {
 // A change made through the host view is the change vCenter sees: the same objects answer both.
 func TestHostdChangeSeenThroughVCenter(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	vm := tl.vmNamed(t, "vm-1")
 	res, err := methods.PowerOnVM_Task(context.Background(), c, &types.PowerOnVM_Task{
 		This: types.ManagedObjectReference{Type: "VirtualMachine", Value: hostNumber(vm)}})
@@ -217,10 +229,7 @@ func TestHostdVMsInTheHostsVMFolder(t *testing.T) {
 	if err := waitTask(sub.MoveInto(ctx, []types.ManagedObjectReference{vm})); err != nil {
 		t.Fatal(err)
 	}
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	var got mo.VirtualMachine
 	hostdVM := types.ManagedObjectReference{Type: "VirtualMachine", Value: hostNumber(vm)}
 	if err := property.DefaultCollector(c).RetrieveOne(ctx, hostdVM, []string{"parent"}, &got); err != nil {
@@ -243,17 +252,9 @@ func TestHostdVMsInTheHostsVMFolder(t *testing.T) {
 // config.autoStart; a start order already taken moves the other VM one place later.
 func TestAutoStartThroughTheHost(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	ctx := context.Background()
-	var host mo.HostSystem
-	hostd := types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"}
-	if err := property.DefaultCollector(c).RetrieveOne(ctx, hostd, []string{"configManager.autoStartManager",
-		"vm"}, &host); err != nil {
-		t.Fatal(err)
-	}
+	host := hostdHost(t, c, "configManager.autoStartManager", "vm")
 	manager := *host.ConfigManager.AutoStartManager
 	vm := host.Vm[0]
 	entry := types.AutoStartPowerInfo{Key: vm, StartAction: "powerOn", StartOrder: 1, StartDelay: -1,
@@ -320,10 +321,7 @@ func TestAutoStartOrderCollisions(t *testing.T) {
 // The datacenter is ha-datacenter through the host, by name and by inventory path.
 func TestHostdDatacenterName(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	ctx := context.Background()
 	dc := types.ManagedObjectReference{Type: "Datacenter", Value: "ha-datacenter"}
 	var got mo.Datacenter

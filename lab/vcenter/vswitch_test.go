@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/vmware/govmomi/property"
@@ -15,17 +16,9 @@ import (
 // that already bridges a switch is refused with ResourceInUse.
 func TestStandardSwitchThroughTheHost(t *testing.T) {
 	tl := startLab(t)
-	c := tl.hostdClient(t, "esxi-01")
-	if err := hostdLoginAs(t, c, "root", testESXiPassword); err != nil {
-		t.Fatal(err)
-	}
+	c := tl.hostdSession(t, "esxi-01")
 	ctx := context.Background()
-	var host mo.HostSystem
-	hostd := types.ManagedObjectReference{Type: "HostSystem", Value: "ha-host"}
-	if err := property.DefaultCollector(c).RetrieveOne(ctx, hostd, []string{"configManager.networkSystem",
-		"config.network.pnic"}, &host); err != nil {
-		t.Fatal(err)
-	}
+	host := hostdHost(t, c, "configManager.networkSystem", "config.network.pnic")
 	if len(host.Config.Network.Pnic) < 2 {
 		t.Fatalf("the test host has %d physical NICs, the test needs a free one", len(host.Config.Network.Pnic))
 	}
@@ -79,5 +72,32 @@ func TestStandardSwitchThroughTheHost(t *testing.T) {
 		Spec: spec})
 	if !isFault(err, "NotFound") {
 		t.Errorf("updating a switch the host does not have: got %v, want NotFound", err)
+	}
+}
+
+// A host of "nics": 4 has vmnic0 to vmnic3, each with an address of its own, in config.network and its network
+// system.
+func TestPhysicalNicsFromTheTopology(t *testing.T) {
+	tl := startLabWith(t, `{"datacenters": [{"name": "dc", "hosts": [{"name": "h", "nics": 4}, {"name": "g"}]}]}`)
+	c := tl.hostdSession(t, "h")
+	host := hostdHost(t, c, "config.network.pnic", "configManager.networkSystem")
+	var ns mo.HostNetworkSystem
+	if err := property.DefaultCollector(c).RetrieveOne(context.Background(), *host.ConfigManager.NetworkSystem,
+		[]string{"networkInfo.pnic"}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	macs := map[string]bool{}
+	for i, nic := range host.Config.Network.Pnic {
+		if nic.Device != "vmnic"+strconv.Itoa(i) || macs[nic.Mac] {
+			t.Errorf("NIC %d: %s, %s", i, nic.Device, nic.Mac)
+		}
+		macs[nic.Mac] = true
+	}
+	if len(host.Config.Network.Pnic) != 4 || len(ns.NetworkInfo.Pnic) != 4 {
+		t.Errorf("NICs: %d in config.network, %d in the network system, want 4", len(host.Config.Network.Pnic),
+			len(ns.NetworkInfo.Pnic))
+	}
+	if other := hostdHost(t, tl.hostdSession(t, "g"), "config.network.pnic"); len(other.Config.Network.Pnic) != 2 {
+		t.Errorf("a host without nics has %d NICs, want 2", len(other.Config.Network.Pnic))
 	}
 }

@@ -57,8 +57,8 @@ git -C "$collection" init -q && git -C "$collection" add -A
 
 # The lab's default topology under the names the original role gives its inventory (its datacenter DC0, the
 # cluster the binding picks DC0_C0): several targets name DC0, DC0_C0 and /DC0/vm/F0 in their task files. The
-# objects, hosts and GPUs stay the lab's own; only these two names change. The lab also serves the NFS export the
-# binding mounts as ro_datastore.
+# objects, hosts and GPUs stay the lab's own; only these two names change (a one-host DC0_C0 also gets a second
+# host, below). The lab also serves the NFS exports the binding mounts as ro_datastore and rw_datastore.
 "$py" - "$root/lab/topologies/default.yml" "$work/topology.yml" "$work/host-names" "$work/two-hosts.ini" <<'PY' || exit 1
 import sys
 import yaml
@@ -68,6 +68,15 @@ datacenter = topology["datacenters"][0]
 datacenter["name"] = "DC0"
 first = sorted((c for c in datacenter["clusters"] if c.get("hosts")), key=lambda c: c["name"])[0]
 first["name"] = "DC0_C0"
+# The original's DC0_C0 has two hosts in a two-host job (esxi1, esxi2); a single-host cluster gets a second host
+# like its first (same GPUs, no BMC or host shell), so that the targets of such jobs have their esxi2. The
+# original's hosts have at least three NICs (vmnic2 is a target's standby uplink): the lab's hosts get four.
+if len(first["hosts"]) == 1:
+    twin = dict((k, v) for k, v in first["hosts"][0].items() if k not in ("bmc", "shell"))
+    twin["name"] = "esxi-yardstick-2.lab.local"
+    first["hosts"].append(twin)
+for host in [h for c in datacenter.get("clusters", []) for h in c.get("hosts", [])] + datacenter.get("hosts", []):
+    host["nics"] = 4
 topology["nfs_exports"] = ["nfs.lab.local:/srv/share/isos", "nfs.lab.local:/srv/share/vms"]  # yardstick_nfs(_rw)
 # The first two hosts of that cluster: the esxi1/esxi2 hostnames of a two-host job's cloud config (below).
 two_hosts = sorted(host["name"] for host in first.get("hosts", []))[:2]

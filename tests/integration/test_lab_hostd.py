@@ -83,7 +83,7 @@ def test_a_host_presents_itself_as_esxi_with_its_own_vms_only(lab, connect_host)
 
 
 def test_vcenters_account_cannot_log_in_to_a_host(lab, connect_host):
-    name, _ = host_with_vms(lab)
+    name = host_with_vms(lab)[0]
     with pytest.raises(vim.fault.InvalidLogin):
         connect_host(name, lab.vcenter_vars["vcenter_username"], lab.vcenter_vars["vcenter_password"])
 
