@@ -77,6 +77,10 @@ func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseW
 		writeHostdServiceContent(w)
 		return
 	}
+	if vcenterOnlyMethods[call.method] {
+		writeFault(w, "The operation is not supported on the object.", "NotSupported", "")
+		return
+	}
 	if fault := view.toVCenter(request, call); fault != nil {
 		fault(w)
 		return
@@ -103,6 +107,16 @@ func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseW
 	rec.body.Write(answer)
 	rec.header.Del("Content-Length")
 	rec.flush(w)
+}
+
+// vcenterOnlyMethods are inventory and provisioning methods a host refuses with NotSupported ("the operation is not
+// supported by the current agent", the vSphere Web Services API's wording for CloneVM_Task and the folder and
+// cluster methods on a host that is not managed through vCenter): a host has one datacenter and no clusters,
+// folders of its own or other hosts.
+var vcenterOnlyMethods = map[string]bool{
+	"CreateDatacenter": true, "CreateClusterEx": true, "CreateCluster": true, "CreateFolder": true,
+	"AddStandaloneHost_Task": true, "AddHost_Task": true, "MoveIntoFolder_Task": true, "CreateDVS_Task": true,
+	"CloneVM_Task": true, "MigrateVM_Task": true, "MoveHostInto_Task": true, "MoveInto_Task": true,
 }
 
 // hostdCall is what the host view needs to know of a request, in vCenter's references: Fetch's property as well.

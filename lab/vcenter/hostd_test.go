@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
@@ -153,6 +154,20 @@ func TestHostdRefusesOtherHostsObjects(t *testing.T) {
 	}
 	if got := tl.state(t).VMs[1].PowerState; got != "poweredOff" {
 		t.Errorf("vm-2 after the refused call: %s", got)
+	}
+	vcenter := simulator.Map.Get(vim25.ServiceInstance).(*simulator.ServiceInstance).Content
+	_, err = methods.AddCustomFieldDef(context.Background(), c, &types.AddCustomFieldDef{
+		This: *vcenter.CustomFieldsManager, Name: "lab"})
+	if !isFault(err, "ManagedObjectNotFound") {
+		t.Errorf("vCenter's custom fields manager through a host: got %v, want ManagedObjectNotFound", err)
+	}
+	_, err = methods.CreateClusterEx(context.Background(), c, &types.CreateClusterEx{
+		This: types.ManagedObjectReference{Type: "Folder", Value: "ha-folder-host"}, Name: "lab"})
+	if !isFault(err, "NotSupported") {
+		t.Errorf("a cluster created through a host: got %v, want NotSupported", err)
+	}
+	if len(tl.state(t).Clusters) != 1 {
+		t.Errorf("clusters after the refused call: %d, want 1", len(tl.state(t).Clusters))
 	}
 }
 
