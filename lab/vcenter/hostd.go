@@ -43,13 +43,24 @@ func (l *Lab) hostdTarget(r *http.Request) *hostState {
 	return nil
 }
 
+func byAddress(hostHeader string) bool {
+	if name, _, err := net.SplitHostPort(hostHeader); err == nil {
+		hostHeader = name
+	}
+	return net.ParseIP(strings.Trim(hostHeader, "[]")) != nil
+}
+
 // hostdRouter sends SOAP requests whose Host header names a lab host through the host view, others to vCenter.
 func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		host := l.hostdTarget(r)
-		l.mu.Unlock()
-		if host == nil || r.Method != http.MethodPost {
+		var host *hostState
+		// A request by address is vCenter's without taking the lab's lock, which property collector waits skip.
+		if r.Method == http.MethodPost && !byAddress(r.Host) {
+			l.mu.Lock()
+			host = l.hostdTarget(r)
+			l.mu.Unlock()
+		}
+		if host == nil {
 			vcenter.ServeHTTP(w, r)
 			return
 		}

@@ -132,7 +132,8 @@ func (s *hostNetworkSystem) describeSwitch(name string, spec types.HostVirtualSw
 
 // completeSwitchSpec fills what a spec leaves out: from the switch's current spec when there is one, else from the
 // host's defaults (128 ports, the policy of vSwitch0 with the bridged NICs active).
-func completeSwitchSpec(spec types.HostVirtualSwitchSpec, current *types.HostVirtualSwitchSpec) types.HostVirtualSwitchSpec {
+func completeSwitchSpec(spec types.HostVirtualSwitchSpec,
+	current *types.HostVirtualSwitchSpec) types.HostVirtualSwitchSpec {
 	template := esx.HostConfigInfo.Network.Vswitch[0].Spec
 	defaults := types.HostNetworkPolicy{}
 	if policy := template.Policy; policy != nil {
