@@ -328,6 +328,7 @@ def cmd_up(args):
         VCSIM, "-listen", "127.0.0.1:%s" % port, "-topology", topology_json, "-catalog", catalog_json,
         "-username", vcenter_vars["vcenter_username"], "-password", vcenter_vars["vcenter_password"],
         "-cert", cert, "-key", key, "-ready-file", ready, "-depot-dir", depot_dir,
+        "-esxi-username", vcenter_vars["esxi_username"], "-esxi-password", vcenter_vars["esxi_password"],
     ], state_dir, ready)
     services["vcenter"] = {"pid": pid, "url": "https://127.0.0.1:%s/sdk" % port, "topology": topology_path,
                            "port": port, "lab": "https://127.0.0.1:%s/lab" % port, "depot_dir": depot_dir}

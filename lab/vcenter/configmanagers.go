@@ -165,6 +165,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	if storage := newHostStorageSystem(obj); storage != nil {
 		simulator.Map.Put(storage)
 	}
+	simulator.Map.Put(newAutoStartManager(h, obj))
 	vnics, access := newVirtualNicManager(h, obj), newHostAccessManager(h, obj)
 	simulator.Map.Put(vnics)
 	simulator.Map.Put(access)

@@ -60,11 +60,6 @@ func (s *hostNetworkSystem) refresh() {
 	}
 }
 
-func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {
-	defer s.refresh()
-	return s.sim.AddVirtualSwitch(c)
-}
-
 func (s *hostNetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) soap.HasFault {
 	defer s.refresh()
 	return s.sim.RemoveVirtualSwitch(c)

@@ -173,6 +173,7 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *HostSpec,
 	h.linkGPUs(spec.NVLink)
 	h.addNVSwitches(spec.NVSwitches)
 	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.rebootDuration()
+	addPhysicalNics(obj, spec.NICs)
 	l.attachHost(h, obj)
 	return object.NewHostSystem(c, ref), nil
 }

@@ -32,6 +32,8 @@ type Lab struct {
 	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
 	vgpuEvents []vgpuEventJSON
 
+	hostdLogin hostdLogin // the hosts' root account, for the host view (hostd*.go)
+
 	datacenters []types.ManagedObjectReference
 	clusters    []types.ManagedObjectReference
 	hosts       []*hostState

@@ -28,6 +28,7 @@ import (
 
 type options struct {
 	listen, topology, catalog, username, password, cert, key, readyFile, depotDir string
+	esxiUsername, esxiPassword                                                    string
 }
 
 func main() {
@@ -43,6 +44,8 @@ func main() {
 	flag.StringVar(&o.key, "key", "", "TLS private key PEM")
 	flag.StringVar(&o.readyFile, "ready-file", "", "write the SDK URL to this file once serving")
 	flag.StringVar(&o.depotDir, "depot-dir", "", "serve the files of this directory at /lab/depot/ (offline bundles)")
+	flag.StringVar(&o.esxiUsername, "esxi-username", "root", "the hosts' own account, for the host view (hostd)")
+	flag.StringVar(&o.esxiPassword, "esxi-password", "", "that account's password (without it the host view refuses logins)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		log.Print(err)
@@ -102,6 +105,7 @@ func run(o options) error {
 			return nil, nil, err
 		}
 		l.vlcm.configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
+		l.hostdLogin = hostdLogin{o.esxiUsername, o.esxiPassword, o.username, o.password}
 		svc.Listen = &url.URL{Scheme: sdk.Scheme, Host: sdk.Host, Path: sdk.Path,
 			User: url.UserPassword(o.username, o.password)}
 		simulator.Map.SessionManager().ServiceHostName = sdk.Host

@@ -65,6 +65,8 @@ type HostSpec struct {
 	PassthroughNeedsReboot bool `json:"passthrough_needs_reboot,omitempty"`
 	// RebootSeconds is how long a reboot keeps the host away from vCenter (default 3).
 	RebootSeconds *float64 `json:"reboot_seconds,omitempty"`
+	// NICs is the number of physical NICs, vmnic0 on (2 to 8, default 2).
+	NICs int `json:"nics,omitempty"`
 
 	cluster *ClusterSpec
 }
@@ -280,6 +282,9 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 	v.nvlink(h, total)
 	if h.RebootSeconds != nil && (*h.RebootSeconds < 0 || *h.RebootSeconds > 600) {
 		v.fail("host %q: reboot_seconds must be between 0 and 600, got %v", h.Name, *h.RebootSeconds)
+	}
+	if h.NICs != 0 && (h.NICs < minPhysicalNics || h.NICs > maxPhysicalNics) {
+		v.fail("host %q: nics must be between %d and %d, got %d", h.Name, minPhysicalNics, maxPhysicalNics, h.NICs)
 	}
 }
 

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// A compute resource's environment browser lists the hardware versions of ESXi 8.0 U2, vmx-21 the default.
+func TestHardwareVersionDescriptors(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cluster mo.ClusterComputeResource
+	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"environmentBrowser", "host"}, &cluster); err != nil {
+		t.Fatal(err)
+	}
+	res, err := methods.QueryConfigOptionDescriptor(ctx, c.Client, &types.QueryConfigOptionDescriptor{
+		This: *cluster.EnvironmentBrowser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys, defaults []string
+	for _, d := range res.Returnval {
+		keys = append(keys, d.Key)
+		if d.DefaultConfigOption != nil && *d.DefaultConfigOption {
+			defaults = append(defaults, d.Key)
+		}
+		if len(d.Host) != len(cluster.Host) {
+			t.Errorf("%s: hosts %v, want the cluster's %v", d.Key, d.Host, cluster.Host)
+		}
+	}
+	if len(keys) != len(esxiHardwareVersions) || keys[len(keys)-1] != "vmx-21" || len(defaults) != 1 ||
+		defaults[0] != "vmx-21" {
+		t.Errorf("descriptors %v, defaults %v: want vmx-04 to vmx-21, vmx-21 the default", keys, defaults)
+	}
+}

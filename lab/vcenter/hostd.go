@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator/esx"
+	"github.com/vmware/govmomi/vim25/types"
+	vimxml "github.com/vmware/govmomi/vim25/xml"
+)
+
+// The host view: the lab's vCenter process also answers as each host's own endpoint (hostd), the vim25 SOAP API an
+// ESXi host serves at https://<host>/sdk. A request reaches the host view when its HTTP Host header names a host of
+// the lab (pyVmomi sends the name it dialled, "esxi-21.lab.local:8989"); any other Host header gets vCenter.
+//
+// There is one inventory: the host view is a translation layer over the simulator's objects. A request's
+// references in hostd's forms are turned into vCenter's before the simulator serves it, and the answer's references
+// back into hostd's; objects of other hosts (their VMs, the cluster's other members, other datacenters) are left
+// out of answers, and a call on one of them fails with ManagedObjectNotFound, as it does on a host that does not
+// have the object. A change made through the host view is therefore seen through vCenter and the reverse.
+
+// hostdLogin holds the host's root account and the vCenter account the host view's sessions run under.
+type hostdLogin struct {
+	esxiUsername, esxiPassword       string
+	vcenterUsername, vcenterPassword string
+}
+
+// hostdTarget is the lab host an SDK request's Host header names, or nil for vCenter.
+func (l *Lab) hostdTarget(r *http.Request) *hostState {
+	name := r.Host
+	if host, _, err := net.SplitHostPort(name); err == nil {
+		name = host
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	for _, h := range l.hosts {
+		if strings.ToLower(h.name) == name {
+			return h
+		}
+	}
+	return nil
+}
+
+func byAddress(hostHeader string) bool {
+	if name, _, err := net.SplitHostPort(hostHeader); err == nil {
+		hostHeader = name
+	}
+	return net.ParseIP(strings.Trim(hostHeader, "[]")) != nil
+}
+
+// hostdRouter sends SOAP requests whose Host header names a lab host through the host view, others to vCenter.
+func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var host *hostState
+		// A request by address is vCenter's without taking the lab's lock, which property collector waits skip.
+		if r.Method == http.MethodPost && !byAddress(r.Host) {
+			l.mu.Lock()
+			host = l.hostdTarget(r)
+			l.mu.Unlock()
+		}
+		if host == nil {
+			vcenter.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		l.serveHostd(vcenter, host, w, r, body)
+	})
+}
+
+func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseWriter, r *http.Request, body []byte) {
+	request, err := parseXML(body)
+	call := scanCall(body)
+	if err != nil || call.method == "" {
+		writeFault(w, "Unable to parse the request", "InvalidRequest", "")
+		return
+	}
+	l.mu.Lock()
+	view := l.newHostView(host)
+	l.mu.Unlock()
+	if call.method == "RetrieveServiceContent" {
+		writeHostdServiceContent(w)
+		return
+	}
+	if vcenterOnlyMethods[call.method] {
+		writeFault(w, "The operation is not supported on the object.", "NotSupported", "")
+		return
+	}
+	if fault := view.toVCenter(request, call); fault != nil {
+		fault(w)
+		return
+	}
+	translated := hostdCall{method: call.method, this: scanCall(request.bytes()).this}
+	if prop := request.find("prop"); prop != nil {
+		translated.prop, _ = prop.text()
+	}
+	if call.method == "Login" && !l.hostdCredentials(request) {
+		writeFault(w, "Cannot complete login due to an incorrect user name or password.", "InvalidLogin", "")
+		return
+	}
+	forwarded := r.Clone(r.Context())
+	forwarded.Body = io.NopCloser(bytes.NewReader(request.bytes()))
+	forwarded.ContentLength = -1
+	rec := &recorder{header: http.Header{}}
+	vcenter.ServeHTTP(rec, forwarded)
+
+	l.mu.Lock()
+	view = l.newHostView(host) // the call may have changed what the host has (a VM created, a datastore mounted)
+	answer := view.fromVCenter(rec.body.Bytes(), translated, rec.status == http.StatusOK)
+	l.mu.Unlock()
+	rec.body.Reset()
+	rec.body.Write(answer)
+	rec.header.Del("Content-Length")
+	rec.flush(w)
+}
+
+// vcenterOnlyMethods are inventory and provisioning methods a host refuses with NotSupported ("the operation is not
+// supported by the current agent", the vSphere Web Services API's wording for CloneVM_Task and the folder and
+// cluster methods on a host that is not managed through vCenter): a host has one datacenter and no clusters,
+// folders of its own or other hosts.
+var vcenterOnlyMethods = map[string]bool{
+	"CreateDatacenter": true, "CreateClusterEx": true, "CreateCluster": true, "CreateFolder": true,
+	"AddStandaloneHost_Task": true, "AddHost_Task": true, "MoveIntoFolder_Task": true, "CreateDVS_Task": true,
+	"CloneVM_Task": true, "MigrateVM_Task": true, "MoveHostInto_Task": true, "MoveInto_Task": true,
+}
+
+// hostdCall is what the host view needs to know of a request, in vCenter's references: Fetch's property as well.
+type hostdCall struct {
+	method string
+	this   types.ManagedObjectReference
+	prop   string
+}
+
+// hostdCredentials lets the host's root account log in: Login runs under the lab's vCenter account when the
+// request names the host's credentials, and is refused (false) otherwise, vCenter's account included.
+func (l *Lab) hostdCredentials(request *xmlNode) bool {
+	user, password := request.find("userName"), request.find("password")
+	if user == nil || password == nil {
+		return false
+	}
+	userText, _ := user.text()
+	passwordText, _ := password.text()
+	login := l.hostdLogin
+	if login.esxiUsername == "" || userText != login.esxiUsername || passwordText != login.esxiPassword {
+		return false
+	}
+	user.setText(login.vcenterUsername)
+	password.setText(login.vcenterPassword)
+	return true
+}
+
+// hostdAnswerUser shows the session's user as the host's root account in Login's and the session manager's answers.
+func (v *hostView) hostdAnswerUser(answer *xmlNode) {
+	answer.walk(func(n *xmlNode) {
+		if n.name() == "userName" || n.name() == "fullName" {
+			if text, ok := n.text(); ok && text == v.login.vcenterUsername {
+				n.setText(v.login.esxiUsername)
+			}
+		}
+	})
+}
+
+func writeManagedObjectNotFound(ref types.ManagedObjectReference) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) { writeObjectNotFound(w, ref) }
+}
+
+// writeHostdServiceContent answers RetrieveServiceContent as an ESXi host: the managers a host has, under hostd's
+// ids (govmomi's esx.ServiceContent, recorded from ESXi), and about as ESXi reports itself (apiType HostAgent,
+// productLineId embeddedEsx), with the version of the lab's hosts.
+func writeHostdServiceContent(w http.ResponseWriter) {
+	content := esx.ServiceContent
+	content.About = esxiAbout(content.About)
+	content.About.Name = "VMware ESXi"
+	body, err := vimxml.Marshal(struct {
+		XMLName   vimxml.Name          `xml:"urn:vim25 RetrieveServiceContentResponse"`
+		Returnval types.ServiceContent `xml:"returnval"`
+	}{Returnval: content})
+	if err != nil {
+		writeSystemError(w, err.Error())
+		return
+	}
+	writeResponse(w, string(body))
+}
