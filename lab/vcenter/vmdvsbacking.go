@@ -54,12 +54,3 @@ func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*
 	}
 	return nil, undo
 }
-
-func containsRef(refs []types.ManagedObjectReference, ref types.ManagedObjectReference) bool {
-	for _, r := range refs {
-		if r == ref {
-			return true
-		}
-	}
-	return false
-}
