@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The guest roles' plans: what grid_driver and grid_license do on a guest, decided once from one gpu_guest_info
 read. The logic is in ``module_utils/guest/grid_driver_plan.py`` and ``grid_license_plan.py``; the docs in
-``grid_driver_plan.yml``, ``grid_license_plan.yml`` and ``grid_license_report.yml``."""
+``grid_driver_plan.yml``, ``grid_license_plan.yml`` and ``grid_license_report.yml``; and which of a role's files
+differ from what it writes (``module_utils/guest/file_state.py``, ``guest_files_to_write.yml``)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,6 +13,7 @@ __metaclass__ = type
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_driver_plan as _driver
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as _license
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import files_to_write
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 
@@ -35,6 +37,12 @@ def grid_license_report(gpus, license_state, params, hostname="", restarted=Fals
     return _license.license_report(gpus, license_state, params, hostname, restarted, changed)
 
 
+@filter_errors(GpuopsError)
+def guest_files_to_write(files, states):
+    """``files | gpuops.vgpu.guest_files_to_write(guest.gpu_guest.files)``: the files a role still has to write."""
+    return files_to_write(files, states)
+
+
 class FilterModule(object):
     """The guest roles' plans."""
 
@@ -43,4 +51,5 @@ class FilterModule(object):
             "grid_driver_plan": grid_driver_plan,
             "grid_license_plan": grid_license_plan,
             "grid_license_report": grid_license_report,
+            "guest_files_to_write": guest_files_to_write,
         }
