@@ -79,8 +79,8 @@ def test_a_bare_guest_gets_every_step_and_nvcc_after_the_install():
                             "cuda_<version>_<driver>_linux.run): set cuda_toolkit_version."),
     ({"installer_options": ["--driver"]}, {}, "cuda_toolkit_installer_options contains --driver: the runfile's "
                                               "driver would replace the GRID driver of this vGPU guest. Remove it."),
-    ({}, {"errors": {"packages": {"msg": "rpm failed"}}}, "Could not read packages on vm1: rpm failed. Nothing was "
-                                                         "changed."),
+    ({}, {"errors": {"packages": {"msg": "rpm failed"}}},
+     "Could not read packages on vm1: rpm failed. Nothing was changed."),
     ({}, {"packages": {"nvidia-cuda-toolkit": "11.8", "cuda": "12"}},
      "cuda, nvidia-cuda-toolkit installed on vm1: distribution CUDA packages pull a non-GRID NVIDIA driver and "
      "remove the GRID driver of this vGPU guest. Remove cuda nvidia-cuda-toolkit, reinstall"),
