@@ -1,17 +1,21 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The guest roles' plans: what grid_driver and grid_license do on a guest, decided once from one gpu_guest_info
-read. The logic is in ``module_utils/guest/grid_driver_plan.py`` and ``grid_license_plan.py``; the docs in
-``grid_driver_plan.yml``, ``grid_license_plan.yml`` and ``grid_license_report.yml``."""
+"""The guest roles' plans: what grid_driver, grid_license and cuda_toolkit do on a guest, decided once from one
+gpu_guest_info read. The logic is in ``module_utils/guest/grid_driver_plan.py``, ``grid_license_plan.py`` and
+``cuda_toolkit_plan.py``; the docs in ``grid_driver_plan.yml``, ``grid_license_plan.yml``, ``grid_license_report.yml``
+and ``cuda_toolkit_plan.yml``; and which of a role's files differ from what it writes
+(``module_utils/guest/file_state.py``, ``guest_files_to_write.yml``)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import cuda_toolkit_plan as _cuda
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_driver_plan as _driver
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as _license
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import files_to_write
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 
@@ -35,12 +39,26 @@ def grid_license_report(gpus, license_state, params, hostname="", restarted=Fals
     return _license.license_report(gpus, license_state, params, hostname, restarted, changed)
 
 
+@filter_errors(GpuopsError)
+def cuda_toolkit_plan(gpu_guest, params, check_mode=False, hostname="", version_json=None):
+    """``guest.gpu_guest | gpuops.vgpu.cuda_toolkit_plan(params, ...)``: what the cuda_toolkit role does."""
+    return _cuda.cuda_toolkit_plan(gpu_guest, params, check_mode, hostname, version_json)
+
+
+@filter_errors(GpuopsError)
+def guest_files_to_write(files, states):
+    """``files | gpuops.vgpu.guest_files_to_write(guest.gpu_guest.files)``: the files a role still has to write."""
+    return files_to_write(files, states)
+
+
 class FilterModule(object):
     """The guest roles' plans."""
 
     def filters(self):
         return {
+            "cuda_toolkit_plan": cuda_toolkit_plan,
             "grid_driver_plan": grid_driver_plan,
             "grid_license_plan": grid_license_plan,
             "grid_license_report": grid_license_report,
+            "guest_files_to_write": guest_files_to_write,
         }

@@ -80,9 +80,13 @@ options:
     description:
       - Answer from the guest's state already read in this play, without reaching the guest, when that read covers
         the probes, O(files) and O(services) asked for and nothing has said since that the guest changed.
-      - Otherwise the guest is read with every probe, and the files and services of the earlier read as well; the
-        read is kept in the host fact C(gpu_guest_info_cache) for the next read with O(reuse). More probes than
-        O(gather) names may then be returned.
+      - A read under the same conditions that asks for more reads only the missing probes, files and services and
+        adds them to the kept read.
+      - Otherwise (the first read, or the guest changed) the guest is read with every probe, the files and
+        services of the earlier read, and those that the host variable C(gpu_guest_info_reads) lists (a list of
+        C({files, services}), what the play's later reads will ask for) as well. The read is kept in the host fact
+        C(gpu_guest_info_cache) for the next read with O(reuse). More probes, files and services than asked for
+        may then be returned.
       - A task that changes the guest says so by adding one to the host variable C(gpu_guest_info_changes)
         (C(ansible.builtin.set_fact)); the gpuops.vgpu guest roles do it after their changes. A read kept from
         another play is never reused.

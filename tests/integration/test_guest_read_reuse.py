@@ -2,9 +2,10 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """gpu_guest_info with reuse on a lab guest over SSH: a read that the play's earlier read covers is answered on the
-controller without reaching the guest (a file created on the guest in between is not seen), and the guest is read
-again when the read asks for more, when a task said the guest changed (gpu_guest_info_changes), in a new play, and
-always without reuse.
+controller without reaching the guest (a file created on the guest in between is not seen), the first read also
+covers what the play's gpu_guest_info_reads names, a read that asks for more reads only what is missing, and the
+guest is read again when a task said the guest changed (gpu_guest_info_changes), in a new play, and always without
+reuse.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +22,8 @@ from guest_run import PLAYBOOK, ROOT, lab_guest, on_guest
 
 GUEST = "reuse-guest"
 PROBE = "/etc/gpuops-reuse-probe"
+# A file a later read of the play asks for (gpu_guest_info_reads).
+LATER = "/etc/os-release"
 CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
 
 
@@ -30,10 +33,11 @@ def read(name, **options):
 
 
 PLAYBOOK_TEXT = [
-    {"name": "One play", "hosts": "all", "gather_facts": False, "tasks": [
+    {"name": "One play", "hosts": "all", "gather_facts": False, "vars": {"gpu_guest_info_reads": [{"files": [LATER]}]},
+     "tasks": [
         read("first"),
         {"name": "Create the probe without saying so", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
-        read("covered", gather=["os", "cuda"]),
+        read("covered", gather=["os", "cuda"], files=[PROBE, LATER]),
         read("more", services=["ssh"]),
         {"name": "Say that the guest changed", "ansible.builtin.set_fact": {
             "gpu_guest_info_changes": "{{ gpu_guest_info_changes | default(0) | int + 1 }}"}},
@@ -84,8 +88,9 @@ def test_a_covered_read_never_reaches_the_guest_and_a_change_or_new_play_reads_a
     assert not one["first"]["reused"] and not probe_seen(one["first"])
     # Every probe was read the first time, so this read is covered: answered as the guest was, probe unseen.
     assert one["covered"]["reused"] and not probe_seen(one["covered"]) and "cuda" in one["covered"]["gpu_guest"]
-    # A service not read before: the guest is read again, and now shows the probe.
-    assert not one["more"]["reused"] and probe_seen(one["more"])
+    assert one["covered"]["gpu_guest"]["files"][LATER]["exists"] is True
+    # A service not read before: the guest is read for it alone; the rest is the kept read, probe unseen.
+    assert not one["more"]["reused"] and not probe_seen(one["more"]) and "cuda" in one["more"]["gpu_guest"]
     assert one["more"]["gpu_guest"]["services"]["ssh"]["active"] is True
     # After gpu_guest_info_changes moved, the probe's removal is seen.
     assert not one["after_change"]["reused"] and not probe_seen(one["after_change"])

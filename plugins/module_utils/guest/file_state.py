@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Whether a path as ``gpu_guest_info`` described it is already what a copy, file or link task would leave."""
+"""Whether a path as ``gpu_guest_info`` described it is already what a copy, file or link task would leave, and
+which of several are not."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -34,3 +35,16 @@ def file_as(state, wanted):
     if asked["type"] == "link":
         asked.pop("mode", None)
     return all(state.get(key) == value for key, value in asked.items())
+
+
+def files_to_write(wanted_files, states):
+    """The entries of ``wanted_files`` (each ``path`` plus what ``file_as`` compares) whose path, as ``states``
+    (``gpu_guest.files``) describes it, is not already as asked; a path not read counts as one to write."""
+    stale = []
+    for wanted in wanted_files:
+        if not isinstance(wanted, dict) or "path" not in wanted:
+            raise InputError("each file to compare is a dict with its path and what the task asks for")
+        asked = dict((key, value) for key, value in wanted.items() if key != "path")
+        if not file_as((states or {}).get(wanted["path"]) or {}, asked):
+            stale.append(wanted)
+    return stale
