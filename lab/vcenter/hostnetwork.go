@@ -65,11 +65,6 @@ func (s *hostNetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) so
 	return s.sim.RemoveVirtualSwitch(c)
 }
 
-func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, c *types.AddPortGroup) soap.HasFault {
-	defer s.refresh()
-	return s.sim.AddPortGroup(ctx, c)
-}
-
 func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
 	return s.sim.QueryNetworkHint(req)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -57,14 +58,122 @@ func (s *hostNetworkSystem) UpdatePortGroup(ctx *simulator.Context, req *types.U
 	return body
 }
 
+// AddPortGroup adds a standard port group to the host. vCenter keeps one Network per name in a datacenter, shared
+// by every host with a port group of that name (Network.host): a second host adding the name joins the network
+// where the simulator refuses it as a duplicate. A name the host already has is AlreadyExists (vSphere Web
+// Services API, HostNetworkSystem.AddPortGroup).
+func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, req *types.AddPortGroup) soap.HasFault {
+	defer s.refresh()
+	body := &methods.AddPortGroupBody{}
+	info := s.sim.NetworkInfo
+	if portGroupIndex(info.Portgroup, req.Portgrp.Name) >= 0 {
+		body.Fault_ = simulator.Fault(fmt.Sprintf("The specified key, name, or identifier '%s' already exists.",
+			req.Portgrp.Name), &types.AlreadyExists{Name: req.Portgrp.Name})
+		return body
+	}
+	network := s.sharedNetwork(req.Portgrp.Name)
+	if network == nil {
+		result := s.sim.AddPortGroup(ctx, req)
+		if result.Fault() == nil {
+			s.joinNetwork(s.sharedNetwork(req.Portgrp.Name))
+		}
+		return result
+	}
+	index := switchIndex(info.Vswitch, req.Portgrp.VswitchName)
+	if index < 0 {
+		body.Fault_ = notFoundFault(fmt.Sprintf("The object or item referred to could not be found: virtual switch "+
+			"%q on host %s", req.Portgrp.VswitchName, s.host.Name))
+		return body
+	}
+	info.Vswitch[index].Portgroup = append(info.Vswitch[index].Portgroup, req.Portgrp.Name)
+	info.Portgroup = append(info.Portgroup, types.HostPortGroup{Key: "key-vim.host.PortGroup-" + req.Portgrp.Name,
+		Spec: req.Portgrp})
+	s.joinNetwork(network)
+	body.Res = &types.AddPortGroupResponse{}
+	return body
+}
+
 func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
 	defer s.refresh()
 	return s.removePortGroup(ctx, req)
 }
 
+// sharedNetwork is the standard network of that name in the host's datacenter, if there is one.
+func (s *hostNetworkSystem) sharedNetwork(name string) *mo.Network {
+	dc, ok := simulator.Map.Get(datacenterOf(s.host.Parent)).(*simulator.Datacenter)
+	if !ok {
+		return nil
+	}
+	folder, ok := simulator.Map.Get(dc.NetworkFolder).(*simulator.Folder)
+	if !ok {
+		return nil
+	}
+	for _, ref := range folder.ChildEntity {
+		if network, ok := simulator.Map.Get(ref).(*mo.Network); ok && network.Name == escapeName(name) {
+			return network
+		}
+	}
+	return nil
+}
+
+func (s *hostNetworkSystem) joinNetwork(network *mo.Network) {
+	if network == nil {
+		return
+	}
+	if !containsRef(network.Host, s.host.Self) {
+		network.Host = append(network.Host, s.host.Self)
+	}
+	if !containsRef(s.host.Network, network.Self) {
+		s.host.Network = append(s.host.Network, network.Self)
+	}
+}
+
+// leaveNetwork takes the host off a shared network that other hosts still have, without the simulator, which
+// would remove the network itself. It answers false when the host is the network's last one.
+func (s *hostNetworkSystem) leaveNetwork(name string) bool {
+	network := s.sharedNetwork(name)
+	if network == nil {
+		return false
+	}
+	others := network.Host[:0:0]
+	for _, ref := range network.Host {
+		if ref != s.host.Self {
+			others = append(others, ref)
+		}
+	}
+	if len(others) == 0 {
+		return false
+	}
+	info := s.sim.NetworkInfo
+	for i := range info.Vswitch {
+		kept := info.Vswitch[i].Portgroup[:0]
+		for _, pg := range info.Vswitch[i].Portgroup {
+			if pg != name {
+				kept = append(kept, pg)
+			}
+		}
+		info.Vswitch[i].Portgroup = kept
+	}
+	if index := portGroupIndex(info.Portgroup, name); index >= 0 {
+		info.Portgroup = append(info.Portgroup[:index], info.Portgroup[index+1:]...)
+	}
+	network.Host = others
+	kept := s.host.Network[:0]
+	for _, ref := range s.host.Network {
+		if ref != network.Self {
+			kept = append(kept, ref)
+		}
+	}
+	s.host.Network = kept
+	return true
+}
+
 // removePortGroup is the simulator's, which finds the port group's network by the name as given: vCenter stores
 // it with / \ and %% escaped (escapeName), so a network of such a name is first given its plain name back.
 func (s *hostNetworkSystem) removePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
+	if portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 && s.leaveNetwork(req.PgName) {
+		return &methods.RemovePortGroupBody{Res: &types.RemovePortGroupResponse{}}
+	}
 	if escaped := escapeName(req.PgName); escaped != req.PgName && portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 {
 		for _, network := range simulator.Map.All("Network") {
 			if entity := network.Entity(); entity.Name == escaped {

@@ -101,3 +101,67 @@ func TestUpdatePortGroup(t *testing.T) {
 		}
 	}
 }
+
+// Two hosts with a port group of the same name share one network, as vCenter keeps them; it goes with the last.
+func TestPortGroupSharedAcrossHosts(t *testing.T) {
+	tl := startLab(t)
+	ctx := context.Background()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	systems := make([]types.ManagedObjectReference, 2)
+	for i := range systems {
+		var host mo.HostSystem
+		if err := c.RetrieveOne(ctx, tl.hosts[i].ref, []string{"configManager.networkSystem"}, &host); err != nil {
+			t.Fatal(err)
+		}
+		systems[i] = *host.ConfigManager.NetworkSystem
+	}
+	add := func(i int) error {
+		_, err := methods.AddPortGroup(ctx, c.Client, &types.AddPortGroup{This: systems[i],
+			Portgrp: types.HostPortGroupSpec{Name: "lab-shared", VswitchName: "vSwitch0"}})
+		return err
+	}
+	remove := func(i int) {
+		if _, err := methods.RemovePortGroup(ctx, c.Client, &types.RemovePortGroup{This: systems[i],
+			PgName: "lab-shared"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	networks := func() []mo.Network {
+		v, err := view.NewManager(c.Client).CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"Network"}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all, named []mo.Network
+		if err := v.Retrieve(ctx, []string{"Network"}, []string{"name", "host"}, &all); err != nil {
+			t.Fatal(err)
+		}
+		for _, network := range all {
+			if network.Name == "lab-shared" {
+				named = append(named, network)
+			}
+		}
+		return named
+	}
+	for i := range systems {
+		if err := add(i); err != nil {
+			t.Fatalf("host %d: %v", i, err)
+		}
+	}
+	if err := add(0); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("the same name twice on a host: %v", err)
+	}
+	if got := networks(); len(got) != 1 || len(got[0].Host) != 2 {
+		t.Fatalf("want one network with both hosts, got %+v", got)
+	}
+	remove(0)
+	if got := networks(); len(got) != 1 || len(got[0].Host) != 1 || got[0].Host[0] != tl.hosts[1].ref {
+		t.Fatalf("after the first host leaves: %+v", got)
+	}
+	remove(1)
+	if got := networks(); len(got) != 0 {
+		t.Errorf("the network outlives its last host: %+v", got)
+	}
+}
