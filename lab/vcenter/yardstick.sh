@@ -14,6 +14,10 @@
 # 443 on a loopback address of this lab's own (127.0.0.<2 + offset/1000>) to the lab; binding a port below 1024
 # needs root or CAP_NET_BIND_SERVICE. Without it the script goes on and those tasks fail with "Connection refused".
 # The lab's own port is forwarded on that address as well, since the lab listens on 127.0.0.1 only.
+#
+# YARDSTICK_VENV names the virtual environment that runs ansible-test and the modules (default .venv). It needs
+# tests/requirements.txt, including VMware's vSphere Automation SDK (vmware-vcenter, …), which vmware.vmware.guest_info
+# and community.vmware's REST-based modules (vmware_object_rename, …) import.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source_git=${1:?usage: $0 <community.vmware git directory> [target ...]}
@@ -25,7 +29,8 @@ offset=${LAB_PORT_OFFSET:-10000}
 state=$root/.tmp/lab-yardstick
 work=$root/.tmp/yardstick
 collection=$work/ansible_collections/community/vmware
-py=$root/.venv/bin/python
+venv=${YARDSTICK_VENV:-$root/.venv}
+py=$venv/bin/python
 lab_var() { sed -n "s/^$1: *//p" "$root/inventories/lab/group_vars/all.yml"; }
 port=$(( $(lab_var vcenter_port) + offset ))
 address=127.0.0.$(( 2 + offset / 1000 % 250 ))
@@ -75,7 +80,7 @@ failed=0
 for target in "${targets[@]}"; do
     "$py" "$root/lab/labctl.py" reset --state-dir "$state" >/dev/null
     start=$SECONDS
-    if (cd "$collection" && PATH="$root/.venv/bin:$PATH" ansible-test integration --local \
+    if (cd "$collection" && PATH="$venv/bin:$PATH" ansible-test integration --local \
             --python "$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" -v "$target") \
             >"$work/logs/$target.log" 2>&1; then
         result=pass
