@@ -157,15 +157,25 @@ func vmSummary(vm *simulator.VirtualMachine) vapiStruct {
 
 // findVM reads the required "vm" input and returns the VM, or NOT_FOUND.
 func (c *vapiCall) findVM() (*simulator.VirtualMachine, *vapiErr) {
-	id, err := c.str("vm")
+	e, err := c.findEntity("vm", "VirtualMachine", "Virtual machine")
 	if err != nil {
 		return nil, err
 	}
-	vm := vmObject(entity(types.ManagedObjectReference{Type: "VirtualMachine", Value: id}))
-	if vm == nil {
-		return nil, notFound("Virtual machine", id)
+	return vmObject(e), nil
+}
+
+// findEntity reads the required identifier input field and returns the inventory object of that managed object
+// type with that id, or NOT_FOUND naming it as label.
+func (c *vapiCall) findEntity(field, kind, label string) (mo.Entity, *vapiErr) {
+	id, err := c.str(field)
+	if err != nil {
+		return nil, err
 	}
-	return vm, nil
+	e := entity(types.ManagedObjectReference{Type: kind, Value: id})
+	if e == nil {
+		return nil, notFound(label, id)
+	}
+	return e, nil
 }
 
 // ---- datacenters, folders, clusters, hosts -------------------------------------------------------------------------
@@ -187,14 +197,11 @@ func listDatacentersVapi(c *vapiCall) (interface{}, *vapiErr) {
 }
 
 func getDatacenter(c *vapiCall) (interface{}, *vapiErr) {
-	id, err := c.str("datacenter")
+	e, err := c.findEntity("datacenter", "Datacenter", "Datacenter")
 	if err != nil {
 		return nil, err
 	}
-	dc, ok := entity(types.ManagedObjectReference{Type: "Datacenter", Value: id}).(*simulator.Datacenter)
-	if !ok {
-		return nil, notFound("Datacenter", id)
-	}
+	dc := e.(*simulator.Datacenter)
 	return vapiStruct{"com.vmware.vcenter.datacenter.info", map[string]interface{}{"name": dc.Name,
 		"datastore_folder": dc.DatastoreFolder.Value, "host_folder": dc.HostFolder.Value,
 		"network_folder": dc.NetworkFolder.Value, "vm_folder": dc.VmFolder.Value}}, nil
@@ -260,14 +267,11 @@ func clusterHA(cluster *simulator.ClusterComputeResource) bool {
 }
 
 func getCluster(c *vapiCall) (interface{}, *vapiErr) {
-	id, err := c.str("cluster")
+	e, err := c.findEntity("cluster", "ClusterComputeResource", "Cluster")
 	if err != nil {
 		return nil, err
 	}
-	cluster, ok := entity(types.ManagedObjectReference{Type: "ClusterComputeResource", Value: id}).(*simulator.ClusterComputeResource)
-	if !ok {
-		return nil, notFound("Cluster", id)
-	}
+	cluster := e.(*simulator.ClusterComputeResource)
 	return vapiStruct{"com.vmware.vcenter.cluster.info", map[string]interface{}{"name": cluster.Name,
 		"resource_pool": cluster.ResourcePool.Value}}, nil
 }

@@ -113,14 +113,11 @@ func poolOnHosts(pool *simulator.ResourcePool, f filter) bool {
 }
 
 func getResourcePool(c *vapiCall) (interface{}, *vapiErr) {
-	id, err := c.str("resource_pool")
+	e, err := c.findEntity("resource_pool", "ResourcePool", "Resource pool")
 	if err != nil {
 		return nil, err
 	}
-	pool, ok := entity(types.ManagedObjectReference{Type: "ResourcePool", Value: id}).(*simulator.ResourcePool)
-	if !ok {
-		return nil, notFound("Resource pool", id)
-	}
+	pool := e.(*simulator.ResourcePool)
 	children := []string{}
 	for _, child := range pool.ResourcePool.ResourcePool {
 		children = append(children, child.Value)

@@ -20,10 +20,14 @@ func (tl *testLab) rpc(t *testing.T, service, operation string, input map[string
 	return tl.rawRPC(t, body)
 }
 
-func (tl *testLab) rawRPC(t *testing.T, body []byte) map[string]interface{} {
+// rawRPC posts body to /api with the given extra headers and returns the decoded answer.
+func (tl *testLab) rawRPC(t *testing.T, body []byte, headers ...string) map[string]interface{} {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, tl.server.URL+"/api", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	res, err := tl.server.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -183,15 +187,7 @@ func TestVapiRejectsMismatchedOperationHeader(t *testing.T) {
 	tl := startLab(t)
 	body := []byte(`{"jsonrpc":"2.0","method":"invoke","id":"1","params":{"serviceId":"com.vmware.cis.session",` +
 		`"operationId":"get","input":{"STRUCTURE":{"operation-input":{}}},"ctx":{}}}`)
-	req, _ := http.NewRequest(http.MethodPost, tl.server.URL+"/api", bytes.NewReader(body))
-	req.Header.Set("vapi-service", "com.vmware.vcenter.VM")
-	res, err := tl.server.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]interface{}
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	out := tl.rawRPC(t, body, "vapi-service", "com.vmware.vcenter.VM")
 	if e, _ := out["error"].(map[string]interface{}); e["code"] != float64(rpcInvalidOperation) {
 		t.Fatalf("header mismatch: %v", out)
 	}
