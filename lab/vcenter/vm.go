@@ -138,6 +138,7 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	body := vm.VirtualMachine.ReconfigVMTask(ctx, req).(*methods.ReconfigVM_TaskBody)
 	if taskSucceeded(body.Res.Returnval) {
 		l.afterReconfigure(vm)
+		l.applySpecExtras(&vm.VirtualMachine, &req.Spec)
 	}
 	return body
 }

@@ -17,5 +17,22 @@ func (l *Lab) createVMTask(t *simulator.Task, original taskRunner) (types.AnyTyp
 		return l.taskResult(t, nil, invalidArgument("configSpec.guestId", "%s is not a guest OS identifier",
 			req.Config.GuestId))
 	}
-	return newVMToolsRecord(t, original)
+	result, fault := newVMToolsRecord(t, original)
+	if req, ok := l.inflight.(*types.CreateVM_Task); ok && fault == nil {
+		if ref, isRef := result.(types.ManagedObjectReference); isRef {
+			if vm, isVM := simulator.Map.Get(ref).(*simulator.VirtualMachine); isVM {
+				l.applySpecExtras(vm, &req.Config)
+			}
+		}
+	}
+	return result, fault
+}
+
+// applySpecExtras applies the ConfigSpec fields the simulator ignores, on create and reconfigure, so that a client
+// reading config back sees what it set: maxMksConnections (the remote console limit).
+func (l *Lab) applySpecExtras(vm *simulator.VirtualMachine, spec *types.VirtualMachineConfigSpec) {
+	if spec.MaxMksConnections != 0 {
+		vm.Config.MaxMksConnections = spec.MaxMksConnections
+		l.update(vm, types.PropertyChange{Name: "config.maxMksConnections", Val: spec.MaxMksConnections})
+	}
 }

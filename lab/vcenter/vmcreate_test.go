@@ -46,3 +46,21 @@ func TestCreateVMRefusesAnUnknownGuestID(t *testing.T) {
 		t.Fatalf("known guest id: %v", err)
 	}
 }
+
+// maxMksConnections set on create or reconfigure reads back as set.
+func TestMaxMksConnectionsReadsBack(t *testing.T) {
+	tl, c, _ := startLabFolders(t)
+	ctx := context.Background()
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{MaxMksConnections: 4})
+	if err != nil || task.Wait(ctx) != nil {
+		t.Fatalf("reconfigure: %v", err)
+	}
+	var got mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, vm.Reference(), []string{"config.maxMksConnections"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Config.MaxMksConnections != 4 {
+		t.Fatalf("config.maxMksConnections %d after setting 4", got.Config.MaxMksConnections)
+	}
+}
