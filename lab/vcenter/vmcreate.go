@@ -29,10 +29,62 @@ func (l *Lab) createVMTask(t *simulator.Task, original taskRunner) (types.AnyTyp
 }
 
 // applySpecExtras applies the ConfigSpec fields the simulator ignores, on create and reconfigure, so that a client
-// reading config back sees what it set: maxMksConnections (the remote console limit).
+// reading config back sees what it set: maxMksConnections (the remote console limit) and the vApp properties.
 func (l *Lab) applySpecExtras(vm *simulator.VirtualMachine, spec *types.VirtualMachineConfigSpec) {
 	if spec.MaxMksConnections != 0 {
 		vm.Config.MaxMksConnections = spec.MaxMksConnections
 		l.update(vm, types.PropertyChange{Name: "config.maxMksConnections", Val: spec.MaxMksConnections})
 	}
+	if vapp, ok := spec.VAppConfig.(*types.VmConfigSpec); ok && len(vapp.Property) > 0 {
+		info, _ := vm.Config.VAppConfig.(*types.VmConfigInfo)
+		if info == nil {
+			info = &types.VmConfigInfo{}
+		}
+		info.Property = vappProperties(info.Property, vapp.Property)
+		vm.Config.VAppConfig = info
+		l.update(vm, types.PropertyChange{Name: "config.vAppConfig", Val: info})
+	}
+}
+
+// vappProperties applies VmConfigSpec.property's array updates (add, edit by key, remove by removeKey).
+func vappProperties(current []types.VAppPropertyInfo, updates []types.VAppPropertySpec) []types.VAppPropertyInfo {
+	out := append([]types.VAppPropertyInfo(nil), current...)
+	for _, u := range updates {
+		switch u.Operation {
+		case types.ArrayUpdateOperationAdd:
+			if u.Info != nil {
+				out = append(out, *u.Info)
+			}
+		case types.ArrayUpdateOperationEdit:
+			for i := range out {
+				if u.Info != nil && out[i].Key == u.Info.Key {
+					out[i] = *u.Info
+				}
+			}
+		case types.ArrayUpdateOperationRemove:
+			kept := out[:0]
+			for _, p := range out {
+				if key, ok := intKey(u.RemoveKey); !ok || p.Key != key {
+					kept = append(kept, p)
+				}
+			}
+			out = kept
+		}
+	}
+	return out
+}
+
+// intKey reads an array update's removeKey, which clients send as xsd:int, xsd:short or xsd:long.
+func intKey(v types.AnyType) (int32, bool) {
+	switch k := v.(type) {
+	case int32:
+		return k, true
+	case int64:
+		return int32(k), true
+	case int16:
+		return int32(k), true
+	case int:
+		return int32(k), true
+	}
+	return 0, false
 }

@@ -64,3 +64,36 @@ func TestMaxMksConnectionsReadsBack(t *testing.T) {
 		t.Fatalf("config.maxMksConnections %d after setting 4", got.Config.MaxMksConnections)
 	}
 }
+
+// vApp properties added, edited and removed through ReconfigVM_Task read back from config.vAppConfig.
+func TestVAppPropertiesReadBack(t *testing.T) {
+	tl, c, _ := startLabFolders(t)
+	ctx := context.Background()
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	reconfigure := func(updates ...types.VAppPropertySpec) []types.VAppPropertyInfo {
+		task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{VAppConfig: &types.VmConfigSpec{
+			Property: updates}})
+		if err != nil || task.Wait(ctx) != nil {
+			t.Fatalf("reconfigure: %v", err)
+		}
+		var got mo.VirtualMachine
+		if err := c.RetrieveOne(ctx, vm.Reference(), []string{"config.vAppConfig"}, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Config.VAppConfig.GetVmConfigInfo().Property
+	}
+	add := func(key int32, id, value string) types.VAppPropertySpec {
+		return types.VAppPropertySpec{ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: "add"},
+			Info: &types.VAppPropertyInfo{Key: key, Id: id, Value: value, Type: "string"}}
+	}
+	if props := reconfigure(add(0, "one", "1"), add(1, "two", "2")); len(props) != 2 || props[1].Value != "2" {
+		t.Fatalf("after adding two: %+v", props)
+	}
+	edit := types.VAppPropertySpec{ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: "edit"},
+		Info: &types.VAppPropertyInfo{Key: 1, Id: "two", Value: "3", Type: "string"}}
+	remove := types.VAppPropertySpec{ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: "remove", RemoveKey: int32(0)}}
+	props := reconfigure(edit, remove)
+	if len(props) != 1 || props[0].Id != "two" || props[0].Value != "3" {
+		t.Fatalf("after editing one and removing the other: %+v", props)
+	}
+}
