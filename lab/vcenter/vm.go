@@ -69,6 +69,7 @@ func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 		}
 	}
 	vm.Config.ExtraConfig = kept
+	linkControllerDevices(vm.Config.Hardware.Device)
 }
 
 // toolsInstallRecord gives a VM's config.tools the record of VMware Tools installs vCenter keeps for every VM
@@ -139,6 +140,8 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	if taskSucceeded(body.Res.Returnval) {
 		l.afterReconfigure(vm)
 		l.applySpecExtras(&vm.VirtualMachine, &req.Spec)
+		linkControllerDevices(vm.Config.Hardware.Device)
+		l.update(vm, types.PropertyChange{Name: "config.hardware.device", Val: vm.Config.Hardware.Device})
 	}
 	return body
 }

@@ -71,3 +71,22 @@ func (vm *labVM) UpgradeVMTask(ctx *simulator.Context, req *types.UpgradeVM_Task
 	})
 	return &methods.UpgradeVM_TaskBody{Res: &types.UpgradeVM_TaskResponse{Returnval: ref}}
 }
+
+// linkControllerDevices fills each controller's device list with the keys of the devices attached to it, as vCenter
+// does (VirtualController.device); the simulator leaves the lists of controllers it adds empty, so a client looking
+// for a controller's disks through them finds none and adds the disks again.
+func linkControllerDevices(devices []types.BaseVirtualDevice) {
+	for _, d := range devices {
+		controller, ok := d.(types.BaseVirtualController)
+		if !ok {
+			continue
+		}
+		c := controller.GetVirtualController()
+		c.Device = nil
+		for _, other := range devices {
+			if other.GetVirtualDevice().ControllerKey == c.Key && other.GetVirtualDevice().Key != c.Key {
+				c.Device = append(c.Device, other.GetVirtualDevice().Key)
+			}
+		}
+	}
+}

@@ -59,3 +59,47 @@ func TestHardwareUpgrade(t *testing.T) {
 		t.Fatalf("downgrade: %v", err)
 	}
 }
+
+// Every disk is listed by its controller, for topology VMs and after a reconfigure adds a disk.
+func TestControllersListTheirDevices(t *testing.T) {
+	tl, c, _ := startLabFolders(t)
+	ctx := context.Background()
+	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
+	check := func(when string) int {
+		devices, err := vm.Device(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disks := 0
+		for _, d := range devices.SelectByType((*types.VirtualDisk)(nil)) {
+			key := d.GetVirtualDevice().ControllerKey
+			controller, ok := devices.FindByKey(key).(types.BaseVirtualController)
+			if !ok {
+				continue
+			}
+			found := false
+			for _, k := range controller.GetVirtualController().Device {
+				found = found || k == d.GetVirtualDevice().Key
+			}
+			if !found {
+				t.Fatalf("%s: controller %d does not list device %d", when, key, d.GetVirtualDevice().Key)
+			}
+			disks++
+		}
+		return disks
+	}
+	before := check("at start")
+	devices, _ := vm.Device(ctx)
+	controller, err := devices.FindDiskController("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := devices.CreateDisk(controller, types.ManagedObjectReference{}, "")
+	disk.CapacityInKB = 1024
+	if err := vm.AddDevice(ctx, disk); err != nil {
+		t.Fatal(err)
+	}
+	if after := check("after adding a disk"); after != before+1 {
+		t.Fatalf("%d disks after adding one to %d", after, before)
+	}
+}
