@@ -220,6 +220,10 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	rt.add(http.MethodDelete, "/api/session", rt.logout)
 	rt.add(http.MethodGet, "/api/session", func(c *restCall) {
 		s := rt.session(c.r.Header.Get(sessionHeader))
+		if s == nil { // ended since the router checked it
+			vapiError(c.w, http.StatusUnauthorized, "UNAUTHENTICATED", "Authentication required.")
+			return
+		}
 		writeJSON(c.w, http.StatusOK, map[string]string{"user": s.user, "created_time": vapiTime(s.created),
 			"last_accessed_time": vapiTime(s.lastAccessed)})
 	})
