@@ -165,6 +165,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		l.serveDatastoreMaintenance(rec, call) || l.serveFetchDVPorts(rec, call, body) {
 		return
 	}
+	l.escapeNewVMPath(r, call, body)
 	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })
 	l.rekeyCreatedCluster(rec, call)
 	l.patchTaskMessages()

@@ -59,6 +59,7 @@ func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 		return
 	}
 	vm.Config.Name = escapeName(vm.Config.Name)
+	vm.Name = escapeName(vm.Name) // the simulator registers a new VM before it names it
 	if vm.Summary.Config.Name != "" {
 		vm.Summary.Config.Name = escapeName(vm.Summary.Config.Name)
 	}

@@ -97,3 +97,36 @@ func TestVAppPropertiesReadBack(t *testing.T) {
 		t.Fatalf("after editing one and removing the other: %+v", props)
 	}
 }
+
+// A VM named with '/', '\' and '%' and only a datastore as its path is created, its files under the escaped name.
+func TestCreateVMWithSpecialCharacters(t *testing.T) {
+	tl, c, folders := startLabFolders(t)
+	ctx := context.Background()
+	var existing mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"resourcePool", "datastore"}, &existing); err != nil {
+		t.Fatal(err)
+	}
+	var store mo.Datastore
+	if err := c.RetrieveOne(ctx, existing.Datastore[0], []string{"name"}, &store); err != nil {
+		t.Fatal(err)
+	}
+	spec := types.VirtualMachineConfigSpec{Name: `test_vm\/%`, GuestId: "otherLinux64Guest", NumCPUs: 1,
+		MemoryMB: 128, Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store.Name + "]"}}
+	task, err := folders.VmFolder.CreateVM(ctx, spec, object.NewResourcePool(c.Client, *existing.ResourcePool), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := task.WaitForResult(ctx, nil)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	var created mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, info.Result.(types.ManagedObjectReference), []string{"name", "config.files"},
+		&created); err != nil {
+		t.Fatal(err)
+	}
+	want := "[" + store.Name + "] test_vm%5c%2f%25/test_vm%5c%2f%25.vmx"
+	if created.Name != `test_vm%5c%2f%25` || created.Config.Files.VmPathName != want {
+		t.Fatalf("name %q, files %q; want %q", created.Name, created.Config.Files.VmPathName, want)
+	}
+}
