@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -15,18 +16,11 @@ import (
 func TestCreateVMRefusesAnUnknownGuestID(t *testing.T) {
 	tl, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	var existing mo.VirtualMachine
-	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"resourcePool", "datastore"}, &existing); err != nil {
-		t.Fatal(err)
-	}
-	var store mo.Datastore
-	if err := c.RetrieveOne(ctx, existing.Datastore[0], []string{"name"}, &store); err != nil {
-		t.Fatal(err)
-	}
+	pool, store := placementOf(t, c, tl.vms[0])
 	create := func(name, guest string) error {
 		spec := types.VirtualMachineConfigSpec{Name: name, GuestId: guest, NumCPUs: 1, MemoryMB: 128,
-			Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store.Name + "]"}}
-		task, err := folders.VmFolder.CreateVM(ctx, spec, object.NewResourcePool(c.Client, *existing.ResourcePool), nil)
+			Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store + "]"}}
+		task, err := folders.VmFolder.CreateVM(ctx, spec, pool, nil)
 		if err != nil {
 			return err
 		}
@@ -102,17 +96,10 @@ func TestVAppPropertiesReadBack(t *testing.T) {
 func TestCreateVMWithSpecialCharacters(t *testing.T) {
 	tl, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	var existing mo.VirtualMachine
-	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"resourcePool", "datastore"}, &existing); err != nil {
-		t.Fatal(err)
-	}
-	var store mo.Datastore
-	if err := c.RetrieveOne(ctx, existing.Datastore[0], []string{"name"}, &store); err != nil {
-		t.Fatal(err)
-	}
+	pool, store := placementOf(t, c, tl.vms[0])
 	spec := types.VirtualMachineConfigSpec{Name: `test_vm\/%`, GuestId: "otherLinux64Guest", NumCPUs: 1,
-		MemoryMB: 128, Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store.Name + "]"}}
-	task, err := folders.VmFolder.CreateVM(ctx, spec, object.NewResourcePool(c.Client, *existing.ResourcePool), nil)
+		MemoryMB: 128, Files: &types.VirtualMachineFileInfo{VmPathName: "[" + store + "]"}}
+	task, err := folders.VmFolder.CreateVM(ctx, spec, pool, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +112,23 @@ func TestCreateVMWithSpecialCharacters(t *testing.T) {
 		&created); err != nil {
 		t.Fatal(err)
 	}
-	want := "[" + store.Name + "] test_vm%5c%2f%25/test_vm%5c%2f%25.vmx"
+	want := "[" + store + "] test_vm%5c%2f%25/test_vm%5c%2f%25.vmx"
 	if created.Name != `test_vm%5c%2f%25` || created.Config.Files.VmPathName != want {
 		t.Fatalf("name %q, files %q; want %q", created.Name, created.Config.Files.VmPathName, want)
 	}
+}
+
+// placementOf returns the resource pool and datastore name of a VM, where a test creates its own VMs.
+func placementOf(t *testing.T, c *govmomi.Client, ref types.ManagedObjectReference) (*object.ResourcePool, string) {
+	t.Helper()
+	ctx := context.Background()
+	var existing mo.VirtualMachine
+	if err := c.RetrieveOne(ctx, ref, []string{"resourcePool", "datastore"}, &existing); err != nil {
+		t.Fatal(err)
+	}
+	var store mo.Datastore
+	if err := c.RetrieveOne(ctx, existing.Datastore[0], []string{"name"}, &store); err != nil {
+		t.Fatal(err)
+	}
+	return object.NewResourcePool(c.Client, *existing.ResourcePool), store.Name
 }
