@@ -25,7 +25,7 @@ func newTaskHooks(l *Lab) *taskHooks {
 		"HostSystem.exitMaintenanceMode":                     l.exitMaintenanceMode,
 		"ClusterComputeResource.reconfigureCluster":          l.reconfigureCluster,
 		"Datacenter.powerOnMultiVM":                          l.powerOnMultiVM,
-		"Folder.createVm":                                    newVMToolsRecord,
+		"Folder.createVm":                                    l.createVMTask,
 		"Folder.registerVm":                                  newVMToolsRecord,
 		"VirtualMachine.cloneVm":                             newVMToolsRecord,
 		"Folder.createDVS":                                   l.createdDVS,

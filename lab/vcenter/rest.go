@@ -50,11 +50,18 @@ type restRouter struct {
 	credentials func() (string, string)
 
 	mu       sync.Mutex
-	sessions map[string]string // session id -> user
+	sessions map[string]*apiSession // session id -> session, shared by REST and JSON-RPC (vapi.go)
+}
+
+// apiSession is one vAPI session: com.vmware.cis.session's Info (user, created_time, last_accessed_time).
+type apiSession struct {
+	user         string
+	created      time.Time
+	lastAccessed time.Time
 }
 
 func newRestRouter(l *Lab) *restRouter {
-	return &restRouter{lab: l, sessions: map[string]string{}}
+	return &restRouter{lab: l, sessions: map[string]*apiSession{}}
 }
 
 func (rt *restRouter) add(method, pattern string, handle func(*restCall)) *restRoute {
@@ -156,10 +163,47 @@ func (rt *restRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rt *restRouter) user(session string) (string, bool) {
+	s := rt.session(session)
+	if s == nil {
+		return "", false
+	}
+	return s.user, true
+}
+
+// session returns a copy of a live session, marking it accessed now, or nil.
+func (rt *restRouter) session(id string) *apiSession {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	user, ok := rt.sessions[session]
-	return user, ok && session != ""
+	s := rt.sessions[id]
+	if s == nil || id == "" {
+		return nil
+	}
+	s.lastAccessed = time.Now()
+	copied := *s
+	return &copied
+}
+
+// validCredentials tells whether user and password are those SessionManager.Login accepts.
+func (rt *restRouter) validCredentials(user, password string) bool {
+	wantUser, wantPassword := rt.credentials()
+	return wantUser != "" && subtle.ConstantTimeCompare([]byte(user), []byte(wantUser)) == 1 &&
+		subtle.ConstantTimeCompare([]byte(password), []byte(wantPassword)) == 1
+}
+
+// newSession opens a session for user and returns its id.
+func (rt *restRouter) newSession(user string) string {
+	id := randomHex(16)
+	now := time.Now()
+	rt.mu.Lock()
+	rt.sessions[id] = &apiSession{user: user, created: now, lastAccessed: now}
+	rt.mu.Unlock()
+	return id
+}
+
+func (rt *restRouter) endSession(id string) {
+	rt.mu.Lock()
+	delete(rt.sessions, id)
+	rt.mu.Unlock()
 }
 
 // registerREST adds the REST API to the lab's server. The credentials are those SessionManager.Login accepts.
@@ -175,35 +219,35 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	rt.add(http.MethodPost, "/api/session", rt.login).public = true
 	rt.add(http.MethodDelete, "/api/session", rt.logout)
 	rt.add(http.MethodGet, "/api/session", func(c *restCall) {
-		writeJSON(c.w, http.StatusOK, map[string]string{"user": c.user})
+		s := rt.session(c.r.Header.Get(sessionHeader))
+		if s == nil { // ended since the router checked it
+			vapiError(c.w, http.StatusUnauthorized, "UNAUTHENTICATED", "Authentication required.")
+			return
+		}
+		writeJSON(c.w, http.StatusOK, map[string]string{"user": s.user, "created_time": vapiTime(s.created),
+			"last_accessed_time": vapiTime(s.lastAccessed)})
 	})
+	rt.add(http.MethodPost, "/api", rt.invoke).public = true // JSON-RPC, authenticated per call (vapi.go)
 	rt.add(http.MethodGet, "/api/cis/tasks/{task}", l.getTask)
 	rt.add(http.MethodGet, "/api/vcenter/datacenter", l.listDatacenters)
 	rt.add(http.MethodGet, "/api/vcenter/cluster", l.listClusters)
 	rt.add(http.MethodGet, "/api/vcenter/host", l.listHosts)
 	l.vlcm.routes(rt)
+	l.rest.Handle("/api", rt) // JSON-RPC
 	l.rest.Handle("/api/", rt)
 }
 
 func (rt *restRouter) login(c *restCall) {
 	user, password, ok := c.r.BasicAuth()
-	wantUser, wantPassword := rt.credentials()
-	if !ok || wantUser == "" || subtle.ConstantTimeCompare([]byte(user), []byte(wantUser)) != 1 ||
-		subtle.ConstantTimeCompare([]byte(password), []byte(wantPassword)) != 1 {
+	if !ok || !rt.validCredentials(user, password) {
 		vapiError(c.w, http.StatusUnauthorized, "UNAUTHENTICATED", "Authentication failed: wrong user name or password.")
 		return
 	}
-	id := randomHex(16)
-	rt.mu.Lock()
-	rt.sessions[id] = user
-	rt.mu.Unlock()
-	writeJSON(c.w, http.StatusCreated, id)
+	writeJSON(c.w, http.StatusCreated, rt.newSession(user))
 }
 
 func (rt *restRouter) logout(c *restCall) {
-	rt.mu.Lock()
-	delete(rt.sessions, c.r.Header.Get(sessionHeader))
-	rt.mu.Unlock()
+	rt.endSession(c.r.Header.Get(sessionHeader))
 	c.w.WriteHeader(http.StatusNoContent)
 }
 

@@ -39,6 +39,7 @@ func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	mux.Handle("/lab/", l.labHandler())
 	l.registerREST(svc)
 	rest := l.restHandler(l.rest)
+	mux.Handle("/api", rest) // vAPI JSON-RPC (vapi.go)
 	mux.Handle("/api/", rest)
 	mux.Handle("/rest/", rest)
 	return mux
@@ -164,6 +165,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		l.serveDatastoreMaintenance(rec, call) || l.serveFetchDVPorts(rec, call, body) {
 		return
 	}
+	l.escapeNewVMPath(r, call, body)
 	l.withSimulatorVM(call, func() { svc.ServeSDK(rec, r) })
 	l.rekeyCreatedCluster(rec, call)
 	l.patchTaskMessages()

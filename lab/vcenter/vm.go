@@ -59,6 +59,7 @@ func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 		return
 	}
 	vm.Config.Name = escapeName(vm.Config.Name)
+	vm.Name = escapeName(vm.Name) // the simulator registers a new VM before it names it
 	if vm.Summary.Config.Name != "" {
 		vm.Summary.Config.Name = escapeName(vm.Summary.Config.Name)
 	}
@@ -69,6 +70,7 @@ func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 		}
 	}
 	vm.Config.ExtraConfig = kept
+	linkControllerDevices(vm.Config.Hardware.Device)
 }
 
 // toolsInstallRecord gives a VM's config.tools the record of VMware Tools installs vCenter keeps for every VM
@@ -144,6 +146,9 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	restore()
 	if taskSucceeded(body.Res.Returnval) {
 		l.afterReconfigure(vm)
+		l.applySpecExtras(&vm.VirtualMachine, &req.Spec)
+		linkControllerDevices(vm.Config.Hardware.Device)
+		l.update(vm, types.PropertyChange{Name: "config.hardware.device", Val: vm.Config.Hardware.Device})
 	}
 	return body
 }

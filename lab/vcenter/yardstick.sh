@@ -20,6 +20,10 @@
 # script adds a line per lab host to /etc/hosts that resolves its name to the loopback address above, marked with
 # this run's id, and removes exactly those lines on exit. Without write access to /etc/hosts those tasks fail with
 # "Name or service not known".
+#
+# YARDSTICK_VENV names the virtual environment that runs ansible-test and the modules (default .venv). It needs
+# tests/requirements.txt, including VMware's vSphere Automation SDK (vmware-vcenter, …), which vmware.vmware.guest_info
+# and community.vmware's REST-based modules (vmware_object_rename, …) import.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source_git=${1:?usage: $0 <community.vmware git directory> [target ...]}
@@ -31,7 +35,8 @@ offset=${LAB_PORT_OFFSET:-10000}
 state=$root/.tmp/lab-yardstick
 work=$root/.tmp/yardstick
 collection=$work/ansible_collections/community/vmware
-py=$root/.venv/bin/python
+venv=${YARDSTICK_VENV:-$root/.venv}
+py=$venv/bin/python
 lab_var() { sed -n "s/^$1: *//p" "$root/inventories/lab/group_vars/all.yml"; }
 port=$(( $(lab_var vcenter_port) + offset ))
 address=127.0.0.$(( 2 + offset / 1000 % 250 ))
@@ -114,7 +119,7 @@ for target in "${targets[@]}"; do
         cat "$work/two-hosts.ini" >>"$cloud_config"
     fi
     start=$SECONDS
-    if (cd "$collection" && PATH="$root/.venv/bin:$PATH" ansible-test integration --local \
+    if (cd "$collection" && PATH="$venv/bin:$PATH" ansible-test integration --local \
             --python "$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" -v "$target") \
             >"$work/logs/$target.log" 2>&1; then
         result=pass

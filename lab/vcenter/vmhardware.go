@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// Virtual hardware versions as the lab's ESXi 8.0 U2 hosts offer them: vmx-21 is the version vSphere 8.0 U2
+// introduced; vmx-05 and vmx-06 never existed. Which older keys (vmx-12 and vmx-16 are Workstation's) and flags a
+// real host lists in QueryConfigOptionDescriptor was not checked against one.
+const newestHardwareVersion = 21
+
+var hardwareVersions = []int{4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
+
+func hardwareKey(version int) string { return fmt.Sprintf("vmx-%02d", version) }
+
+func hardwareNumber(key string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(key, "vmx-"))
+	return n, err == nil && strings.HasPrefix(key, "vmx-")
+}
+
+// QueryConfigOptionDescriptor lists every hardware version the compute resource's hosts run, the newest as default;
+// the simulator lists vmx-13 only, so "upgrade to the newest" clients never saw a newer one.
+func (b *envBrowser) QueryConfigOptionDescriptor(ctx *simulator.Context,
+	req *types.QueryConfigOptionDescriptor) soap.HasFault {
+	hosts := b.hosts()
+	var out []types.VirtualMachineConfigOptionDescriptor
+	for _, v := range hardwareVersions {
+		out = append(out, types.VirtualMachineConfigOptionDescriptor{Key: hardwareKey(v), Description: hardwareKey(v),
+			Host: hosts, CreateSupported: types.NewBool(true), RunSupported: types.NewBool(true),
+			UpgradeSupported: types.NewBool(true), DefaultConfigOption: types.NewBool(v == newestHardwareVersion)})
+	}
+	return &methods.QueryConfigOptionDescriptorBody{Res: &types.QueryConfigOptionDescriptorResponse{Returnval: out}}
+}
+
+// UpgradeVMTask upgrades to the requested version, or the newest when none is given (the simulator always set
+// vmx-13). A version at or below the VM's is AlreadyUpgraded, one the hosts do not offer NotSupported, and a powered-on
+// VM InvalidPowerState, the faults UpgradeVM_Task declares.
+func (vm *labVM) UpgradeVMTask(ctx *simulator.Context, req *types.UpgradeVM_Task) soap.HasFault {
+	l := vm.lab
+	ref := l.runTask(vm, "upgradeVm", func(*simulator.Task) (types.AnyType, *labFault) {
+		target := newestHardwareVersion
+		if req.Version != "" {
+			n, ok := hardwareNumber(req.Version)
+			if !ok || n > newestHardwareVersion {
+				return nil, &labFault{fault: &types.NotSupported{},
+					msg: fmt.Sprintf("The operation is not supported on the object: hardware version %s", req.Version)}
+			}
+			target = n
+		}
+		if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOff {
+			return nil, &labFault{fault: &types.InvalidPowerState{RequestedState: types.VirtualMachinePowerStatePoweredOff,
+				ExistingState: vm.Runtime.PowerState},
+				msg: "The attempted operation cannot be performed in the current state (Powered on)."}
+		}
+		if current, ok := hardwareNumber(vm.Config.Version); ok && target <= current {
+			return nil, &labFault{fault: &types.AlreadyUpgraded{},
+				msg: "Virtual machine compatibility is already up-to-date."}
+		}
+		key := hardwareKey(target)
+		vm.Config.Version = key
+		l.update(vm, types.PropertyChange{Name: "config.version", Val: key},
+			types.PropertyChange{Name: "summary.config.hwVersion", Val: key})
+		return nil, nil
+	})
+	return &methods.UpgradeVM_TaskBody{Res: &types.UpgradeVM_TaskResponse{Returnval: ref}}
+}
+
+// linkControllerDevices fills each controller's device list with the keys of the devices attached to it, as vCenter
+// does (VirtualController.device); the simulator leaves the lists of controllers it adds empty, so a client looking
+// for a controller's disks through them finds none and adds the disks again.
+func linkControllerDevices(devices []types.BaseVirtualDevice) {
+	for _, d := range devices {
+		controller, ok := d.(types.BaseVirtualController)
+		if !ok {
+			continue
+		}
+		c := controller.GetVirtualController()
+		c.Device = nil
+		for _, other := range devices {
+			if other.GetVirtualDevice().ControllerKey == c.Key && other.GetVirtualDevice().Key != c.Key {
+				c.Device = append(c.Device, other.GetVirtualDevice().Key)
+			}
+		}
+	}
+}
