@@ -11,32 +11,14 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// Virtual hardware versions as the lab's ESXi 8.0 U2 hosts offer them: vmx-21 is the version vSphere 8.0 U2
-// introduced; vmx-05 and vmx-06 never existed. Which older keys (vmx-12 and vmx-16 are Workstation's) and flags a
-// real host lists in QueryConfigOptionDescriptor was not checked against one.
+// newestHardwareVersion is the newest of esxiHardwareVersions (hardwareversions.go), vSphere 8.0 U2's.
 const newestHardwareVersion = 21
-
-var hardwareVersions = []int{4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
 
 func hardwareKey(version int) string { return fmt.Sprintf("vmx-%02d", version) }
 
 func hardwareNumber(key string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimPrefix(key, "vmx-"))
 	return n, err == nil && strings.HasPrefix(key, "vmx-")
-}
-
-// QueryConfigOptionDescriptor lists every hardware version the compute resource's hosts run, the newest as default;
-// the simulator lists vmx-13 only, so "upgrade to the newest" clients never saw a newer one.
-func (b *envBrowser) QueryConfigOptionDescriptor(ctx *simulator.Context,
-	req *types.QueryConfigOptionDescriptor) soap.HasFault {
-	hosts := b.hosts()
-	var out []types.VirtualMachineConfigOptionDescriptor
-	for _, v := range hardwareVersions {
-		out = append(out, types.VirtualMachineConfigOptionDescriptor{Key: hardwareKey(v), Description: hardwareKey(v),
-			Host: hosts, CreateSupported: types.NewBool(true), RunSupported: types.NewBool(true),
-			UpgradeSupported: types.NewBool(true), DefaultConfigOption: types.NewBool(v == newestHardwareVersion)})
-	}
-	return &methods.QueryConfigOptionDescriptorBody{Res: &types.QueryConfigOptionDescriptorResponse{Returnval: out}}
 }
 
 // UpgradeVMTask upgrades to the requested version, or the newest when none is given (the simulator always set

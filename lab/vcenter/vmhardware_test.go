@@ -103,3 +103,10 @@ func TestControllersListTheirDevices(t *testing.T) {
 		t.Fatalf("%d disks after adding one to %d", after, before)
 	}
 }
+
+// The version UpgradeVM_Task goes to by default is the newest the environment browser offers.
+func TestNewestHardwareVersionIsOffered(t *testing.T) {
+	if last := esxiHardwareVersions[len(esxiHardwareVersions)-1]; last != hardwareKey(newestHardwareVersion) {
+		t.Errorf("newest offered %s, UpgradeVM_Task's default %s", last, hardwareKey(newestHardwareVersion))
+	}
+}
