@@ -13,7 +13,7 @@ short_description: Run several read-only commands in one task, each one's result
 version_added: 0.1.0
 description:
   - Runs the commands of O(commands) on the target, one after the other, in one task (one round trip), and returns
-    each one's return code, output and error output under its name, as M(ansible.builtin.command) would return
+    each one's return code, output and error output under its name, as C(ansible.builtin.command) would return
     them. A command that fails does not fail the task; deciding what its result means is the caller's.
   - For checks that only read, such as the ones of the gpuops.vgpu.gpu_validate role. Never reports a change.
   - Commands run without a shell. Uses only the Python standard library on the target.
@@ -21,7 +21,7 @@ author:
   - gpuops maintainers (@gpuops)
 attributes:
   check_mode:
-    description: Runs nothing in check mode, like M(ansible.builtin.command); set C(check_mode=false) on the task
+    description: Runs nothing in check mode, like C(ansible.builtin.command); set C(check_mode=false) on the task
       for commands that only read.
     support: none
   diff_mode:
@@ -48,13 +48,15 @@ options:
         elements: str
         required: true
       stdin:
-        description: Text given on standard input (a newline is added, as M(ansible.builtin.command) does).
+        description: Text given on standard input (a newline is added, as C(ansible.builtin.command) does).
         type: str
       after:
         description: The name of an earlier command that must have exited 0 for this one to run.
         type: str
 seealso:
-  - module: ansible.builtin.command
+  - name: ansible.builtin.command
+    description: Runs one command on the target.
+    link: https://docs.ansible.com/ansible/latest/collections/ansible/builtin/command_module.html
 """
 
 EXAMPLES = r"""
