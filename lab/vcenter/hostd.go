@@ -64,10 +64,8 @@ func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 			vcenter.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
-		_ = r.Body.Close()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		body, ok := readBody(w, r)
+		if !ok {
 			return
 		}
 		l.serveHostd(vcenter, host, w, r, body)

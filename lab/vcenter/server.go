@@ -95,10 +95,8 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 			svc.ServeSDK(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
-		_ = r.Body.Close()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		body, ok := readBody(w, r)
+		if !ok {
 			return
 		}
 		call := scanCall(body)
@@ -253,4 +251,15 @@ func (l *Lab) restHandler(routes *http.ServeMux) http.Handler {
 		}
 		routes.ServeHTTP(w, r)
 	})
+}
+
+// readBody reads a request's whole body, or answers 400 and reports false.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }
