@@ -135,13 +135,7 @@ func (s *hostNetworkSystem) leaveNetwork(name string) bool {
 	if network == nil {
 		return false
 	}
-	others := network.Host[:0:0]
-	for _, ref := range network.Host {
-		if ref != s.host.Self {
-			others = append(others, ref)
-		}
-	}
-	if len(others) == 0 {
+	if len(network.Host) == 0 || (len(network.Host) == 1 && network.Host[0] == s.host.Self) {
 		return false
 	}
 	info := s.sim.NetworkInfo
@@ -157,14 +151,8 @@ func (s *hostNetworkSystem) leaveNetwork(name string) bool {
 	if index := portGroupIndex(info.Portgroup, name); index >= 0 {
 		info.Portgroup = append(info.Portgroup[:index], info.Portgroup[index+1:]...)
 	}
-	network.Host = others
-	kept := s.host.Network[:0]
-	for _, ref := range s.host.Network {
-		if ref != network.Self {
-			kept = append(kept, ref)
-		}
-	}
-	s.host.Network = kept
+	simulator.RemoveReference(&network.Host, s.host.Self)
+	simulator.RemoveReference(&s.host.Network, network.Self)
 	return true
 }
 

@@ -38,13 +38,8 @@ func (s *hostNetworkSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) 
 	defer s.refresh()
 	body := &methods.UpdateVirtualSwitchBody{}
 	s.refresh()
-	var current *types.HostVirtualSwitch
-	for i := range s.NetworkInfo.Vswitch {
-		if s.NetworkInfo.Vswitch[i].Name == req.VswitchName {
-			current = &s.NetworkInfo.Vswitch[i]
-		}
-	}
-	if current == nil {
+	index := switchIndex(s.NetworkInfo.Vswitch, req.VswitchName)
+	if index < 0 {
 		body.Fault_ = notFoundFault(fmt.Sprintf("The virtual switch %s was not found", req.VswitchName))
 		return body
 	}
@@ -52,7 +47,7 @@ func (s *hostNetworkSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) 
 		body.Fault_ = fault
 		return body
 	}
-	s.describeSwitch(req.VswitchName, completeSwitchSpec(req.Spec, &current.Spec))
+	s.describeSwitch(req.VswitchName, completeSwitchSpec(req.Spec, &s.NetworkInfo.Vswitch[index].Spec))
 	body.Res = &types.UpdateVirtualSwitchResponse{}
 	return body
 }
@@ -69,7 +64,7 @@ func (s *hostNetworkSystem) checkBridge(name string, bridge types.BaseHostVirtua
 			return notFoundFault(fmt.Sprintf("The physical NIC %s was not found on the host", nic))
 		}
 		for _, vswitch := range s.NetworkInfo.Vswitch {
-			if vswitch.Name != name && containsString(vswitch.Pnic, physicalNicKey(nic)) {
+			if vswitch.Name != name && contains(vswitch.Pnic, physicalNicKey(nic)) {
 				return (&labFault{fault: &types.ResourceInUse{Name: nic},
 					msg: fmt.Sprintf("The physical NIC %s is already in use by %s", nic, vswitch.Name)}).soap()
 			}
@@ -88,15 +83,6 @@ func (s *hostNetworkSystem) hasPhysicalNic(device string) bool {
 }
 
 func physicalNicKey(device string) string { return "key-vim.host.PhysicalNic-" + device }
-
-func containsString(list []string, value string) bool {
-	for _, v := range list {
-		if v == value {
-			return true
-		}
-	}
-	return false
-}
 
 // describeSwitch records a switch's spec in the host's description of its switches (config.network), which the
 // network system merges into what it reports.
