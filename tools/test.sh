@@ -99,8 +99,12 @@ stage_integration() {
   # that needs a topology of its own restarts that worker's lab once rather than at every test.
   local seed=${INTEGRATION_SEED:-$((RANDOM * 32768 + RANDOM))}
   echo "random order: --randomly-seed=$seed (INTEGRATION_SEED=$seed repeats it)"
-  pytest -p no:cacheprovider -q -n "${INTEGRATION_WORKERS:-2}" --dist loadfile -p randomly --randomly-seed="$seed" \
-    tests/integration --junitxml="$REPORTS/integration.xml" 2>&1 | tail -n 60
+  # A test that hangs fails after INTEGRATION_TEST_TIMEOUT seconds (pytest-timeout) instead of holding the stage; each
+  # result is written to $REPORTS/integration.log as it comes, and the slowest tests close the stage.
+  pytest -p no:cacheprovider -rfE -n "${INTEGRATION_WORKERS:-2}" --dist loadfile -p randomly --randomly-seed="$seed" \
+    --timeout="${INTEGRATION_TEST_TIMEOUT:-600}" --durations=15 --durations-min=30 \
+    tests/integration --junitxml="$REPORTS/integration.xml" -o console_output_style=classic -v 2>&1 \
+    | tee "$REPORTS/integration.log" | grep -v -E " (PASSED|SKIPPED|XFAIL)" | tail -n 80
 }
 
 stage_molecule() {
