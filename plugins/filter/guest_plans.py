@@ -2,10 +2,10 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The guest roles' plans: what grid_driver, grid_license and cuda_toolkit do on a guest, decided once from one
-gpu_guest_info read. The logic is in ``module_utils/guest/grid_driver_plan.py``, ``grid_license_plan.py`` and
-``cuda_toolkit_plan.py``; the docs in ``grid_driver_plan.yml``, ``grid_license_plan.yml``, ``grid_license_report.yml``
-and ``cuda_toolkit_plan.yml``; and which of a role's files differ from what it writes
-(``module_utils/guest/file_state.py``, ``guest_files_to_write.yml``)."""
+gpu_guest_info read, and gpu_validate's verdicts. The logic is in ``module_utils/guest/grid_driver_plan.py``,
+``grid_license_plan.py``, ``cuda_toolkit_plan.py`` and ``gpu_validate_report.py``; the docs in the ``.yml`` file
+named after each filter; and which of a role's files differ from what it writes (``module_utils/guest/file_state.py``,
+``guest_files_to_write.yml``)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,6 +13,7 @@ __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import cuda_toolkit_plan as _cuda
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import gpu_validate_report as _validate
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_driver_plan as _driver
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as _license
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import files_to_write
@@ -46,6 +47,12 @@ def cuda_toolkit_plan(gpu_guest, params, check_mode=False, hostname="", version_
 
 
 @filter_errors(GpuopsError)
+def gpu_validate_report(gpu_guest, outcomes, params, check_mode=False, passthrough=None, nccl=None):
+    """``guest.gpu_guest | gpuops.vgpu.gpu_validate_report(outcomes, params, ...)``: the gpu_validate role's verdicts."""
+    return _validate.gpu_validate_report(gpu_guest, outcomes or {}, params, check_mode, passthrough, nccl)
+
+
+@filter_errors(GpuopsError)
 def guest_files_to_write(files, states):
     """``files | gpuops.vgpu.guest_files_to_write(guest.gpu_guest.files)``: the files a role still has to write."""
     return files_to_write(files, states)
@@ -57,6 +64,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "cuda_toolkit_plan": cuda_toolkit_plan,
+            "gpu_validate_report": gpu_validate_report,
             "grid_driver_plan": grid_driver_plan,
             "grid_license_plan": grid_license_plan,
             "grid_license_report": grid_license_report,
