@@ -128,7 +128,7 @@ def test_guest_check_fails_naming_the_split_pair(lab, guests, tmp_path, run_task
     assert "all links are inActive" in checks["nvlink_status"]["message"]
     assert checks["fabric_manager"]["status"] == "failed"
     assert checks["fabric_manager"]["message"].startswith("nvidia-fabricmanager is ")
-    failure = results["Fail when a check failed"]["pt-guest-01"]["msg"]
+    failure = results["Show the checks, and fail when one failed"]["pt-guest-01"]["msg"]
     assert "nvlink_topology" in failure and "its NVLink set was split" in failure
     assert held(lab)["pt-vm-01"] == ("poweredOn", split)
 
