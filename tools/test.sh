@@ -122,7 +122,7 @@ stage_molecule() {
     return 0
   fi
   # Bounded like the integration stage, so that CI always ends with a summary.
-  timeout --kill-after=60 "${MOLECULE_STAGE_TIMEOUT:-1500}" ./tools/molecule.sh "$REPORTS"
+  timeout --kill-after=60 "${MOLECULE_STAGE_TIMEOUT:-1200}" ./tools/molecule.sh "$REPORTS"
 }
 
 declare -A status
