@@ -19,7 +19,7 @@ __metaclass__ = type
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import PROBES
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
 
 MODULE = "gpuops.vgpu.gpu_guest_info"
 CACHE_FACT = "gpu_guest_info_cache"

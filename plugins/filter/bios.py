@@ -9,7 +9,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _bios_summary
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_bios_summary = lazy_module("plugin_utils._bios_summary")
 
 
 def bios_summary(batch, hostvars, failed=None):

@@ -11,7 +11,10 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc import _cooling_curve
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_cooling_curve = lazy_module("module_utils.bmc._cooling_curve")
 
 
 def cooling_intent(gpus, current=None, curve=None, floor="default"):

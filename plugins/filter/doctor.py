@@ -13,9 +13,13 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_cluster import hosts_alike as _hosts_alike
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _doctor_facts
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_doctor = lazy_module("plugin_utils._doctor")
+_doctor_cluster = lazy_module("plugin_utils._doctor_cluster")
+_doctor_facts = lazy_module("plugin_utils._doctor_facts")
+
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
 # What the doctor's gather entry point reads on a host or guest (roles/doctor/tasks/gather.yml).
@@ -80,7 +84,7 @@ def hosts_alike(gpu_inventory, nvidia_smi=None):
     hosts = gpu_inventory.get("hosts") if isinstance(gpu_inventory, dict) else gpu_inventory
     if not isinstance(hosts, list):
         raise AnsibleFilterError("hosts_alike: expects a gpuops.vgpu.gpu_info result or its hosts list.")
-    return _hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
+    return _doctor_cluster.hosts_alike(hosts, _mapping(nvidia_smi or {}, "hosts_alike", "host names to nvidia_smi results"))
 
 
 def doctor_gathered(hostvars, names, kind):

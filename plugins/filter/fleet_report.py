@@ -12,7 +12,11 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_report
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_fleet_report = lazy_module("plugin_utils._fleet_report")
+
 
 DATA_KEYS = ("title", "summary", "clusters", "guests", "findings")
 

@@ -12,12 +12,15 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import cuda_toolkit_plan as _cuda
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import gpu_validate_report as _validate
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_driver_plan as _driver
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as _license
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import files_to_write
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_cuda = lazy_module("module_utils.guest.cuda_toolkit_plan")
+_validate = lazy_module("module_utils.guest.gpu_validate_report")
+_driver = lazy_module("module_utils.guest.grid_driver_plan")
+_license = lazy_module("module_utils.guest.grid_license_plan")
+_file_state = lazy_module("module_utils.guest.file_state")
 
 
 @filter_errors(GpuopsError)
@@ -55,7 +58,7 @@ def gpu_validate_report(gpu_guest, outcomes, params, check_mode=False, passthrou
 @filter_errors(GpuopsError)
 def guest_files_to_write(files, states):
     """``files | gpuops.vgpu.guest_files_to_write(guest.gpu_guest.files)``: the files a role still has to write."""
-    return files_to_write(files, states)
+    return _file_state.files_to_write(files, states)
 
 
 class FilterModule(object):

@@ -11,8 +11,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _inventory
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_inventory = lazy_module("plugin_utils._inventory")
+
 
 _inventory_filter = filter_errors(ValueError)
 

@@ -9,8 +9,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _nccl_tests
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_nccl_tests = lazy_module("module_utils.nvidia._nccl_tests")
 
 
 @filter_errors(GpuopsError)

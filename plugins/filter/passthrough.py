@@ -10,8 +10,12 @@ __metaclass__ = type
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _passthrough_guest, _passthrough_requests
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_passthrough_guest = lazy_module("plugin_utils._passthrough_guest")
+_passthrough_requests = lazy_module("plugin_utils._passthrough_requests")
 
 
 def passthrough_guest_checks(facts, expected_count=0, set_size=2, nvlink=True, nvlink_gbps=None):

@@ -11,8 +11,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.planner import _upgrade_report
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_upgrade_report = lazy_module("module_utils.planner._upgrade_report")
+
 
 _plan_filter = filter_errors(GpuopsError, KeyError, TypeError)
 

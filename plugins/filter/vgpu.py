@@ -10,10 +10,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
+
+# Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
+_catalog = lazy_module("module_utils.nvidia._catalog")
+_compatibility = lazy_module("module_utils.nvidia._compatibility")
+
 
 # The catalog's input errors become filter errors that carry the catalog's message.
 _catalog_filter = filter_errors(GpuopsError)

@@ -23,6 +23,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._cuda import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._driver import read_driver
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import GRIDD_SERVICE, read_license
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import (
     read_clock_synchronized,
     read_os,
@@ -40,8 +41,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
 
 __all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "read_gpu_state", "read_nvidia_smi"]
 
-# In the order they run and are returned.
-PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "cudnn", "container_toolkit")
 # collect()'s keys for commands this read never runs.
 _UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
 
