@@ -123,6 +123,7 @@ type vmJSON struct {
 	MemoryReservationLockedToMax bool              `json:"memory_reservation_locked_to_max"`
 	VGPUs                        []vgpuJSON        `json:"vgpus"`
 	Passthrough                  []passthroughJSON `json:"passthrough"`
+	CustomValues                 map[string]string `json:"custom_values"`
 }
 
 type vgpuJSON struct {
@@ -364,6 +365,7 @@ func (l *Lab) vmState(vm *labVM) vmJSON {
 		MemoryReservationLockedToMax: isTrue(vm.Config.MemoryReservationLockedToMax),
 		VGPUs:                        []vgpuJSON{},
 		Passthrough:                  l.passthroughState(vm),
+		CustomValues:                 customValues(&vm.ManagedEntity),
 	}
 	for _, d := range vgpuDevices(vm.Config.Hardware.Device) {
 		v := vgpuJSON{Key: d.key, Profile: d.profile}

@@ -23,6 +23,17 @@ description:
     again afterwards.
   - When some VMs fail, the others still complete, power states are restored, and the task fails naming the failed
     VMs; each VM's entry in RV(vms) says how it ended.
+  - A run killed half way never leaves a running VM off for good. Before it powers off a running VM, the module
+    sets the VM's custom attribute C(gpuops.vgpu.vm_vgpu.power) in vCenter to a record of the run, the vCenter
+    instance and cluster, the time and the change asked; the record goes once the VM runs again. Every later run,
+    from any controller and with any O(vms) (an empty list only recovers), finds the records of the VMs in its
+    scope, finishes the recorded change (or the one asked now) and powers those VMs on, and lists them in
+    RV(recovered). A VM that someone powered on again after the record was taken and that is off now, or that is
+    listed in O(keep_powered_off), stays off and is named there too.
+  - A record that cannot be trusted (cut short or edited, or taken on another vCenter or in another cluster) fails
+    the task before any change, naming the VM and the fix.
+  - A task whose start request lost its answer is read back from vCenter's recent tasks and awaited, or sent again
+    when vCenter never queued it; it is never sent twice.
 author:
   - gpuops maintainers (@gpuops)
 requirements:
@@ -40,10 +51,12 @@ attributes:
     details: Profiles, memory lock and power state per changed VM.
 options:
   vms:
-    description: The VMs and what they should have.
+    description:
+      - The VMs and what they should have.
+      - An empty list changes nothing but what interrupted runs left (see RV(recovered)).
     type: list
     elements: dict
-    required: true
+    default: []
     suboptions:
       name:
         description: VM name. Use O(datacenter) or O(folder) when names repeat.
@@ -126,6 +139,18 @@ options:
     description: Seconds to wait for each batch of vCenter tasks.
     type: int
     default: 900
+  run_id:
+    description:
+      - Names this run in the power records it writes, so that a later run says which run it recovered from.
+      - Playbooks pass the run's cluster lock id. Defaults to the time and the ansible-playbook process id.
+    type: str
+  keep_powered_off:
+    description:
+      - Names or moids of VMs that an interrupted run powered off and that are to stay off. Their records are
+        removed and they are listed in RV(recovered) as left off. VMs without a record are not affected.
+    type: list
+    elements: str
+    default: []
 seealso:
   - module: gpuops.vgpu.gpu_info
 """
@@ -161,6 +186,18 @@ EXAMPLES = r"""
         profiles: [grid_p40-12q, grid_p40-12q]
       - name: gpu-vm-05
         state: absent
+
+- name: Finish what an interrupted run left (power VMs it took down back on), changing nothing else
+  gpuops.vgpu.vm_vgpu:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    datacenter: "{{ vcenter_datacenter }}"
+    vms: []
+    keep_powered_off: [gpu-vm-09]
+  register: recovery
 
 - name: Remove the vGPU and release the memory reservation
   gpuops.vgpu.vm_vgpu:
@@ -207,17 +244,66 @@ vms:
       description: "For a VM with an error: V(as it was), V(as asked), or V(neither: see after)."
       type: str
       returned: when error is set
+recovered:
+  description:
+    - The VMs in scope that carried the power record of an interrupted run, whether or not O(vms) names them.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: VM name.
+      type: str
+    moid:
+      description: Managed object id.
+      type: str
+    run:
+      description: The run that powered the VM off (its O(run_id)).
+      type: str
+    by:
+      description: Who ran it, as C(user@controller).
+      type: str
+    recorded_at:
+      description: vCenter's time when the record was taken (UTC).
+      type: str
+    ended:
+      description:
+        - V(powered on) (after the recorded or asked change), V(was running) (the record was stale), V(left off)
+          (see RV(recovered[].why)), or V(still off) (powering on failed; the record stays for the next run).
+      type: str
+    why:
+      description: Why a VM was left off, or why its recorded change was not made.
+      type: str
+      returned: when there is a reason
+    before:
+      description: Profiles, memory lock, power state and host before.
+      type: dict
+    after:
+      description: The same after the run (predicted in check mode).
+      type: dict
+    error:
+      description: What failed for this VM, null when nothing did.
+      type: str
+    summary:
+      description: One line that says all of the above.
+      type: str
+  sample: [{"name": "gpu-vm-07", "moid": "vm-61", "run": "20261128T101500Z-4711", "by": "ops@ctl01",
+            "recorded_at": "2026-11-28T10:15:03.120000Z", "ended": "powered on", "error": null}]
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment, check_limits
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import (
+    VgpuAssignment,
+    check_limits,
+    with_run_identity,
+)
 
 
 def argument_spec():
     return vcenter_spec(
-        vms=dict(type="list", elements="dict", required=True, options=dict(
+        vms=dict(type="list", elements="dict", default=[], options=dict(
             name=dict(type="str"),
             uuid=dict(type="str"),
             moid=dict(type="str"),
@@ -237,12 +323,14 @@ def argument_spec():
         release_memory_reservation=dict(type="bool", default=False),
         parallel=dict(type="int", default=8),
         task_timeout=dict(type="int", default=900),
+        run_id=dict(type="str"),
+        keep_powered_off=dict(type="list", elements="str", default=[]),
     )
 
 
 def run(module, client):
     check_limits(module.params)
-    return VgpuAssignment(client, module.params, module.check_mode, log=module.log).run()
+    return VgpuAssignment(client, with_run_identity(module.params), module.check_mode, log=module.log).run()
 
 
 def main():

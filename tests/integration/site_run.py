@@ -148,12 +148,54 @@ def kill_at_task(argv, env, kill_at, delay):
             seen += 1
             if seen == kill_at:
                 time.sleep(delay)
-                os.killpg(proc.pid, signal.SIGKILL)
+                kill_tree(proc.pid)
                 killed = line.strip()
                 break
     proc.stdout.close()
     proc.wait()
     return killed
+
+
+def kill_tree(pid):
+    """SIGKILL ``pid`` and every process below it, as a dying controller loses them all: ansible-playbook's workers
+    run in sessions of their own (``os.setsid`` in ansible-core's WorkerProcess), so killing the process group
+    leaves them, and the modules they run, going on. Each process is stopped first, so none forks or is handed to
+    init while the tree is walked."""
+    stopped = []
+    while True:
+        fresh = [found for found in [pid] + descendants(pid) if found not in stopped]
+        if not fresh:
+            break
+        for found in fresh:
+            _signal(found, signal.SIGSTOP)
+        stopped.extend(fresh)
+    for found in stopped:
+        _signal(found, signal.SIGKILL)
+
+
+def descendants(pid):
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (IOError, OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, queue = [], [pid]
+    while queue:
+        for child in children.get(queue.pop(), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def _signal(pid, number):
+    try:
+        os.kill(pid, number)
+    except OSError:
+        pass  # ended on its own meanwhile
 
 
 def seeds(variable, default):

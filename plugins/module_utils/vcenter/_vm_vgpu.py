@@ -11,13 +11,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import time
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _in_doubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu_recovery import Recovery
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
+    ApiError,
     GpuopsError,
     InputError,
     NotFound,
     TaskFailed,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import whoami
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import VM_PROPERTIES, vgpu_devices
 
 try:
@@ -25,7 +34,7 @@ try:
 except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
     vim = None
 
-FIND_PROPERTIES = ["name", "config.uuid", "config.instanceUuid", "parent"]
+FIND_PROPERTIES = ["name", "config.uuid", "config.instanceUuid", "parent", "customValue"]
 
 
 def check_limits(params):
@@ -33,6 +42,15 @@ def check_limits(params):
     for option in ("parallel", "shutdown_timeout", "task_timeout"):
         if params[option] < 1:
             raise InputError("%s must be at least 1, got %s." % (option, params[option]))
+    if params.get("run_id") is not None and not params["run_id"].strip():
+        raise InputError("run_id is empty.", hint="Give a value that names this run, or leave it out.")
+
+
+def with_run_identity(params):
+    """``params`` with the run's id (given, or made here) and who runs it, as power records name them."""
+    me = whoami()
+    run_id = params.get("run_id") or "%s-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), me["pid"] or os.getpid())
+    return dict(params, run_id=run_id, owner=me["owner"])
 
 
 def vm_state(item, host_names):
@@ -48,7 +66,7 @@ def vm_state(item, host_names):
     }
 
 
-class VgpuAssignment:
+class VgpuAssignment(Recovery):
     """One ``vm_vgpu`` run. ``run()`` returns the module result or raises a typed error."""
 
     def __init__(self, client, params, check_mode, log=None):
@@ -60,43 +78,55 @@ class VgpuAssignment:
         self.start = []
         self.hosts = {}
         self.host_names = {}
+        Recovery.__init__(self, client)
 
     # ---- reading and validating: nothing changes before all of this passed -----------------------------------
 
     def run(self):
         params = self.params
         requests = vm_changes.normalize_requests(params["vms"], params["profile"], params["state"])
-        objects = self._find(requests)
+        self.records.find_key()
+        objects, found_records = self._find(requests)
+        requests, objects, found = self._add_recorded(requests, objects, found_records)
         items = self.client.retrieve_objects(objects, VM_PROPERTIES + ["resourcePool"])
         self.hosts = self._read_hosts(requests, items)
         self.host_names = dict((moid, host["name"]) for moid, host in self.hosts.items())
+        self._check_records(items, found)
         states = [vm_state(item, self.host_names) for item in items]
         self._validate_profiles(requests, items)
         changes = [vm_changes.vm_change(state, request, params["release_memory_reservation"])
-                   for state, request in zip(states, requests)]
-        blocked = vm_changes.blocked_by_power(zip(requests, states, changes), params["power"])
+                   if request is not None else None for state, request in zip(states, requests)]
+        self._recover(items, states, changes, found)
+        blocked = vm_changes.blocked_by_power(
+            [triple for triple in zip(requests, states, changes) if triple[0] is not None], params["power"])
         if blocked:
             raise InputError("Nothing was changed: %d VM(s) need a vGPU change but cannot be powered off: %s."
                              % (len(blocked), "; ".join("%s %s" % pair for pair in blocked)),
                              hint="Power them off, or set power to shutdown_guest or power_off.")
 
-        self.start = [index for index, state in enumerate(states)
-                      if params["power_on"] and state["power_state"] != "poweredOn"]
+        self.start = sorted(set(self.start) | set(
+            index for index, (request, state) in enumerate(zip(requests, states))
+            if request is not None and params["power_on"] and state["power_state"] != "poweredOn"))
         work = [index for index, change in enumerate(changes) if change is not None]
-        touched = sorted(set(work) | set(self.start))
+        touched = sorted(set(work) | set(self.start) | set(self.held))
         if touched and not self.check_mode:
-            self._apply(work, objects, states, changes)
+            self._apply(work, objects, items, states, changes, requests)
             after_items = self.client.retrieve_objects([objects[index] for index in touched], VM_PROPERTIES)
             for index, item in zip(touched, after_items):
                 items[index] = item
+            self._clear_records(objects, items)
         return self._result(requests, items, states, changes)
 
     def _find(self, requests):
+        """The requested VMs' objects, and ``[(obj, name, raw value)]`` of every VM in scope with a power record."""
         root = self.client.datacenter(self.params["datacenter"]) if self.params["datacenter"] else None
         found = self.client.retrieve({vim.VirtualMachine: FIND_PROPERTIES, vim.Folder: ["name", "parent"]}, root=root)
         vms = found[vim.VirtualMachine]
         if self.params["folder"]:
             vms = _in_folder(vms, found[vim.Folder], self.params["folder"])
+        recorded = [(item["obj"], item.get("name"), value.value) for item in vms
+                    for value in item.get("customValue") or []
+                    if value.key == self.records.key and (getattr(value, "value", "") or "").strip()]
         index = {"name": {}, "uuid": {}, "moid": {}}
         for item in vms:
             index["name"].setdefault(item.get("name"), []).append(item["obj"])
@@ -120,14 +150,14 @@ class VgpuAssignment:
             where += " in folder '%s'" % self.params["folder"] if self.params["folder"] else ""
             raise NotFound("Nothing was changed: VM(s) not found%s: %s." % (where, "; ".join(missing)),
                            hint="Check the names, uuids or moids in the vms option.")
-        return objects
+        return objects, recorded
 
     def _read_hosts(self, requests, items):
         """The VMs' hosts and the requested target hosts, by moid, with name, profiles and compute resource."""
         current = dict((item["runtime.host"]._moId, item["runtime.host"]) for item in items if item.get("runtime.host"))
         found = dict((item["moid"], item) for item in self.client.retrieve_objects(
             list(current.values()), ["name", "config.sharedPassthruGpuTypes", "parent"]))
-        targets = sorted(set(r["host"] for r in requests if r["host"]) - set(h["name"] for h in found.values()))
+        targets = sorted(set(r["host"] for r in requests if r and r["host"]) - set(h["name"] for h in found.values()))
         if targets:
             for item in self.client.hosts(["config.sharedPassthruGpuTypes", "parent"], esxi_hostnames=targets,
                                           datacenter=self.params["datacenter"]):
@@ -141,6 +171,8 @@ class VgpuAssignment:
         supported = self._supported_profiles(items)
         problems = []
         for request, item in zip(requests, items):
+            if request is None:
+                continue
             place, profiles = supported[item["moid"]]
             if request["host"]:
                 target = self._host_named(request["host"])
@@ -177,29 +209,33 @@ class VgpuAssignment:
 
     # ---- changing ---------------------------------------------------------------------------------------------
 
-    def _apply(self, work, objects, states, changes):
+    def _apply(self, work, objects, items, states, changes, requests):
         was_on = [index for index in work if states[index]["power_state"] == "poweredOn"]
+        self._write_records(was_on, items, requests)
         powered_off = self._power_off(was_on, objects)
         moves = [index for index in work if changes[index]["move_to"] and index not in self.errors]
         if moves:
             self.log("Moving %d powered-off VM(s) to their hosts." % len(moves))
-            outcomes = self.client.run_tasks([self._relocate_starter(objects[index], changes[index]["move_to"])
-                                              for index in moves],
-                                             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+            outcomes = self._run([(objects[index], self._relocate_starter(objects[index], changes[index]["move_to"]))
+                                  for index in moves])
             self._record(moves, outcomes, "move")
         ready = [index for index in work
                  if index not in self.errors and vm_changes.needs_reconfigure(changes[index])]
         self.log("Reconfiguring %d VM(s), %d at a time." % (len(ready), self.params["parallel"]))
-        outcomes = self.client.run_tasks(
-            [self._reconfigure_starter(objects[index], changes[index]) for index in ready],
-            parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+        outcomes = self._run([(objects[index], self._reconfigure_starter(objects[index], changes[index]))
+                              for index in ready])
         self._record(ready, outcomes, "reconfigure")
-        power_on = sorted(set(powered_off) | set(index for index in self.start if index not in self.errors))
+        # A VM this run or an interrupted one took down goes back on even when its change failed.
+        restore = set(powered_off) | set(index for index in self.start if index in self.held)
+        power_on = sorted(restore | set(index for index in self.start if index not in self.errors))
         if power_on:
             self.log("Powering on %d VM(s)." % len(power_on))
-            outcomes = self.client.run_tasks([self._starter(objects[index].PowerOnVM_Task) for index in power_on],
-                                             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+            outcomes = self._run([(objects[index], self._starter(objects[index].PowerOnVM_Task))
+                                  for index in power_on])
             self._record(power_on, outcomes, "power on")
+
+    def _run(self, jobs):
+        return _in_doubt.run_tasks(self.client, jobs, self.params["parallel"], self.params["task_timeout"])
 
     def _power_off(self, indexes, objects):
         """Power the given VMs off per the power option; returns those now off. Failures go to ``self.errors``."""
@@ -208,7 +244,7 @@ class VgpuAssignment:
         if self.params["power"] == "shutdown_guest":
             for index in indexes:
                 try:
-                    self.client.call(objects[index].ShutdownGuest)
+                    self._shutdown_guest(objects[index])
                 except GpuopsError as err:
                     self.errors[index] = "guest shutdown: %s" % err.message
             asked = [index for index in indexes if index not in self.errors or self.params["hard_power_off"]]
@@ -226,10 +262,23 @@ class VgpuAssignment:
         else:
             hard = list(indexes)
         if hard:
-            outcomes = self.client.run_tasks([self._starter(objects[index].PowerOffVM_Task) for index in hard],
-                                             parallel=self.params["parallel"], timeout=self.params["task_timeout"])
+            outcomes = self._run([(objects[index], self._starter(objects[index].PowerOffVM_Task)) for index in hard])
             self._record(hard, outcomes, "power off")
         return [index for index in indexes if index not in self.errors]
+
+    def _shutdown_guest(self, vm):
+        """Asking a guest again to shut down does no harm, so a lost answer is asked again; a guest already off
+        answers InvalidPowerState."""
+        for attempt in range(_retry.ATTEMPTS):
+            try:
+                return self.client.call(vm.ShutdownGuest)
+            except ChangeInDoubt:
+                if attempt + 1 >= _retry.ATTEMPTS:
+                    raise
+            except ApiError as err:
+                if attempt == 0 or err.details.get("fault") != "InvalidPowerState":
+                    raise
+                return None
 
     def _starter(self, method):
         return lambda: self.client.call(method)
@@ -261,27 +310,34 @@ class VgpuAssignment:
     # ---- result -----------------------------------------------------------------------------------------------
 
     def _result(self, requests, items, states, changes):
-        results, diff_before, diff_after = [], {}, {}
+        entries, diff_before, diff_after = [], {}, {}
         for index, (request, item, state, change) in enumerate(zip(requests, items, states, changes)):
             before = vm_changes.describe(state)
             wanted = vm_changes.predict(state, change, power_on=index in self.start)
             after = wanted if self.check_mode else vm_changes.describe(vm_state(item, self.host_names))
             changed = before != after or (self.check_mode and (change is not None or index in self.start))
             name = item.get("name") or request["ident"]
-            entry = {"name": name, "moid": item["moid"], "changed": changed, "before": before, "after": after,
-                     "error": self.errors.get(index)}
+            entry = {"name": name, "moid": item["moid"], "changed": changed or index in self.held,
+                     "before": before, "after": after, "error": self.errors.get(index)}
             if entry["error"]:
                 entry["ended"] = _ended(before, after, wanted)
-            results.append(entry)
+            entries.append(entry)
             if changed:
                 diff_before[name], diff_after[name] = before, after
-        outcome = {"changed": any(r["changed"] for r in results), "vms": results,
-                   "diff": {"before": diff_before, "after": diff_after}}
-        failed = [r for r in results if r["error"]]
+        results = entries[:len(self.params["vms"])]
+        for recovered in self.recovered:
+            entry = next(entry for entry in entries if entry["moid"] == recovered["moid"])
+            recovered.update(before=entry["before"], after=entry["after"], error=entry["error"])
+            recovered["summary"] = "%s: %s%s (powered off by run %s of %s at %s)" % (
+                recovered["name"], recovered["ended"], ": %s" % recovered["why"] if recovered.get("why") else "",
+                recovered["run"], recovered["by"], recovered["recorded_at"])
+        outcome = {"changed": any(entry["changed"] for entry in entries), "vms": results,
+                   "recovered": self.recovered, "diff": {"before": diff_before, "after": diff_after}}
+        failed = [entry for entry in entries if entry["error"]]
         if failed:
             raise TaskFailed("vGPU changes failed on %d of %d VM(s): %s." % (
-                len(failed), len(results), "; ".join("%s (%s)" % (r["name"], r["error"]) for r in failed)),
-                hint="The other VMs are as asked; each failed VM's entry in vms says how it ended.",
+                len(failed), len(entries), "; ".join("%s (%s)" % (r["name"], r["error"]) for r in failed)),
+                hint="The other VMs are as asked; each failed VM's entry in vms (or recovered) says how it ended.",
                 **outcome)
         return outcome
 

@@ -19,8 +19,6 @@ IDENTIFIERS = ("name", "uuid", "moid")
 
 def normalize_requests(vms, default_profile=None, default_state="present"):
     """Check the ``vms`` option and fill in the defaults; raises InputError naming the entry at fault."""
-    if not vms:
-        raise InputError("The vms option is empty.", hint="List at least one VM by name, uuid or moid.")
     requests = []
     seen = set()
     for index, entry in enumerate(vms):

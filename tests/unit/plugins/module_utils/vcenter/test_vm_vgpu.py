@@ -140,7 +140,7 @@ def test_reads_do_not_grow_with_the_number_of_vms():
         lab = FakeVcenter()
         for number in range(count):
             lab.vm("gpu-vm-%02d" % number, profiles=["grid_p40-8q"], host="host-%d" % (1 + number % 2))
-        assign(lab, [{"name": vm.name} for vm in lab.vms], profile="grid_p40-8q")
+        assign(lab, [{"name": vm.vm_name} for vm in lab.vms], profile="grid_p40-8q")
         assert lab.calls == []
         return len(lab.reads)
 

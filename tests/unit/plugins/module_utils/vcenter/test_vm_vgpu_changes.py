@@ -30,12 +30,14 @@ class TestNormalize:
         assert [(r["kind"], r["state"], r["profiles"]) for r in out] == [
             ("name", "present", ["grid_p40-8q"]), ("uuid", "present", ["grid_p40-4q"]), ("moid", "absent", [])]
 
+    def test_an_empty_list_asks_for_nothing(self):
+        assert vm_changes.normalize_requests([]) == []
+
     def test_multi_vgpu(self):
         out = vm_changes.normalize_requests([{"name": "a", "profiles": ["grid_a100-40c", "grid_a100-40c"]}])
         assert out[0]["profiles"] == ["grid_a100-40c", "grid_a100-40c"]
 
     @pytest.mark.parametrize("vms, words", [
-        ([], ["empty"]),
         ([{"profile": "grid_p40-8q"}], ["exactly one of name, uuid or moid", "none"]),
         ([{"name": "a", "moid": "vm-1"}], ["exactly one", "name, moid"]),
         ([{"name": "a"}], ["no profile"]),
