@@ -6,7 +6,8 @@ carry it, what the node will advertise, and the vGPU licensing ConfigMap.
 
 Schema and rules are the device plugin's own (NVIDIA/k8s-device-plugin, api/config/v1: ``version: v1``,
 ``flags.migStrategy`` none|single|mixed, ``sharing.timeSlicing`` / ``sharing.mps`` with ``renameByDefault``,
-``failRequestsGreaterThanOne`` and ``resources[].name/replicas``; replicas must be positive (replicas.go);
+``failRequestsGreaterThanOne`` and ``resources[].name/replicas``; a shared resource needs 2 replicas or more:
+``ReplicatedResource.UnmarshalJSON`` in replicas.go fails the whole config otherwise, and the plugin does not start;
 MPS serves at most 48 clients per GPU of compute capability 7.5 and later, 16 before
 (cmd/mps-control-daemon/mps/device.go); MPS is not supported on GPUs with MIG enabled (README, "With CUDA MPS");
 a renamed shared resource is ``<name>.shared``). The node selects a config of the GPU Operator's device plugin
@@ -35,6 +36,7 @@ GPU_RESOURCE = "nvidia.com/gpu"
 _ARCH_CC = {"Kepler": 3.0, "Maxwell": 5.0, "Pascal": 6.0, "Volta": 7.0, "Turing": 7.5, "Ampere": 8.0,
             "Ada Lovelace": 8.9, "Hopper": 9.0, "Blackwell": 10.0}
 MPS_MIN_CC = 3.5  # CUDA MPS documentation, "Hardware" requirements
+MIN_REPLICAS = 2  # NVIDIA/k8s-device-plugin api/config/v1/replicas.go: "number of replicas must be >= 2"
 
 
 def _cc(gpu):
@@ -66,9 +68,12 @@ def plan(node, gpus, mode, replicas=None, mig_strategy=None, mig_layout=None, re
     if mode in ("time-slicing", "mps"):
         if isinstance(replicas, str) and re.match(r"^-?\d+$", replicas.strip()):
             replicas = int(replicas)
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas <= 0:
-            raise InputError("%s: %s replicas %r is not a positive whole number." % (node, mode, replicas),
-                             hint="Set k8s_gpu_sharing_replicas to how many pods may share one GPU, 2 or more.")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < MIN_REPLICAS:
+            raise InputError("%s: %s replicas %r: the NVIDIA device plugin takes a whole number of %d or more and "
+                             "does not start with fewer (api/config/v1/replicas.go)." % (node, mode, replicas,
+                                                                                         MIN_REPLICAS),
+                             hint="Set k8s_gpu_sharing_replicas to how many pods may share one GPU, 2 or more, or "
+                             "k8s_gpu_sharing_mode to none to give each pod a whole GPU.")
         if mode == "mps":
             _check_mps(node, gpus, replicas)
         shared = {"resources": [{"name": GPU_RESOURCE, "replicas": replicas}]}
@@ -77,10 +82,8 @@ def plan(node, gpus, mode, replicas=None, mig_strategy=None, mig_layout=None, re
         if fail_requests_greater_than_one:
             shared["failRequestsGreaterThanOne"] = True
         config["sharing"] = {"timeSlicing" if mode == "time-slicing" else "mps": shared}
-        name = GPU_RESOURCE + (".shared" if rename_by_default and replicas > 1 else "")
+        name = GPU_RESOURCE + (".shared" if rename_by_default else "")
         advertised[name] = len(gpus) * replicas
-        if replicas == 1:
-            notes.append("replicas 1 shares nothing: the device plugin advertises each GPU once.")
         config_name = "%s-%d" % (mode, replicas)
     elif mode == "mig":
         config_name = _mig(node, gpus, mig_strategy, mig_layout, config, advertised, notes)

@@ -223,7 +223,7 @@ def test_nvidia_mig_reads_a_vgpu_and_refuses_to_change_it(host):
     (MIG, "mps_on_mig", ["has MIG enabled", "does not support MPS"]),
     (MIG, "mig_on_l40s", ["GPU 1 (NVIDIA L40S) has no MIG"]),
     (MIG, "single_with_two_profiles", ["strategy single needs one profile", "3g.40gb, 4g.40gb"]),
-    (VGPU, "replicas_zero", ["time-slicing replicas 0 is not a positive whole number"]),
+    (VGPU, "replicas_one", ["time-slicing replicas 1: the NVIDIA device plugin takes a whole number of 2 or more"]),
     (VGPU, "replicas_negative", ["replicas -2"]),
     (VGPU, "mps_too_many", ["MPS replicas 64 exceed the 48 clients"]),
     (VGPU, "mig_on_vgpu", ["is a vGPU; MIG on it is the hypervisor's"]),

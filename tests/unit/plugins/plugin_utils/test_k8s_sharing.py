@@ -68,7 +68,11 @@ def test_mixed_with_one_profile_gets_a_note_not_a_refusal():
 
 
 @pytest.mark.parametrize("args, message", [
-    (dict(gpus_from=L40S, mode="time-slicing", replicas=0), "time-slicing replicas 0 is not a positive"),
+    (dict(gpus_from=L40S, mode="time-slicing", replicas=0), "time-slicing replicas 0: the NVIDIA device plugin"),
+    # NVIDIA/k8s-device-plugin api/config/v1/replicas.go refuses replicas below 2; the plugin does not start.
+    (dict(gpus_from=L40S, mode="time-slicing", replicas=1), "time-slicing replicas 1: the NVIDIA device plugin "
+     "takes a whole number of 2 or more"),
+    (dict(gpus_from=L40S, mode="mps", replicas="1"), "mps replicas 1: the NVIDIA device plugin"),
     (dict(gpus_from=L40S, mode="mps", replicas=-1), "mps replicas -1"),
     (dict(gpus_from=L40S, mode="time-slicing", replicas=None), "replicas None"),
     (dict(gpus_from=L40S, mode="sliced"), "sharing mode 'sliced' is not one of"),
