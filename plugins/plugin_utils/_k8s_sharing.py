@@ -20,6 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -36,6 +37,8 @@ GPU_RESOURCE = "nvidia.com/gpu"
 _ARCH_CC = {"Kepler": 3.0, "Maxwell": 5.0, "Pascal": 6.0, "Volta": 7.0, "Turing": 7.5, "Ampere": 8.0,
             "Ada Lovelace": 8.9, "Hopper": 9.0, "Blackwell": 10.0}
 MPS_MIN_CC = 3.5  # CUDA MPS documentation, "Hardware" requirements
+_LABEL_MAX = 63  # Kubernetes label values
+_DIGEST_LENGTH = 10
 MIN_REPLICAS = 2  # NVIDIA/k8s-device-plugin api/config/v1/replicas.go: "number of replicas must be >= 2"
 
 
@@ -84,15 +87,26 @@ def plan(node, gpus, mode, replicas=None, mig_strategy=None, mig_layout=None, re
         config["sharing"] = {"timeSlicing" if mode == "time-slicing" else "mps": shared}
         name = GPU_RESOURCE + (".shared" if rename_by_default else "")
         advertised[name] = len(gpus) * replicas
-        config_name = "%s-%d" % (mode, replicas)
+        readable = "%s-%d" % (mode, replicas)
     elif mode == "mig":
-        config_name = _mig(node, gpus, mig_strategy, mig_layout, config, advertised, notes)
+        readable = _mig(node, gpus, mig_strategy, mig_layout, config, advertised, notes)
     else:
         advertised[GPU_RESOURCE] = len(gpus)
-        config_name = "none"
-    return {"node": node, "mode": mode, "config_name": config_name, "config": config,
+        readable = "none"
+    return {"node": node, "mode": mode, "config_name": config_name(readable, config), "config": config,
             "advertised": dict(advertised), "gpu_count": advertised.get(GPU_RESOURCE, 0) + advertised.get(
                 GPU_RESOURCE + ".shared", 0), "notes": notes}
+
+
+def config_name(readable, config):
+    """The name of ``config`` in the device plugin ConfigMap and in the node label: ``readable`` (the mode, replicas,
+    MIG profiles) and a digest of the whole canonical config, so two configs that differ in anything
+    (``renameByDefault``, ``failRequestsGreaterThanOne``...) never share a name. A ConfigMap key and a label value
+    (at most 63 characters of ``[-._a-zA-Z0-9]``, alphanumeric at both ends) alike."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:_DIGEST_LENGTH]
+    readable = re.sub(r"[^-._a-zA-Z0-9]+", "-", readable).strip("-._")
+    return "%s-%s" % (readable[:_LABEL_MAX - _DIGEST_LENGTH - 1].rstrip("-._"), digest)
 
 
 def _check_mps(node, gpus, replicas):
@@ -152,8 +166,15 @@ def objects(plans, namespace, configmap_name):
 
     # Plain types: values coming through Ansible's templating are subclasses that PyYAML's safe dumper refuses.
     plans = json.loads(json.dumps(plans))
-    data = dict((p["config_name"], yaml.safe_dump(p["config"], default_flow_style=False, sort_keys=False))
-                for p in plans)
+    data = {}
+    for p in plans:
+        text = yaml.safe_dump(p["config"], default_flow_style=False, sort_keys=False)
+        if p["config_name"] != config_name(p["config_name"].rsplit("-", 1)[0], p["config"]) or \
+                data.get(p["config_name"], text) != text:
+            raise InputError("%s: config name %r does not identify its config; another node's config would take "
+                             "its place in the ConfigMap." % (p["node"], p["config_name"]),
+                             hint="Build each node's plan with gpuops.vgpu.k8s_sharing_plan and pass it unchanged.")
+        data[p["config_name"]] = text
     result = [{"apiVersion": "v1", "kind": "ConfigMap",
                "metadata": {"name": configmap_name, "namespace": namespace}, "data": data}]
     for p in plans:

@@ -8,6 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import itertools
+import re
+
 import pytest
 import yaml
 
@@ -33,7 +36,7 @@ def test_time_slicing_in_the_device_plugins_schema():
     assert plan["config"] == {"version": "v1", "flags": {"migStrategy": "none"},
                               "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
     assert plan["advertised"] == {"nvidia.com/gpu": 8} and plan["gpu_count"] == 8
-    assert plan["config_name"] == "time-slicing-4"
+    assert re.match(r"^time-slicing-4-[0-9a-f]{10}$", plan["config_name"])
 
 
 def test_renamed_mps_with_failing_large_requests():
@@ -105,10 +108,64 @@ def test_objects_carry_every_nodes_config_and_one_label_per_node():
              _k8s_sharing.plan("b", gpus(H100), "mig", mig_strategy="single", mig_layout="all-1g.10gb")]
     configmap, node_a, node_b = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
     assert configmap["metadata"] == {"name": "dp-config", "namespace": "gpu-operator"}
-    assert sorted(configmap["data"]) == ["mig-single-7x1g.10gb", "time-slicing-4"]
-    assert yaml.safe_load(configmap["data"]["time-slicing-4"]) == plans[0]["config"]
-    assert node_a["metadata"] == {"name": "a", "labels": {"nvidia.com/device-plugin.config": "time-slicing-4"}}
-    assert node_b["metadata"]["labels"]["nvidia.com/device-plugin.config"] == "mig-single-7x1g.10gb"
+    name_a, name_b = plans[0]["config_name"], plans[1]["config_name"]
+    assert name_a.startswith("time-slicing-4-") and name_b.startswith("mig-single-7x1g.10gb-")
+    assert sorted(configmap["data"]) == sorted([name_a, name_b])
+    assert yaml.safe_load(configmap["data"][name_a]) == plans[0]["config"]
+    assert node_a["metadata"] == {"name": "a", "labels": {"nvidia.com/device-plugin.config": name_a}}
+    assert node_b["metadata"]["labels"]["nvidia.com/device-plugin.config"] == name_b
+
+
+def _every_plan():
+    """A plan for every combination of the role's sharing options on an H100 80GB (two GPUs)."""
+    h100 = gpus(H100, 2)
+    for mode, replicas, rename, fail in itertools.product(("time-slicing", "mps"), (2, 3, 4, 7, 10, 48),
+                                                          (False, True), (False, True)):
+        yield _k8s_sharing.plan("n", h100, mode, replicas, rename_by_default=rename,
+                                fail_requests_greater_than_one=fail)
+    layouts = ("all-1g.10gb", "all-1g.20gb", "all-2g.20gb", "all-3g.40gb", "all-balanced", ["7g.80gb"],
+               ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"], ["1g.10gb+me", "1g.10gb", "2g.20gb", "3g.40gb"],
+               ["4g.40gb", "2g.20gb", "1g.10gb"], ["4g.40gb", "3g.40gb"])
+    for strategy, layout in itertools.product(("single", "mixed"), layouts):
+        try:
+            yield _k8s_sharing.plan("n", h100, "mig", mig_strategy=strategy, mig_layout=layout)
+        except InputError:
+            pass  # single with several profiles
+    yield _k8s_sharing.plan("n", h100, "none")
+
+
+def test_two_differing_configs_never_share_a_name():
+    """Every name identifies its config: a node on time-slicing 4 and one on time-slicing 4 with renameByDefault
+    (or failRequestsGreaterThanOne) get different names, so the one ConfigMap holds both and each node's label
+    selects its own config."""
+    by_name = {}
+    for plan in _every_plan():
+        by_name.setdefault(plan["config_name"], []).append(plan["config"])
+    assert len(by_name) > 60
+    for name, configs in by_name.items():
+        assert all(config == configs[0] for config in configs), name
+        # A ConfigMap key and a label value.
+        assert re.match(r"^[a-zA-Z0-9]([-._a-zA-Z0-9]{0,61}[a-zA-Z0-9])?$", name), name
+
+
+def test_a_node_on_renamed_time_slicing_keeps_its_own_config():
+    plans = [_k8s_sharing.plan("a", gpus(L40S), "time-slicing", 4),
+             _k8s_sharing.plan("b", gpus(L40S), "time-slicing", 4, rename_by_default=True),
+             _k8s_sharing.plan("c", gpus(L40S), "time-slicing", 4, fail_requests_greater_than_one=True),
+             _k8s_sharing.plan("d", gpus(L40S, 2), "time-slicing", 4)]
+    objects = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
+    data = objects[0]["data"]
+    assert len(data) == 3
+    for plan, node in zip(plans, objects[1:]):
+        assert yaml.safe_load(data[node["metadata"]["labels"]["nvidia.com/device-plugin.config"]]) == plan["config"]
+
+
+def test_a_plan_whose_name_does_not_match_its_config_is_refused():
+    plans = [_k8s_sharing.plan("a", gpus(L40S), "time-slicing", 4),
+             _k8s_sharing.plan("b", gpus(L40S), "time-slicing", 4, rename_by_default=True)]
+    plans[1]["config_name"] = plans[0]["config_name"]
+    with pytest.raises(InputError, match="b: config name 'time-slicing-4-[0-9a-f]+' does not identify its config"):
+        _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
 
 
 def test_licensing_configmap():
