@@ -25,9 +25,11 @@ def k8s_sharing_plan(gpus, node, mode, replicas=None, mig_strategy=None, mig_lay
 
 
 @filter_errors(InputError)
-def k8s_sharing_objects(plans, namespace="gpu-operator", configmap_name="gpuops-device-plugin-config"):
-    """``plans | gpuops.vgpu.k8s_sharing_objects(namespace, name)``: the ConfigMap and the nodes' labels."""
-    return _k8s_sharing.objects(plans, namespace, configmap_name)
+def k8s_sharing_objects(plans, namespace="gpu-operator", configmap_name="gpuops-device-plugin-config",
+                        cluster_policy_name="cluster-policy"):
+    """``plans | gpuops.vgpu.k8s_sharing_objects(namespace, name)``: the ConfigMap, the ClusterPolicy patch and the
+    nodes' labels."""
+    return _k8s_sharing.objects(plans, namespace, configmap_name, cluster_policy_name)
 
 
 @filter_errors(InputError)

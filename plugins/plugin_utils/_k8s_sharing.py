@@ -12,7 +12,11 @@ MPS serves at most 48 clients per GPU of compute capability 7.5 and later, 16 be
 (cmd/mps-control-daemon/mps/device.go); MPS is not supported on GPUs with MIG enabled (README, "With CUDA MPS");
 a renamed shared resource is ``<name>.shared``). The node selects a config of the GPU Operator's device plugin
 ConfigMap with the label ``nvidia.com/device-plugin.config`` (README, "Updating Per-Node Configuration With a Node
-Label"). The licensing ConfigMap holds ``gridd.conf`` and ``client_configuration_token.tok`` (GPU Operator,
+Label"). The GPU Operator (NVIDIA/gpu-operator, api/nvidia/v1/clusterpolicy_types.go) points the device plugin at
+that ConfigMap with ClusterPolicy ``devicePlugin.config.name`` and ``.default`` (the config of nodes without the
+label), and sets the plugin's ``MIG_STRATEGY`` from ``mig.strategy`` for every node (controllers/object_controls.go,
+``applyMIGConfiguration``), over ``flags.migStrategy`` in the config file: one MIG strategy per cluster. On GPUs
+without MIG the strategy changes nothing (device plugin internal/rm/device_map.go). The licensing ConfigMap holds ``gridd.conf`` and ``client_configuration_token.tok`` (GPU Operator,
 "NVIDIA vGPU" install: ``licensing-config`` referenced by ``driver.licensingConfig.configMapName``).
 """
 
@@ -31,6 +35,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._profiles import m
 
 MODES = ("none", "time-slicing", "mps", "mig")
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
+CLUSTER_POLICY = "cluster-policy"  # the GPU Operator Helm chart's ClusterPolicy
 GPU_RESOURCE = "nvidia.com/gpu"
 # Lowest compute capability per architecture as nvidia-smi -q names it (CUDA C Programming Guide, appendix
 # "Compute Capabilities"); enough for the MPS rules below.
@@ -160,13 +165,16 @@ def _mig(node, gpus, strategy, layout, config, advertised, notes):
     return "mig-%s-%s" % (strategy, "-".join("%dx%s" % (c, n) for n, c in sorted(profiles.items())))
 
 
-def objects(plans, namespace, configmap_name):
-    """The GPU Operator's device plugin ConfigMap with one config per plan, and each node's label selecting it."""
+def objects(plans, namespace, configmap_name, cluster_policy_name=CLUSTER_POLICY):
+    """The GPU Operator's device plugin ConfigMap with one config per plan and a default one, the ClusterPolicy
+    patch that points the Operator at them and sets the cluster's MIG strategy, and each node's label selecting its
+    config. Refuses two MIG strategies: the Operator has one per cluster."""
     import yaml  # the controller has PyYAML with ansible-core
 
     # Plain types: values coming through Ansible's templating are subclasses that PyYAML's safe dumper refuses.
     plans = json.loads(json.dumps(plans))
-    data = {}
+    default = {"version": "v1", "flags": {"migStrategy": "none"}}
+    data = {config_name("none", default): yaml.safe_dump(default, default_flow_style=False, sort_keys=False)}
     for p in plans:
         text = yaml.safe_dump(p["config"], default_flow_style=False, sort_keys=False)
         if p["config_name"] != config_name(p["config_name"].rsplit("-", 1)[0], p["config"]) or \
@@ -175,12 +183,34 @@ def objects(plans, namespace, configmap_name):
                              "its place in the ConfigMap." % (p["node"], p["config_name"]),
                              hint="Build each node's plan with gpuops.vgpu.k8s_sharing_plan and pass it unchanged.")
         data[p["config_name"]] = text
+    spec = {"devicePlugin": {"config": {"name": configmap_name, "default": config_name("none", default)}}}
+    strategy = mig_strategy(plans)
+    if strategy:
+        spec["mig"] = {"strategy": strategy}
     result = [{"apiVersion": "v1", "kind": "ConfigMap",
-               "metadata": {"name": configmap_name, "namespace": namespace}, "data": data}]
+               "metadata": {"name": configmap_name, "namespace": namespace}, "data": data},
+              {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": cluster_policy_name},
+               "spec": spec}]
     for p in plans:
         result.append({"apiVersion": "v1", "kind": "Node",
                        "metadata": {"name": p["node"], "labels": {CONFIG_LABEL: p["config_name"]}}})
     return result
+
+
+def mig_strategy(plans):
+    """The MIG strategy of the cluster the ``plans`` are for, or None when none of them is in mode mig. The GPU
+    Operator sets the device plugin's ``MIG_STRATEGY`` from ClusterPolicy ``mig.strategy`` for every node, over the
+    config's ``flags.migStrategy``, so nodes asking for two strategies cannot both get theirs."""
+    by_strategy = {}
+    for p in plans:
+        if p.get("mode") == "mig":
+            by_strategy.setdefault(p["config"]["flags"]["migStrategy"], []).append(p["node"])
+    if len(by_strategy) > 1:
+        raise InputError("MIG strategies %s in one GPU Operator cluster: the Operator sets one for every node "
+                         "(ClusterPolicy mig.strategy, over each config's flags.migStrategy)." % "; ".join(
+                             "%s on %s" % (s, ", ".join(sorted(nodes))) for s, nodes in sorted(by_strategy.items())),
+                         hint="Set k8s_gpu_sharing_mig_strategy to the same value on every MIG node of the cluster.")
+    return next(iter(by_strategy), None)
 
 
 def licensing_configmap(token, token_file_name, namespace, name, feature_type=1):

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import itertools
+import os
 import re
 
 import pytest
@@ -106,11 +107,12 @@ def test_a_node_without_gpus_is_refused():
 def test_objects_carry_every_nodes_config_and_one_label_per_node():
     plans = [_k8s_sharing.plan("a", gpus(L40S), "time-slicing", 4),
              _k8s_sharing.plan("b", gpus(H100), "mig", mig_strategy="single", mig_layout="all-1g.10gb")]
-    configmap, node_a, node_b = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
+    configmap, policy, node_a, node_b = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
     assert configmap["metadata"] == {"name": "dp-config", "namespace": "gpu-operator"}
     name_a, name_b = plans[0]["config_name"], plans[1]["config_name"]
     assert name_a.startswith("time-slicing-4-") and name_b.startswith("mig-single-7x1g.10gb-")
-    assert sorted(configmap["data"]) == sorted([name_a, name_b])
+    default = policy["spec"]["devicePlugin"]["config"]["default"]
+    assert sorted(configmap["data"]) == sorted([name_a, name_b, default])
     assert yaml.safe_load(configmap["data"][name_a]) == plans[0]["config"]
     assert node_a["metadata"] == {"name": "a", "labels": {"nvidia.com/device-plugin.config": name_a}}
     assert node_b["metadata"]["labels"]["nvidia.com/device-plugin.config"] == name_b
@@ -155,8 +157,8 @@ def test_a_node_on_renamed_time_slicing_keeps_its_own_config():
              _k8s_sharing.plan("d", gpus(L40S, 2), "time-slicing", 4)]
     objects = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
     data = objects[0]["data"]
-    assert len(data) == 3
-    for plan, node in zip(plans, objects[1:]):
+    assert len(data) == 4  # three configs and the default
+    for plan, node in zip(plans, objects[2:]):
         assert yaml.safe_load(data[node["metadata"]["labels"]["nvidia.com/device-plugin.config"]]) == plan["config"]
 
 
@@ -166,6 +168,73 @@ def test_a_plan_whose_name_does_not_match_its_config_is_refused():
     plans[1]["config_name"] = plans[0]["config_name"]
     with pytest.raises(InputError, match="b: config name 'time-slicing-4-[0-9a-f]+' does not identify its config"):
         _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
+
+
+def _mig_plan(node, strategy, layout="all-3g.40gb"):
+    return _k8s_sharing.plan(node, gpus(H100), "mig", mig_strategy=strategy, mig_layout=layout)
+
+
+def test_cluster_policy_patch_names_the_configmap_its_default_and_the_mig_strategy():
+    """NVIDIA/gpu-operator: ClusterPolicy spec.devicePlugin.config.name/.default (api/nvidia/v1) and spec.mig.strategy,
+    which the Operator sets as the device plugin's MIG_STRATEGY on every node (controllers/object_controls.go)."""
+    plans = [_mig_plan("a", "mixed"), _mig_plan("b", "mixed", ["4g.40gb", "3g.40gb"]),
+             _k8s_sharing.plan("c", gpus(L40S), "time-slicing", 4)]
+    configmap, policy = _k8s_sharing.objects(plans, "gpu-operator", "dp-config", "my-policy")[:2]
+    default = policy["spec"]["devicePlugin"]["config"]["default"]
+    assert policy == {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "my-policy"},
+                      "spec": {"devicePlugin": {"config": {"name": "dp-config", "default": default}},
+                               "mig": {"strategy": "mixed"}}}
+    assert yaml.safe_load(configmap["data"][default]) == {"version": "v1", "flags": {"migStrategy": "none"}}
+
+
+CRD = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fixtures", "specs",
+                                    "gpu-operator-clusterpolicies-crd.yaml"))
+
+
+def _against_schema(value, schema, path):
+    """Strict: every key of ``value`` is a property of ``schema`` (a patch, so required fields may be absent)."""
+    kind = schema.get("type")
+    if kind == "object":
+        assert isinstance(value, dict), path
+        for key, item in value.items():
+            assert key in schema.get("properties", {}), "%s.%s is not a ClusterPolicy field" % (path, key)
+            _against_schema(item, schema["properties"][key], "%s.%s" % (path, key))
+    elif kind == "string":
+        assert isinstance(value, str), path
+        assert value in schema.get("enum", [value]), "%s: %r is not one of %s" % (path, value, schema["enum"])
+    elif kind == "boolean":
+        assert isinstance(value, bool), path
+    else:
+        raise AssertionError("%s: schema type %r not handled here" % (path, kind))
+
+
+@pytest.mark.parametrize("plans", [
+    [_mig_plan("a", "mixed"), _k8s_sharing.plan("c", gpus(L40S), "time-slicing", 4)],
+    [_mig_plan("a", "single", "all-1g.10gb")],
+    [_k8s_sharing.plan("c", gpus(L40S), "mps", 4)],
+])
+def test_cluster_policy_patch_matches_the_operators_crd(plans):
+    if not os.path.isfile(CRD):
+        raise AssertionError("%s is missing; restore tests/fixtures/specs from git" % CRD)
+    with open(CRD) as handle:
+        crd = yaml.safe_load(handle)
+    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
+    policy = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")[1]
+    assert (policy["apiVersion"], policy["kind"]) == ("%s/v1" % crd["spec"]["group"], crd["spec"]["names"]["kind"])
+    _against_schema(policy["spec"], version["schema"]["openAPIV3Schema"]["properties"]["spec"], "spec")
+
+
+def test_without_a_mig_node_the_cluster_policy_keeps_its_mig_strategy():
+    policy = _k8s_sharing.objects([_k8s_sharing.plan("c", gpus(L40S), "time-slicing", 4)], "ns", "dp-config")[1]
+    assert policy["metadata"] == {"name": "cluster-policy"} and "mig" not in policy["spec"]
+
+
+def test_two_mig_strategies_in_one_operator_cluster_are_refused():
+    plans = [_mig_plan("a", "single"), _mig_plan("b", "mixed"), _mig_plan("c", "single")]
+    with pytest.raises(InputError) as err:
+        _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
+    assert "MIG strategies mixed on b; single on a, c in one GPU Operator cluster" in str(err.value)
+    assert "k8s_gpu_sharing_mig_strategy" in err.value.hint
 
 
 def test_licensing_configmap():
