@@ -16,14 +16,18 @@ Label"). The GPU Operator (NVIDIA/gpu-operator, api/nvidia/v1/clusterpolicy_type
 that ConfigMap with ClusterPolicy ``devicePlugin.config.name`` and ``.default`` (the config of nodes without the
 label), and sets the plugin's ``MIG_STRATEGY`` from ``mig.strategy`` for every node (controllers/object_controls.go,
 ``applyMIGConfiguration``), over ``flags.migStrategy`` in the config file: one MIG strategy per cluster. On GPUs
-without MIG the strategy changes nothing (device plugin internal/rm/device_map.go). The licensing ConfigMap holds ``gridd.conf`` and ``client_configuration_token.tok`` (GPU Operator,
-"NVIDIA vGPU" install: ``licensing-config`` referenced by ``driver.licensingConfig.configMapName``).
+without MIG the strategy changes nothing (device plugin internal/rm/device_map.go). The licensing object holds
+``gridd.conf`` and ``client_configuration_token.tok``; the Operator mounts it into the driver container from a Secret
+named by ``driver.licensingConfig.secretName`` (since v25.10.0; ``configMapName``, the only field before, is
+deprecated in its favour) and mounts the token only when ``nlsEnabled`` is true (controllers/object_controls.go,
+``applyLicensingConfig``; the CRD's default is false).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import hashlib
 import json
 import re
@@ -36,6 +40,9 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._profiles import m
 MODES = ("none", "time-slicing", "mps", "mig")
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
 CLUSTER_POLICY = "cluster-policy"  # the GPU Operator Helm chart's ClusterPolicy
+# The licensing object's kinds and the ClusterPolicy field that names each (api/nvidia/v1/clusterpolicy_types.go).
+LICENSING_KINDS = {"Secret": "secretName", "ConfigMap": "configMapName"}
+TOKEN_KEY = "client_configuration_token.tok"
 GPU_RESOURCE = "nvidia.com/gpu"
 # Lowest compute capability per architecture as nvidia-smi -q names it (CUDA C Programming Guide, appendix
 # "Compute Capabilities"); enough for the MPS rules below.
@@ -165,10 +172,11 @@ def _mig(node, gpus, strategy, layout, config, advertised, notes):
     return "mig-%s-%s" % (strategy, "-".join("%dx%s" % (c, n) for n, c in sorted(profiles.items())))
 
 
-def objects(plans, namespace, configmap_name, cluster_policy_name=CLUSTER_POLICY):
+def objects(plans, namespace, configmap_name, cluster_policy_name=CLUSTER_POLICY, licensing=()):
     """The GPU Operator's device plugin ConfigMap with one config per plan and a default one, the ClusterPolicy
-    patch that points the Operator at them and sets the cluster's MIG strategy, and each node's label selecting its
-    config. Refuses two MIG strategies: the Operator has one per cluster."""
+    patch that points the Operator at them (and at the licensing object of ``licensing``, ``{kind, name}`` per node
+    that has a token) and sets the cluster's MIG strategy, and each node's label selecting its config. Refuses two
+    MIG strategies and two licensing objects: the Operator has one of each per cluster."""
     import yaml  # the controller has PyYAML with ansible-core
 
     # Plain types: values coming through Ansible's templating are subclasses that PyYAML's safe dumper refuses.
@@ -187,6 +195,16 @@ def objects(plans, namespace, configmap_name, cluster_policy_name=CLUSTER_POLICY
     strategy = mig_strategy(plans)
     if strategy:
         spec["mig"] = {"strategy": strategy}
+    refs = sorted(set((ref["kind"], ref["name"]) for ref in json.loads(json.dumps(list(licensing or ())))))
+    if len(refs) > 1:
+        raise InputError("Licensing objects %s in one GPU Operator cluster: the Operator mounts one "
+                         "(driver.licensingConfig)." % ", ".join("%s %s" % ref for ref in refs),
+                         hint="Set k8s_gpu_sharing_licensing_kind and the licensing object's name the same on every "
+                         "node that has a license token.")
+    if refs:
+        kind, name = refs[0]
+        _licensing_kind(kind)
+        spec["driver"] = {"licensingConfig": {LICENSING_KINDS[kind]: name, "nlsEnabled": True}}
     result = [{"apiVersion": "v1", "kind": "ConfigMap",
                "metadata": {"name": configmap_name, "namespace": namespace}, "data": data},
               {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": cluster_policy_name},
@@ -213,9 +231,18 @@ def mig_strategy(plans):
     return next(iter(by_strategy), None)
 
 
-def licensing_configmap(token, token_file_name, namespace, name, feature_type=1):
-    """The GPU Operator's licensing ConfigMap: gridd.conf (FeatureType) and the client configuration token. With
-    ``token`` None only the file name is checked (so a refusal can be shown without the token in the task)."""
+def _licensing_kind(kind):
+    if kind not in LICENSING_KINDS:
+        raise InputError("Licensing object kind %r is not Secret or ConfigMap." % (kind,),
+                         hint="Use Secret (driver.licensingConfig.secretName, GPU Operator v25.10.0 and later), or "
+                         "ConfigMap (driver.licensingConfig.configMapName) for an older Operator.")
+
+
+def licensing_object(token, token_file_name, namespace, name, feature_type=1, kind="Secret"):
+    """The GPU Operator's licensing object, a Secret (or a ConfigMap for Operators before v25.10.0): gridd.conf
+    (FeatureType) and the client configuration token. With ``token`` None only the kind and the file name are
+    checked (so a refusal can be shown without the token in the task)."""
+    _licensing_kind(kind)
     if not (token_file_name or "").endswith(".tok"):
         raise InputError("License token file %r is not a client configuration token (.tok)." % token_file_name,
                          hint="Download the client configuration token from the NVIDIA License System; its name "
@@ -224,6 +251,16 @@ def licensing_configmap(token, token_file_name, namespace, name, feature_type=1)
         return None
     if not token.strip():
         raise InputError("The license token is empty.", hint="Set k8s_gpu_sharing_license_token from the vault.")
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
-            "data": {"gridd.conf": "# Written by gpuops.vgpu.k8s_gpu_sharing\nFeatureType=%d\n" % feature_type,
-                     "client_configuration_token.tok": token.strip()}}
+    data = {"gridd.conf": "# Written by gpuops.vgpu.k8s_gpu_sharing\nFeatureType=%d\n" % feature_type,
+            TOKEN_KEY: token.strip()}
+    result = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": namespace}}
+    if kind == "Secret":
+        result["type"] = "Opaque"
+        data = dict((key, base64.b64encode(value.encode("utf-8")).decode("ascii")) for key, value in data.items())
+    result["data"] = data
+    return result
+
+
+def licensing_configmap(token, token_file_name, namespace, name, feature_type=1):
+    """The licensing object as a ConfigMap, for GPU Operators before v25.10.0 (``licensing_object``)."""
+    return licensing_object(token, token_file_name, namespace, name, feature_type, "ConfigMap")

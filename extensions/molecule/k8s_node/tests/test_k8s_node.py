@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import os
 import re
@@ -115,17 +116,20 @@ def test_configmap_has_every_nodes_config_and_the_label_selects_this_ones(host):
         host.file("/etc/gpuops/k8s/device-plugin-config.yaml").content_string)
 
 
-def test_licensing_configmap_only_on_the_vgpu_node_and_private(host):
-    licensing = host.file(OBJECTS + "/licensing-configmap.yaml")
+def test_licensing_secret_only_on_the_vgpu_node_and_private(host):
+    licensing = host.file(OBJECTS + "/licensing-secret.yaml")
     if name_of(host) == MIG:
         assert not licensing.exists
         return
     assert licensing.mode == 0o600
     data = yaml.safe_load(licensing.content_string)
     token = host.file("/srv/lab-artifacts/client_configuration_token_05-26-2022-00-08-28.tok").content_string
-    assert data["metadata"] == {"name": "licensing-config", "namespace": "gpu-operator"}
-    assert data["data"]["client_configuration_token.tok"] == token.strip()
-    assert "FeatureType=1" in data["data"]["gridd.conf"].splitlines()
+    assert data["kind"] == "Secret" and data["metadata"] == {"name": "licensing-config", "namespace": "gpu-operator"}
+    assert base64.b64decode(data["data"]["client_configuration_token.tok"]).decode() == token.strip()
+    assert "FeatureType=1" in base64.b64decode(data["data"]["gridd.conf"]).decode().splitlines()
+    # The GPU Operator mounts the token only with nlsEnabled (controllers/object_controls.go).
+    policy = yaml.safe_load(host.file(OBJECTS + "/cluster-policy-patch.yaml").content_string)
+    assert policy["spec"]["driver"] == {"licensingConfig": {"secretName": "licensing-config", "nlsEnabled": True}}
 
 
 def test_written_objects_are_valid_kubernetes_objects(host):

@@ -8,7 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import itertools
+import json
 import os
 import re
 
@@ -213,13 +215,14 @@ def _against_schema(value, schema, path):
     [_mig_plan("a", "single", "all-1g.10gb")],
     [_k8s_sharing.plan("c", gpus(L40S), "mps", 4)],
 ])
-def test_cluster_policy_patch_matches_the_operators_crd(plans):
+@pytest.mark.parametrize("licensing", [(), [{"kind": "Secret", "name": "lic"}], [{"kind": "ConfigMap", "name": "lic"}]])
+def test_cluster_policy_patch_matches_the_operators_crd(plans, licensing):
     if not os.path.isfile(CRD):
         raise AssertionError("%s is missing; restore tests/fixtures/specs from git" % CRD)
     with open(CRD) as handle:
         crd = yaml.safe_load(handle)
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
-    policy = _k8s_sharing.objects(plans, "gpu-operator", "dp-config")[1]
+    policy = _k8s_sharing.objects(plans, "gpu-operator", "dp-config", licensing=licensing)[1]
     assert (policy["apiVersion"], policy["kind"]) == ("%s/v1" % crd["spec"]["group"], crd["spec"]["names"]["kind"])
     _against_schema(policy["spec"], version["schema"]["openAPIV3Schema"]["properties"]["spec"], "spec")
 
@@ -235,6 +238,45 @@ def test_two_mig_strategies_in_one_operator_cluster_are_refused():
         _k8s_sharing.objects(plans, "gpu-operator", "dp-config")
     assert "MIG strategies mixed on b; single on a, c in one GPU Operator cluster" in str(err.value)
     assert "k8s_gpu_sharing_mig_strategy" in err.value.hint
+
+
+def test_licensing_secret_by_default():
+    """NVIDIA/gpu-operator v25.10.0 and later: driver.licensingConfig.secretName; the Operator mounts gridd.conf and,
+    with nlsEnabled, client_configuration_token.tok from it (controllers/object_controls.go)."""
+    secret = _k8s_sharing.licensing_object("tok-content\n", "client_configuration_token_x.tok", "gpu-operator",
+                                           "licensing-config")
+    assert secret["kind"] == "Secret" and secret["type"] == "Opaque"
+    assert secret["metadata"] == {"name": "licensing-config", "namespace": "gpu-operator"}
+    assert sorted(secret["data"]) == ["client_configuration_token.tok", "gridd.conf"]
+    assert base64.b64decode(secret["data"]["client_configuration_token.tok"]) == b"tok-content"
+    assert "FeatureType=1" in base64.b64decode(secret["data"]["gridd.conf"]).decode().splitlines()
+    assert "tok-content" not in json.dumps(secret)
+
+
+def test_licensing_configmap_for_older_operators():
+    cm = _k8s_sharing.licensing_object("tok", "x.tok", "gpu-operator", "lic", kind="ConfigMap")
+    assert cm["kind"] == "ConfigMap" and cm["data"]["client_configuration_token.tok"] == "tok"
+
+
+@pytest.mark.parametrize("kind, field", [("Secret", "secretName"), ("ConfigMap", "configMapName")])
+def test_cluster_policy_points_at_the_licensing_object_with_nls_enabled(kind, field):
+    plans = [_k8s_sharing.plan("c", gpus(VGPU), "time-slicing", 4)]
+    refs = [{"kind": kind, "name": "lic"}, {"kind": kind, "name": "lic"}]
+    policy = _k8s_sharing.objects(plans, "gpu-operator", "dp-config", licensing=refs)[1]
+    assert policy["spec"]["driver"] == {"licensingConfig": {field: "lic", "nlsEnabled": True}}
+
+
+def test_two_licensing_objects_in_one_cluster_are_refused():
+    plans = [_k8s_sharing.plan("c", gpus(VGPU), "time-slicing", 4)]
+    refs = [{"kind": "Secret", "name": "lic"}, {"kind": "ConfigMap", "name": "lic"}]
+    with pytest.raises(InputError, match="Licensing objects ConfigMap lic, Secret lic in one GPU Operator cluster"):
+        _k8s_sharing.objects(plans, "gpu-operator", "dp-config", licensing=refs)
+
+
+def test_licensing_kind_other_than_secret_or_configmap_is_refused_before_the_token_is_read():
+    with pytest.raises(InputError, match="Licensing object kind 'Opaque' is not Secret or ConfigMap") as err:
+        _k8s_sharing.licensing_object(None, "x.tok", "ns", "n", kind="Opaque")
+    assert "v25.10.0" in err.value.hint
 
 
 def test_licensing_configmap():
