@@ -25,9 +25,18 @@ def k8s_sharing_plan(gpus, node, mode, replicas=None, mig_strategy=None, mig_lay
 
 
 @filter_errors(InputError)
-def k8s_sharing_objects(plans, namespace="gpu-operator", configmap_name="gpuops-device-plugin-config"):
-    """``plans | gpuops.vgpu.k8s_sharing_objects(namespace, name)``: the ConfigMap and the nodes' labels."""
-    return _k8s_sharing.objects(plans, namespace, configmap_name)
+def k8s_sharing_objects(plans, namespace="gpu-operator", configmap_name="gpuops-device-plugin-config",
+                        cluster_policy_name="cluster-policy", licensing=None):
+    """``plans | gpuops.vgpu.k8s_sharing_objects(namespace, name)``: the ConfigMap, the ClusterPolicy patch and the
+    nodes' labels."""
+    return _k8s_sharing.objects(plans, namespace, configmap_name, cluster_policy_name, licensing or ())
+
+
+@filter_errors(InputError)
+def k8s_licensing_object(token, token_file_name, namespace="gpu-operator", name="licensing-config", feature_type=1,
+                         kind="Secret"):
+    """``token | gpuops.vgpu.k8s_licensing_object(file_name)``: the GPU Operator's licensing Secret (or ConfigMap)."""
+    return _k8s_sharing.licensing_object(token, token_file_name, namespace, name, feature_type, kind)
 
 
 @filter_errors(InputError)
@@ -42,4 +51,4 @@ class FilterModule(object):
 
     def filters(self):
         return {"k8s_sharing_plan": k8s_sharing_plan, "k8s_sharing_objects": k8s_sharing_objects,
-                "k8s_licensing_configmap": k8s_licensing_configmap}
+                "k8s_licensing_object": k8s_licensing_object, "k8s_licensing_configmap": k8s_licensing_configmap}

@@ -17,7 +17,11 @@ description:
   - Turns MIG mode on or off and carves the GPU instances a layout asks for, each with one compute instance
     spanning it (C(nvidia-smi mig -cgi ... -C)), changing only what differs; instances that already match stay.
   - Refuses, before any change, a GPU without MIG, a profile the GPU does not offer, a layout that overfills the
-    GPU (instance counts, compute slices, placements on the memory slices), and any change on a vGPU.
+    GPU (instance counts, compute slices, media engines, placements on the memory slices), and any change on a
+    vGPU.
+  - A GPU has one set of media engines (one OFA and, on A100 and A30, one JPEG decoder), which a C(+me) instance
+    takes, so at most one C(+me) instance exists per GPU (NVIDIA MIG user guide, "Supported MIG Profiles"); on an
+    A30, C(1g.6gb+me) and C(2g.12gb+me) together are refused.
   - A MIG mode change stays pending until the GPU is reset (O(gpu_reset)) or the VM reboots; the module says so
     in RV(reset_required) and carves no layout on a GPU whose mode is still pending.
 author:

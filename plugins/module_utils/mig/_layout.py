@@ -4,8 +4,9 @@
 """MIG layouts: from a declarative spec to GPU-instance profiles, whether they fit, and what to change.
 
 A layout fits when every profile is offered by the GPU, no profile exceeds its instance count, the compute slices
-add up to at most the GPU's, and every instance gets a placement of its own on the memory-slice axis (the rule
-``nvidia-smi mig -lgipp`` prints; MIG user guide, "Placements").
+add up to at most the GPU's, the instances need no more media engines (JPEG, OFA: one set per GPU, which a ``+me``
+instance takes; MIG user guide, "Supported MIG Profiles") than the GPU has, and every instance gets a placement of
+its own on the memory-slice axis (the rule ``nvidia-smi mig -lgipp`` prints; MIG user guide, "Placements").
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +16,7 @@ __metaclass__ = type
 from collections import Counter
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._profiles import MEDIA_ENGINES
 
 # mig-parted's named configurations (NVIDIA/mig-parted examples/config.yaml): all-<profile> fills the GPU with
 # one profile; all-balanced is 2x 1g, 1x 2g, 1x 3g on 8-slice GPUs.
@@ -75,6 +77,15 @@ def check(names, model, gpu_label):
             "+".join(names), gpu_label, slices, model["model"], model["compute_slices"]),
             hint="Remove profiles until the slices (the number before g) add up to at most %d."
             % model["compute_slices"])
+    for engine in MEDIA_ENGINES:
+        users = [name for name in names if profiles[name][engine]]
+        if sum(profiles[name][engine] for name in users) > model["media_engines"][engine]:
+            raise InputError("MIG layout on %s asks for %d instances with media extensions (%s); %s has one set of "
+                             "media engines (%d %s), so at most one +me instance can exist on it." % (
+                                 gpu_label, len(users), ", ".join(users), model["model"],
+                                 model["media_engines"][engine], engine.upper()),
+                             hint="Keep one +me profile and ask for the others without +me (%s)." % ", ".join(
+                                 sorted(set(name.split("+")[0] for name in users))))
     placed = place(names, model, {})
     if placed is None:
         raise InputError("MIG layout %s overfills %s: no placement of these instances fits its %d memory slices."

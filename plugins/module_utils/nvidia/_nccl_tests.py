@@ -6,6 +6,10 @@
 Both layouts of the output are read (tests/fixtures/nccl-tests): the older one with an ``error`` column and the
 current one with ``root`` and ``#wrong`` columns. Bus bandwidth (``busbw``) is what nccl-tests reports as
 comparable with the hardware's link speed whatever the number of GPUs (nccl-tests doc/PERFORMANCE.md).
+
+A multi-node run started with Open MPI's ``mpirun --tag-output`` (as the Kubeflow MPI Operator's examples do)
+prefixes every line with ``[jobid,rank]<stdout>:`` (or ``<stderr>:``; orterun(1), ``--tag-output``); the prefix is
+read off before the line is parsed, and NCCL's own log lines between the table's rows are skipped.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,6 +20,8 @@ import re
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 
+# Open MPI's --tag-output prefix: [jobid,MCW_rank]<stdout|stderr|stddiag>:
+_MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err|diag)>:")
 # Nominal one-direction PCIe x1 lane rates in GB/s after encoding (PCI-SIG: 8b/10b for gen 1-2, 128b/130b after).
 PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
@@ -26,6 +32,7 @@ def parse_all_reduce(text):
     devices, rows, average, wrong = [], [], None, None
     columns = None
     for line in (text or "").splitlines():
+        line = _MPI_TAG.sub("", line)
         stripped = line.strip()
         device = re.match(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+"
                           r"\[([^\]]+)\]\s+(.+?)\s*$", stripped)

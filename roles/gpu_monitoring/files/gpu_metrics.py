@@ -9,7 +9,8 @@ Runs ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits`` once and ``nvi
 DIR/gpuops_gpu.prom atomically (written beside it, then renamed), so the exporter never reads half a file.
 Metric names follow NVIDIA's dcgm-exporter where it has the same metric (etc/default-counters.csv of
 github.com/NVIDIA/dcgm-exporter), with its labels gpu, UUID, device, modelName and Hostname; the others start with
-gpuops_ (docs/monitoring.md lists both). Python standard library only: it runs on any guest or GPU server.
+gpuops_ (docs/monitoring.md lists both); a shared name has dcgm-exporter's type too (counter or gauge). Python
+standard library only: it runs on any guest or GPU server.
 """
 
 import argparse
@@ -59,6 +60,11 @@ FIELDS = (
     ("pcie.link.gen.current", "gpuops_gpu_pcie_link_gen", "Current PCIe link generation."),
     ("pcie.link.width.current", "gpuops_gpu_pcie_link_width", "Current PCIe link width (lanes)."),
 )
+# The metrics dcgm-exporter declares counter (its etc/default-counters.csv); every other one here is a gauge.
+COUNTERS = frozenset(("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL",
+                      "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "DCGM_FI_DEV_RETIRED_SBE", "DCGM_FI_DEV_RETIRED_DBE",
+                      "DCGM_FI_DEV_RETIRED_PENDING", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+                      "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS"))
 IDENTITY = ("index", "uuid", "name", "pci.bus_id", "driver_version")
 # NVML's clock event reason bits (nvmlClocksEventReason*), the same in the throttle and the event names.
 REASONS = (("gpu_idle", 0x1), ("applications_clocks_setting", 0x2), ("sw_power_cap", 0x4), ("hw_slowdown", 0x8),
@@ -197,7 +203,7 @@ class Metrics(object):
         lines = []
         for name in sorted(self.series):
             lines.append("# HELP %s %s" % (name, self.helps.get(name, name)))
-            lines.append("# TYPE %s gauge" % name)
+            lines.append("# TYPE %s %s" % (name, "counter" if name in COUNTERS else "gauge"))
             for labels, value in self.series[name]:
                 text = ",".join('%s="%s"' % (key, escape(labels[key])) for key in sorted(labels))
                 lines.append("%s{%s} %s" % (name, text, value))

@@ -10,8 +10,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -100,7 +102,13 @@ def test_device_plugin_configuration_in_upstream_schema(host):
 def test_configmap_has_every_nodes_config_and_the_label_selects_this_ones(host):
     configmap = yaml.safe_load(host.file(OBJECTS + "/device-plugin-configmap.yaml").content_string)
     assert configmap["metadata"] == {"name": "gpuops-device-plugin-config", "namespace": "gpu-operator"}
-    assert sorted(configmap["data"]) == ["mig-single-7x1g.10gb", "time-slicing-4"]
+    # Each name: readable, then a digest of the config it names; "none" is the default config.
+    assert sorted(re.sub(r"-[0-9a-f]{10}$", "", name) for name in configmap["data"]) == [
+        "mig-single-7x1g.10gb", "none", "time-slicing-4"]
+    policy = yaml.safe_load(host.file(OBJECTS + "/cluster-policy-patch.yaml").content_string)
+    assert policy["kind"] == "ClusterPolicy" and policy["spec"]["mig"] == {"strategy": "single"}
+    assert policy["spec"]["devicePlugin"]["config"]["name"] == "gpuops-device-plugin-config"
+    assert policy["spec"]["devicePlugin"]["config"]["default"] in configmap["data"]
     label = yaml.safe_load(host.file(OBJECTS + "/node-label.yaml").content_string)
     assert label["kind"] == "Node" and label["metadata"]["name"] == name_of(host)
     selected = label["metadata"]["labels"]["nvidia.com/device-plugin.config"]
@@ -108,17 +116,20 @@ def test_configmap_has_every_nodes_config_and_the_label_selects_this_ones(host):
         host.file("/etc/gpuops/k8s/device-plugin-config.yaml").content_string)
 
 
-def test_licensing_configmap_only_on_the_vgpu_node_and_private(host):
-    licensing = host.file(OBJECTS + "/licensing-configmap.yaml")
+def test_licensing_secret_only_on_the_vgpu_node_and_private(host):
+    licensing = host.file(OBJECTS + "/licensing-secret.yaml")
     if name_of(host) == MIG:
         assert not licensing.exists
         return
     assert licensing.mode == 0o600
     data = yaml.safe_load(licensing.content_string)
     token = host.file("/srv/lab-artifacts/client_configuration_token_05-26-2022-00-08-28.tok").content_string
-    assert data["metadata"] == {"name": "licensing-config", "namespace": "gpu-operator"}
-    assert data["data"]["client_configuration_token.tok"] == token.strip()
-    assert "FeatureType=1" in data["data"]["gridd.conf"].splitlines()
+    assert data["kind"] == "Secret" and data["metadata"] == {"name": "licensing-config", "namespace": "gpu-operator"}
+    assert base64.b64decode(data["data"]["client_configuration_token.tok"]).decode() == token.strip()
+    assert "FeatureType=1" in base64.b64decode(data["data"]["gridd.conf"]).decode().splitlines()
+    # The GPU Operator mounts the token only with nlsEnabled (controllers/object_controls.go).
+    policy = yaml.safe_load(host.file(OBJECTS + "/cluster-policy-patch.yaml").content_string)
+    assert policy["spec"]["driver"] == {"licensingConfig": {"secretName": "licensing-config", "nlsEnabled": True}}
 
 
 def test_written_objects_are_valid_kubernetes_objects(host):
@@ -126,7 +137,9 @@ def test_written_objects_are_valid_kubernetes_objects(host):
         pytest.fail("kubernetes-validate is not at %s (make deps installs it from tests/requirements.txt, or set "
                     "KUBERNETES_VALIDATE)" % VALIDATE)
     folder = tempfile.mkdtemp(prefix="gpuops-k8s-objects.")
-    names = host.check_output("ls %s" % OBJECTS).split()
+    # The ClusterPolicy is the GPU Operator's custom resource: kubernetes-validate has no schema for it; the unit
+    # tests hold it to the Operator's CRD (tests/fixtures/specs).
+    names = [n for n in host.check_output("ls %s" % OBJECTS).split() if n != "cluster-policy-patch.yaml"]
     assert names
     for name in names:
         with open(os.path.join(folder, name), "w") as handle:
@@ -223,7 +236,7 @@ def test_nvidia_mig_reads_a_vgpu_and_refuses_to_change_it(host):
     (MIG, "mps_on_mig", ["has MIG enabled", "does not support MPS"]),
     (MIG, "mig_on_l40s", ["GPU 1 (NVIDIA L40S) has no MIG"]),
     (MIG, "single_with_two_profiles", ["strategy single needs one profile", "3g.40gb, 4g.40gb"]),
-    (VGPU, "replicas_zero", ["time-slicing replicas 0 is not a positive whole number"]),
+    (VGPU, "replicas_one", ["time-slicing replicas 1: the NVIDIA device plugin takes a whole number of 2 or more"]),
     (VGPU, "replicas_negative", ["replicas -2"]),
     (VGPU, "mps_too_many", ["MPS replicas 64 exceed the 48 clients"]),
     (VGPU, "mig_on_vgpu", ["is a vGPU; MIG on it is the hypervisor's"]),

@@ -40,6 +40,8 @@ root = "/var/lib/containerd"
           runtime_type = "io.containerd.runc.v2"
 """
 REQUESTED = {"mode": "mig", "mig_strategy": "single", "mig_layout": "all-1g.10gb"}
+# The requested config's name: readable, then a digest of the config (_k8s_sharing.config_name).
+SINGLE_7X1G = _k8s_sharing.config_name("mig-single-7x1g.10gb", {"version": "v1", "flags": {"migStrategy": "single"}})
 
 
 @pytest.fixture
@@ -111,7 +113,7 @@ def test_layout_other_than_requested_fails(h100):
 
 def test_config_on_the_node_other_than_requested_fails(h100):
     found = findings(raw(h100, config="version: v1\nflags:\n  migStrategy: mixed\n"))
-    assert found["sharing"]["status"] == "FAIL" and "mig-single-7x1g.10gb" in found["sharing"]["message"]
+    assert found["sharing"]["status"] == "FAIL" and SINGLE_7X1G in found["sharing"]["message"]
 
 
 def test_requested_sharing_the_gpus_cannot_do_fails_with_the_reason(h100):
@@ -128,7 +130,7 @@ def test_unreachable_node_is_reported(h100):
 
 def test_fleet_report_shows_mode_and_advertised_count(h100):
     report = _fleet_report.build({"hosts": []}, {"facts": _doctor_facts.collect(raw(h100))})
-    assert report["k8s_nodes"] == [{"name": "node-1", "mode": "mig", "config_name": "mig-single-7x1g.10gb",
+    assert report["k8s_nodes"] == [{"name": "node-1", "mode": "mig", "config_name": SINGLE_7X1G,
                                     "gpu_count": 7, "advertised": {"nvidia.com/gpu": 7}, "error": None}]
     html = _fleet_report.render_html(report)
-    assert '<tr data-node="node-1"><td>node-1</td><td>mig</td><td>mig-single-7x1g.10gb</td><td>7</td>' in html
+    assert '<tr data-node="node-1"><td>node-1</td><td>mig</td><td>%s</td><td>7</td>' % SINGLE_7X1G in html

@@ -63,6 +63,38 @@ def value(metrics, name, **labels):
     return found[0]
 
 
+DCGM_COUNTERS = os.path.join(REPO, "tests", "fixtures", "dcgm-exporter", "default-counters.csv")
+
+
+def dcgm_exporter_types():
+    """{metric: type} from dcgm-exporter's etc/default-counters.csv, its commented-out (off by default) lines too."""
+    if not os.path.isfile(DCGM_COUNTERS):
+        raise AssertionError("%s is missing; restore tests/fixtures/dcgm-exporter from git" % DCGM_COUNTERS)
+    types = {}
+    with open(DCGM_COUNTERS) as handle:
+        for line in handle:
+            cells = [cell.strip() for cell in line.lstrip("#").split(",")]
+            if len(cells) >= 3 and re.match(r"^DCGM_\w+$", cells[0]):
+                types[cells[0]] = cells[1]
+    return types
+
+
+def test_every_name_shared_with_dcgm_exporter_has_its_type():
+    """dcgm-exporter declares the ECC totals, retired pages and remapped rows counter; a dashboard or recording rule
+    written for dcgm-exporter (increase(), rate()) expects the same type from this collector."""
+    with open(os.path.join(REPO, "roles", "gpu_monitoring", "files", "gpu_metrics.py")) as handle:
+        shared = sorted(set(re.findall(r'"(DCGM_\w+)"', handle.read())))
+    types = dcgm_exporter_types()
+    assert "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL" in shared and len(shared) >= 20
+    metrics = COLLECTOR.Metrics()
+    for name in shared:
+        metrics.add(name, "help", {"gpu": "0"}, 0)
+    rendered = dict(re.findall(r"^# TYPE (\w+) (\w+)$", metrics.render(), re.M))
+    for name in shared:
+        assert name in types, "%s is not a dcgm-exporter metric" % name
+        assert rendered[name] == types[name], (name, rendered[name], types[name])
+
+
 def test_h100_csv_gives_dcgm_named_metrics_with_dcgm_labels():
     rows = rows_from_csv("csv_query_gpu_allfields_h100_mig_driver590.csv")
     metrics = COLLECTOR.collect(rows, {}, "gpu-node-1", now=NOW)

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.mig import _layout
+from ansible_collections.gpuops.vgpu.plugins.module_utils.mig import _layout, _mig
 from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._profiles import mig_model
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_mig
 
@@ -38,6 +38,50 @@ def test_a100_40gb_catalog_matches_the_recorded_lgip():
         profile = A100_40["profiles"][row["name"]]
         assert (profile["profile_id"], profile["max_instances"], profile["memory_gib"], profile["sm"]) == (
             row["profile_id"], row["instances_total"], row["memory_gib"], row["sm"])
+        # The JPEG and OFA columns: only 1g.5gb+me and the whole GPU (7g.40gb) have them.
+        assert (profile["jpeg"], profile["ofa"]) == (row["jpeg"], row["ofa"]), row["name"]
+    full = [row for row in recorded if row["name"] == "7g.40gb"][0]
+    assert A100_40["media_engines"] == {"jpeg": full["jpeg"], "ofa": full["ofa"]} == {"jpeg": 1, "ofa": 1}
+
+
+A30 = mig_model("NVIDIA A30")
+
+
+@pytest.mark.parametrize("model", ["NVIDIA A100-PCIE-40GB", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3",
+                                   "NVIDIA A30"])
+def test_one_set_of_media_engines_per_gpu_taken_by_a_me_instance(model):
+    """MIG user guide, "Supported MIG Profiles": the whole GPU has one OFA; a +me profile takes it (1 OFA), the
+    other profiles smaller than the whole GPU have none."""
+    gpu = mig_model(model)
+    assert gpu["media_engines"]["ofa"] == 1
+    for name, profile in gpu["profiles"].items():
+        whole = profile["compute_slices"] == gpu["compute_slices"]
+        assert profile["ofa"] == (1 if name.endswith("+me") or whole else 0), name
+
+
+@pytest.mark.parametrize("names", [["1g.6gb+me", "2g.12gb+me"], ["2g.12gb+me", "1g.6gb+me", "1g.6gb"]])
+def test_a30_holds_one_me_instance_only(names):
+    """The A30 offers 1g.6gb+me and 2g.12gb+me (one instance each), but has one JPEG decoder and one OFA: both +me
+    instances on one A30 cannot exist, though each profile's own count and the slices allow it."""
+    with pytest.raises(InputError) as err:
+        _layout.check(_layout.resolve(names, A30, "GPU 0 (NVIDIA A30)"), A30, "GPU 0 (NVIDIA A30)")
+    assert ("MIG layout on GPU 0 (NVIDIA A30) asks for 2 instances with media extensions (2g.12gb+me, 1g.6gb+me); "
+            "A30 24GB has one set of media engines (1 OFA), so at most one +me instance can exist on it."
+            ) == err.value.message
+    assert "1g.6gb, 2g.12gb" in err.value.hint
+
+
+@pytest.mark.parametrize("names", [["2g.12gb+me", "1g.6gb", "1g.6gb"], ["1g.6gb+me", "1g.6gb", "2g.12gb"],
+                                   ["4g.24gb"], ["2g.12gb", "2g.12gb"]])
+def test_a30_layouts_with_at_most_one_me_instance_fit(names):
+    assert len(_layout.check(names, A30, "GPU 0")) == len(names)
+
+
+def test_nvidia_mig_refuses_two_me_instances_on_an_a30_before_any_change():
+    a30 = {"index": 0, "name": "NVIDIA A30", "virtualization": "None", "mig_current": True, "mig_pending": True,
+           "instances": []}
+    with pytest.raises(InputError, match="at most one \\+me instance"):
+        _mig.plan([a30], None, None, ["1g.6gb+me", "2g.12gb+me"])
 
 
 @pytest.mark.parametrize("spec, expected", [

@@ -29,6 +29,7 @@ def read(folder, name):
 
 V100 = read("nccl-tests", "all_reduce_perf_4xV100_pcie_no_nvlink_nccl2.4.2.txt")
 H100 = read("nccl-tests", "all_reduce_perf_16xH100_2nodes_mpi_nccl_recent.txt")
+T4_TAGGED = read("nccl-tests", "all_reduce_perf_2xT4_2nodes_efa_mpi_tag_output_nccl2.12.7.txt")
 TOPO_NV12 = read("nvidia-smi", "topo_m_2xH100_pcie_NV12_driver555_TABS2SPACES.txt")
 NVLINK_H100 = read("nvidia-smi", "nvlink_s_2xH100_pcie_inactive_links_driver555.txt")
 # Not a recording: four GPUs behind one host bridge, in topo -m's layout, for the PCIe case.
@@ -54,6 +55,18 @@ def test_current_layout_with_root_and_wrong_columns():
     assert len(result["devices"]) == 16 and result["devices"][8]["host"] == "ztan-mig-gq73"
     assert result["rows"][-1]["in_place"] == {"time_us": 47743.0, "algbw": 179.92, "busbw": 337.35, "wrong": 0}
     assert (result["peak_busbw_gbps"], result["avg_busbw_gbps"], result["out_of_bounds"]) == (338.82, 70.742, 0)
+
+
+def test_mpirun_tag_output_of_a_multi_node_run():
+    """Every line prefixed with [1,0]<stdout>: (Open MPI's --tag-output), NCCL INFO lines of both ranks in between."""
+    result = _nccl_tests.parse_all_reduce(T4_TAGGED)
+    assert result["devices"] == [
+        {"rank": 0, "host": "test-nccl-efa-worker-0", "device": 0, "bus_id": "0x35", "name": "Tesla T4"},
+        {"rank": 1, "host": "test-nccl-efa-worker-1", "device": 0, "bus_id": "0xf5", "name": "Tesla T4"}]
+    assert len(result["rows"]) == 31 and result["rows"][0]["size"] == 0
+    assert result["rows"][-1]["out_of_place"] == {"time_us": 344981.0, "algbw": 3.11, "busbw": 3.11, "wrong": 0}
+    assert (result["peak_busbw_gbps"], result["avg_busbw_gbps"], result["out_of_bounds"], result["errors"]) == (
+        3.15, 1.15327, 0, 0)
 
 
 def test_wrong_elements_and_no_rows_are_reported():
