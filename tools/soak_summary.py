@@ -29,6 +29,18 @@ def main(path):
         print("  chaos seed %(seed)d: %(dropped)d of %(requests)d requests failed, %(retried)d sent again, run under "
               "chaos succeeded: %(stormy_run_ok)s, runs to converge %(runs)d, converged %(converged)s; faults %(faults)s"
               % dict(trial, retried=trial.get("retried", 0)))
+    vm_kills = [trial for trial in trials if trial["kind"] == "vm_crash"]
+    print("soak: %d kills inside the VM layer (vm_vgpu on %s running VMs), %d converged; VMs left off after the "
+          "next successful run: %d" % (len(vm_kills), ", ".join(sorted(set(str(t["vms"]) for t in vm_kills))) or "no",
+                                       sum(1 for trial in vm_kills if trial["converged"]),
+                                       sum(trial["vms_left_off"] for trial in vm_kills)))
+    for trial in vm_kills:
+        print("  VM layer seed %(seed)d%(chaos)s: killed %(delay)s s in%(ended)s, %(off_after_kill)d VM(s) off "
+              "after the kill -> %(runs)d run(s), recovered per run %(recovered)s, VMs left off %(vms_left_off)d, "
+              "converged %(converged)s" % dict(
+                  trial, chaos=" under chaos" if trial["chaos"] else "",
+                  ended=" (the run had ended after %s s)" % trial["ended_before_kill"]
+                  if trial["ended_before_kill"] else ""))
     return 0 if trials and all(trial["converged"] for trial in trials) else 1
 
 

@@ -153,7 +153,7 @@ def test_vm_layer_killed_at_a_seeded_moment_leaves_no_running_vm_off_after_the_n
         if chaos:
             lab.request("DELETE", "/lab/chaos")
     left = problems(lab, names, [NEW])
-    log_trial("vm_crash", seed=seed, chaos=chaos, delay=delay, ended_before_kill=ended, off_after_kill=off_after_kill,
+    log_trial("vm_crash", vms=VMS, seed=seed, chaos=chaos, delay=delay, ended_before_kill=ended, off_after_kill=off_after_kill,
               runs=runs, recovered=recovered, vms_left_off=left_off(lab, names), converged=rc == 0 and not left)
     assert rc == 0, "seed %d, killed after %s s: %s" % (seed, delay, result.get("msg"))
     assert left == [], "seed %d, killed after %s s: %s" % (seed, delay, left[:10])
