@@ -10,6 +10,7 @@ import (
 const (
 	faultFailReconfigure = "fail_reconfigure" // the next ReconfigVM_Task of the VM fails with SystemError
 	faultDropConnection  = "drop_connection"  // the next SOAP request's connection closes without an answer
+	faultDropAnswer      = "drop_answer"      // the next SOAP request is served, then its connection closes unanswered
 	faultShutdownIgnored = "shutdown_ignored" // ShutdownGuest succeeds but the guest never shuts down
 	faultShutdownDelay   = "shutdown_delay"   // the guest takes delay_ms to shut down
 	// faultFailRemediation: the next vLCM remediation of the host fails while installing the image; the host keeps
@@ -19,8 +20,8 @@ const (
 	maxShutdownDelayMS = 600000
 )
 
-var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultShutdownIgnored, faultShutdownDelay,
-	faultFailRemediation}
+var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultDropAnswer, faultShutdownIgnored,
+	faultShutdownDelay, faultFailRemediation}
 
 // Fault is an injected fault, as POST /lab/faults takes it and GET /lab/faults lists it.
 type Fault struct {
@@ -58,7 +59,7 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 		if f.VM == "" {
 			return fmt.Errorf("%s needs \"vm\"", f.Kind)
 		}
-	case faultDropConnection:
+	case faultDropConnection, faultDropAnswer:
 		if f.VM != "" {
 			return fmt.Errorf("%s applies to any SOAP request and takes no \"vm\"", f.Kind)
 		}
@@ -70,14 +71,14 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 	if f.Host != "" && f.Kind != faultFailRemediation {
 		return fmt.Errorf("\"host\" only applies to %s", faultFailRemediation)
 	}
-	if f.Method != "" && f.Kind != faultDropConnection {
-		return fmt.Errorf("\"method\" applies only to %s", faultDropConnection)
+	if f.Method != "" && f.Kind != faultDropConnection && f.Kind != faultDropAnswer {
+		return fmt.Errorf("\"method\" applies only to %s and %s", faultDropConnection, faultDropAnswer)
 	}
 	if f.VM != "" && !knownVM(f.VM) {
 		return fmt.Errorf("no VM named %q", f.VM)
 	}
 	switch f.Kind {
-	case faultFailReconfigure, faultDropConnection, faultFailRemediation:
+	case faultFailReconfigure, faultDropConnection, faultDropAnswer, faultFailRemediation:
 		if f.Count == 0 {
 			f.Count = 1
 		}

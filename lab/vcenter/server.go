@@ -123,7 +123,7 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		rec := &recorder{header: http.Header{}}
 		l.serveLocked(svc, rec, r, call, body)
-		if fault == chaosResetAfter {
+		if fault == chaosResetAfter || l.faults.Take(faultDropAnswer, "", call.method) != nil {
 			dropConnection(w) // served, but the answer is lost
 			return
 		}

@@ -258,3 +258,29 @@ func TestFaultsOverHTTP(t *testing.T) {
 		t.Errorf("expected SystemError, got %v", err)
 	}
 }
+
+// drop_answer serves the request and then closes the connection: the change is made, the client never hears so.
+func TestDropAnswerServesTheRequestAndLosesTheAnswer(t *testing.T) {
+	tl := startLab(t)
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fault := map[string]interface{}{"kind": "drop_answer", "method": "PowerOnVM_Task"}
+	if code := tl.call(t, http.MethodPost, "/lab/faults", fault, nil); code != http.StatusCreated {
+		t.Fatalf("POST /lab/faults: %d", code)
+	}
+	vm := tl.vms[0]
+	if _, err := methods.PowerOnVM_Task(ctx, c, &types.PowerOnVM_Task{This: vm}); err == nil {
+		t.Fatal("the call whose answer was dropped succeeded")
+	}
+	if got := tl.state(t).VMs[0].PowerState; got != "poweredOn" {
+		t.Errorf("the VM is %s: the request was not served", got)
+	}
+	var errBody map[string]string
+	bad := map[string]interface{}{"kind": "drop_answer", "vm": "gpu-vm-01"}
+	if code := tl.call(t, http.MethodPost, "/lab/faults", bad, &errBody); code != http.StatusBadRequest {
+		t.Errorf("drop_answer with a VM: %d %v", code, errBody)
+	}
+}

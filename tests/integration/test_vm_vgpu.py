@@ -215,24 +215,38 @@ def test_one_failed_reconfigure_does_not_stop_the_others(lab, run_tasks):
     assert [vm["changed"] for vm in retry.result(0)["vms"]] == [False, True, False]
 
 
-def test_dropped_connection_fails_one_vm_and_the_rest_complete(lab, run_tasks):
+def test_a_reconfigure_that_never_reached_vcenter_is_sent_again(lab, run_tasks):
+    """The connection drops before vCenter reads the request: no task was queued, so the request is sent again."""
     names = ("gpu-vm-07", "gpu-vm-08", "gpu-vm-09")
     given(lab, vgpus=[(name, "grid_p40-3q") for name in names])
     lab.add_fault(kind="drop_connection", method="ReconfigVM_Task", count=1)
+    lab.reset_stats()
     try:
-        run = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names]), expect_failure=True)
+        result = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names])).result(0)
     finally:
         lab.clear_faults()
-    result = run.result(0)
-    failed = [vm for vm in result["vms"] if vm["error"]]
-    assert len(failed) == 1 and "connection" in failed[0]["error"].lower()
-    assert failed[0]["ended"] == "as it was"
-    assert profiles(lab, failed[0]["name"]) == ["grid_p40-3q"]
-    for vm in result["vms"]:
-        if not vm["error"]:
-            assert profiles(lab, vm["name"]) == ["grid_p40-2q"]
-    converged = run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names])).result(0)
-    assert [vm["changed"] for vm in converged["vms"]] == [bool(vm["error"]) for vm in result["vms"]]
+    assert all(vm["error"] is None for vm in result["vms"])
+    assert [profiles(lab, name) for name in names] == [["grid_p40-2q"]] * 3
+    assert lab.stats()["by_method"]["ReconfigVM_Task"] == 4, "three reconfigures and the one sent again"
+    assert run_tasks(vm_vgpu(profile="grid_p40-2q", vms=[{"name": n} for n in names])).result(0)["changed"] is False
+
+
+def test_a_reconfigure_whose_answer_was_lost_is_read_back_and_not_sent_twice(lab, run_tasks):
+    """vCenter queued the task and the answer was lost: the task is found among vCenter's recent tasks and awaited."""
+    names = ("gpu-vm-07", "gpu-vm-08", "gpu-vm-09")
+    given(lab, vgpus=[(name, "grid_p40-3q") for name in names], powered_on=names)
+    lab.add_fault(kind="drop_answer", method="ReconfigVM_Task", count=1)
+    lab.reset_stats()
+    try:
+        result = run_tasks(vm_vgpu(profile="grid_p40-2q", power="power_off", vms=[{"name": n} for n in names])).result(0)
+    finally:
+        lab.clear_faults()
+    assert all(vm["error"] is None for vm in result["vms"])
+    for name in names:
+        vm = lab.vm(name)
+        assert [v["profile"] for v in vm["vgpus"]] == ["grid_p40-2q"] and vm["power_state"] == "poweredOn"
+        assert not vm["custom_values"].get("gpuops.vgpu.vm_vgpu.power")
+    assert lab.stats()["by_method"]["ReconfigVM_Task"] == 3, "the reconfigure whose answer was lost is not resent"
 
 
 def test_cross_check_with_community_vmware(lab, run_tasks):

@@ -125,15 +125,18 @@ class PowerRecords(object):
         return self.key
 
     def ensure_key(self):
-        if self.key is None:
+        """The field's key, the field made first where vCenter has none (DuplicateName: another run made it)."""
+        for attempt in range(_retry.ATTEMPTS):
+            if self.key is not None:
+                break
             try:
                 self.key = self.client.call(self.client.content.customFieldsManager.AddCustomFieldDef, name=FIELD,
                                             moType=vim.VirtualMachine).key
             except (ApiError, ChangeInDoubt) as err:
                 if isinstance(err, ApiError) and err.details.get("fault") != "DuplicateName":
                     raise
-                if self.find_key() is None:  # in doubt and not there: it was not made; once more
-                    return self.ensure_key()
+                if self.find_key() is None and attempt + 1 >= _retry.ATTEMPTS:
+                    raise
         return self.key
 
     def write(self, vm, record):
