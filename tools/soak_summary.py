@@ -29,9 +29,15 @@ def main(path):
         print("  chaos seed %(seed)d: %(dropped)d of %(requests)d requests failed, %(retried)d sent again, run under "
               "chaos succeeded: %(stormy_run_ok)s, runs to converge %(runs)d, converged %(converged)s; faults %(faults)s"
               % dict(trial, retried=trial.get("retried", 0)))
+    layer_kills = [trial for trial in trials if trial["kind"] == "layer_kill"]
+    print("soak: %d kills inside the tasks that take something away, %d converged" % (
+        len(layer_kills), sum(1 for trial in layer_kills if trial["converged"])))
+    for trial in layer_kills:
+        print("  %(layer)s seed %(seed)d: killed %(delay)s s into %(task)s -> %(runs)d run(s), converged %(converged)s"
+              % trial)
     vm_kills = [trial for trial in trials if trial["kind"] == "vm_crash"]
     print("soak: %d kills inside the VM layer (vm_vgpu on %s running VMs), %d converged; VMs left off after the "
-          "next successful run: %d" % (len(vm_kills), ", ".join(sorted(set(str(t["vms"]) for t in vm_kills))) or "no",
+          "next successful run: %d" % (len(vm_kills), ", ".join(sorted(set(str(t.get("vms", "?")) for t in vm_kills))) or "no",
                                        sum(1 for trial in vm_kills if trial["converged"]),
                                        sum(trial["vms_left_off"] for trial in vm_kills)))
     for trial in vm_kills:

@@ -138,15 +138,16 @@ def not_converged(lab, start, state_dir):
 
 
 def kill_at_task(argv, env, kill_at, delay):
-    """Run ``argv`` and SIGKILL its process group ``delay`` seconds into its kill_at-th task banner (mid-task, where
-    a change may be on its way); the task's banner, or None when the run ended first."""
+    """Run ``argv`` and SIGKILL it with its workers and modules ``delay`` seconds into its kill_at-th task banner
+    (mid-task, where a change may be on its way), or into the first banner that contains ``kill_at`` when it is
+    text; the task's banner, or None when the run ended first."""
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             universal_newlines=True, start_new_session=True)
     seen, killed = 0, None
     for line in proc.stdout:
         if line.startswith("TASK ["):
             seen += 1
-            if seen == kill_at:
+            if seen == kill_at or (not isinstance(kill_at, int) and kill_at in line):
                 time.sleep(delay)
                 kill_tree(proc.pid)
                 killed = line.strip()

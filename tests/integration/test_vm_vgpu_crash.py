@@ -136,8 +136,9 @@ def test_vm_layer_killed_at_a_seeded_moment_leaves_no_running_vm_off_after_the_n
     lab = big_lab
     names = running_with(lab, OLD)
     rng = random.Random(seed * 2 + chaos)
-    # A whole run of the 200 VMs takes about 7 s (2 s of it ansible-playbook starting): most kills land inside it.
-    delay = round(rng.uniform(1.0, 7.0), 2)
+    # A whole run of the 200 VMs takes about 7 s (2 s of it ansible-playbook starting), under chaos longer: most
+    # kills land inside it.
+    delay = round(rng.uniform(1.0, 15.0 if chaos else 7.0), 2)
     if chaos:
         lab.request("POST", "/lab/chaos", {"seed": seed, "rate": 0.1, "seconds": 600})
     try:
