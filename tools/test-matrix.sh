@@ -20,8 +20,8 @@ SMOKE_CORES=" 2.16 2.19 "
 # What the tests and the lab need besides ansible-core, pinned by tests/requirements.txt.
 PACKAGES=(pyvmomi requests jmespath PyYAML pytest pytest-xdist pytest-randomly jsonschema sushy-tools)
 # The sanity tests that run the collection through the core's own code: documentation loading, the module import
-# sandbox, the argument spec and doc checks, meta/runtime.yml's schema. The others (pep8, pylint, yamllint,
-# shellcheck, ...) check the files with tools of their own and run in `make test`'s sanity stage on the newest core.
+# sandbox, the argument spec and doc checks, meta/runtime.yml's schema. The others (pep8, pylint, yamllint and
+# the like) check the files with tools of their own and run in `make test`'s sanity stage on the newest core.
 SANITY_TESTS=(ansible-doc import validate-modules runtime-metadata action-plugin-docs)
 # A few integration tests against the lab, one or two per client: vCenter SOAP, vLCM REST, Redfish (every vendor
 # profile), and a role (its argument spec checked by the core, a real change, a rerun that changes nothing).
