@@ -2,7 +2,9 @@
 # The supported ansible-core minors (meta/runtime.yml: requires_ansible): on each, the sanity tests whose outcome
 # depends on the core and the unit tests; on the oldest and the newest, the lab integration smoke (one module per
 # client). Each core gets a virtual environment of its own under .tmp/matrix/, made again when tests/requirements.txt
-# changes, and an ansible-test tree of its own, so two cores run side by side (MATRIX_JOBS, default 2).
+# changes, an ansible-test tree of its own and a home of its own for ansible-test (.tmp/matrix/home-<minor>: its sanity
+# environments, which ansible-test keys by Python and requirements but not by core; tools/ansible_test.sh), so two
+# cores run side by side (MATRIX_JOBS, default 2) and share nothing that they build.
 # `make test-matrix` runs every core; MATRIX_CORES="2.16 2.17" picks some. Ends with one line per part and its
 # seconds, and exits non-zero when any part failed.
 set -uo pipefail
@@ -18,8 +20,8 @@ SMOKE_CORES=" 2.16 2.19 "
 # What the tests and the lab need besides ansible-core, pinned by tests/requirements.txt.
 PACKAGES=(pyvmomi requests jmespath PyYAML pytest pytest-xdist pytest-randomly jsonschema sushy-tools)
 # The sanity tests that run the collection through the core's own code: documentation loading, the module import
-# sandbox, the argument spec and doc checks, meta/runtime.yml's schema. The others (pep8, pylint, yamllint,
-# shellcheck, ...) check the files with tools of their own and run in `make test`'s sanity stage on the newest core.
+# sandbox, the argument spec and doc checks, meta/runtime.yml's schema. The others (pep8, pylint, yamllint and
+# the like) check the files with tools of their own and run in `make test`'s sanity stage on the newest core.
 SANITY_TESTS=(ansible-doc import validate-modules runtime-metadata action-plugin-docs)
 # A few integration tests against the lab, one or two per client: vCenter SOAP, vLCM REST, Redfish (every vendor
 # profile), and a role (its argument spec checked by the core, a real change, a rerun that changes nothing).
@@ -80,14 +82,15 @@ run_core() {
   echo "venv $rc $((SECONDS - start))" >>"$results"
   [ "$rc" -eq 0 ] || return 1
   tree=$(tree "$minor")
-  "$ROOT/tools/offline_get_pip.sh" "$bin/python"
+  # ansible-test with this core's home (tools/ansible_test.sh).
+  local ansible_test=("$ROOT/tools/ansible_test.sh" "$MATRIX/home-$minor")
   start=$SECONDS
-  (cd "$tree" && PATH="$bin:$PATH" ansible-test sanity --local --python 3.11 --color no \
+  (cd "$tree" && PATH="$bin:$PATH" "${ansible_test[@]}" sanity --local --python 3.11 --color no \
     --exclude lab/ --exclude bench/ --exclude tools/ --exclude .ci/ --exclude extensions/ \
     $(printf -- '--test %s ' "${SANITY_TESTS[@]}"))
   echo "sanity $? $((SECONDS - start))" >>"$results"
   start=$SECONDS
-  (cd "$tree" && PATH="$bin:$PATH" ansible-test units --local --python 3.11 --color no)
+  (cd "$tree" && PATH="$bin:$PATH" "${ansible_test[@]}" units --local --python 3.11 --color no)
   echo "units $? $((SECONDS - start))" >>"$results"
   if [[ $SMOKE_CORES == *" $minor "* ]]; then
     start=$SECONDS

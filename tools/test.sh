@@ -26,9 +26,10 @@ sync_ansible_test_tree() {
   (cd "$ANSIBLE_TEST_TREE" && { [ -d .git ] || git init -q; } && git add -A >/dev/null 2>&1)
 }
 
-# ansible-test sanity bootstraps pip from a URL this network cannot reach; ensurepip does the same offline.
-offline_get_pip() {
-  ./tools/offline_get_pip.sh python
+# ansible-test with a home of its own under .tmp/ (tools/ansible_test.sh): its sanity environments, apart from those of
+# the matrix's cores and of any other checkout, and its offline pip bootstrap.
+ansible_test() {
+  "$ROOT/tools/ansible_test.sh" "$ROOT/.tmp/ansible-test-home" "$@"
 }
 
 stage_lint() {
@@ -42,9 +43,8 @@ stage_lint() {
 }
 
 stage_sanity() {
-  offline_get_pip
   sync_ansible_test_tree
-  (cd "$ANSIBLE_TEST_TREE" && ansible-test sanity --local --python 3.11 --color no \
+  (cd "$ANSIBLE_TEST_TREE" && ansible_test sanity --local --python 3.11 --color no \
     --exclude lab/ --exclude bench/ --exclude tools/ --exclude .ci/ --exclude extensions/ 2>&1 | tail -n 60)
 }
 
@@ -71,7 +71,7 @@ stage_redfish() {
 stage_units() {
   sync_ansible_test_tree
   rm -rf "$ANSIBLE_TEST_TREE/tests/output/junit"
-  (cd "$ANSIBLE_TEST_TREE" && ansible-test units --local --python 3.11 --color no 2>&1 | tail -n 60)
+  (cd "$ANSIBLE_TEST_TREE" && ansible_test units --local --python 3.11 --color no 2>&1 | tail -n 60)
   local rc=$? xml
   for xml in "$ANSIBLE_TEST_TREE"/tests/output/junit/*.xml; do
     [ -e "$xml" ] && cp "$xml" "$REPORTS/units-$(basename "$xml")"
