@@ -54,8 +54,8 @@ def playbook(lab, path, vms, chaos=None):
     """argv and environment of one vm_vgpu run on ``vms`` (names) to the new profile."""
     task = {"gpuops.vgpu.vm_vgpu": {"profile": NEW, "vms": [{"name": name} for name in vms], "power": "shutdown_guest",
                                     "power_on": True, "parallel": 16, "shutdown_timeout": 60}}
-    play = [{"hosts": "localhost", "gather_facts": False, "module_defaults": {"group/gpuops.vgpu.vcenter":
-                                                                               lab.connection}, "tasks": [task]}]
+    defaults = {"group/gpuops.vgpu.vcenter": lab.connection}
+    play = [{"hosts": "localhost", "gather_facts": False, "module_defaults": defaults, "tasks": [task]}]
     path.write_text(yaml.safe_dump(play))
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,", "-c", "local",
             "-e", "ansible_python_interpreter=%s" % sys.executable, str(path)]
@@ -131,8 +131,8 @@ def left_off(lab, names):
 
 @pytest.mark.parametrize("chaos", [False, True], ids=["plain", "chaos"])
 @pytest.mark.parametrize("seed", seeds("GPUOPS_VM_CRASH_SEEDS", "11"))
-def test_vm_layer_killed_at_a_seeded_moment_leaves_no_running_vm_off_after_the_next_run(big_lab, tmp_path, seed,
-                                                                                         chaos):
+def test_vm_layer_killed_at_a_seeded_moment_leaves_no_running_vm_off_after_the_next_run(
+        big_lab, tmp_path, seed, chaos):
     lab = big_lab
     names = running_with(lab, OLD)
     rng = random.Random(seed * 2 + chaos)

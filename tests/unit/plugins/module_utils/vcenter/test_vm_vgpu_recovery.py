@@ -54,8 +54,8 @@ def power(lab):
 
 @pytest.mark.parametrize("after_change", [False, True], ids=["before", "after"])
 @pytest.mark.parametrize("kill_at", range(1, changes_of_a_whole_run() + 1))
-def test_killed_at_any_change_then_the_same_request_ends_as_asked_with_every_running_vm_running(kill_at,
-                                                                                                 after_change):
+def test_killed_at_any_change_then_the_same_request_ends_as_asked_with_every_running_vm_running(
+        kill_at, after_change):
     lab = datacenter()
     lab.kill_at, lab.kill_after_change = kill_at, after_change
     with pytest.raises(Killed):
