@@ -17,6 +17,8 @@ import time
 
 import yaml
 
+from conftest import LAB_CONTROL
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SITE = os.path.join(ROOT, "playbooks", "site.yml")
 
@@ -137,6 +139,16 @@ def not_converged(lab, start, state_dir):
     return problems
 
 
+def runs_until_success(run_once, max_runs):
+    """``run_once()`` again until a run exits 0, ``max_runs`` at most; every run's CompletedProcess, the last one last."""
+    runs = []
+    for _attempt in range(max_runs):
+        runs.append(run_once())
+        if runs[-1].returncode == 0:
+            break
+    return runs
+
+
 def kill_at_task(argv, env, kill_at, delay):
     """Run ``argv`` and SIGKILL it with its workers and modules ``delay`` seconds into its kill_at-th task banner
     (mid-task, where a change may be on its way), or into the first banner that contains ``kill_at`` when it is
@@ -164,7 +176,7 @@ def kill_tree(pid):
     init while the tree is walked."""
     stopped = []
     while True:
-        fresh = [found for found in [pid] + descendants(pid) if found not in stopped]
+        fresh = [found for found in [pid] + LAB_CONTROL.shells.descendants(pid) if found not in stopped]
         if not fresh:
             break
         for found in fresh:
@@ -172,24 +184,6 @@ def kill_tree(pid):
         stopped.extend(fresh)
     for found in stopped:
         _signal(found, signal.SIGKILL)
-
-
-def descendants(pid):
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (IOError, OSError, ValueError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, queue = [], [pid]
-    while queue:
-        for child in children.get(queue.pop(), []):
-            found.append(child)
-            queue.append(child)
-    return found
 
 
 def _signal(pid, number):

@@ -16,7 +16,8 @@ import random
 
 import pytest
 
-from site_run import half_done, kill_at_task, log_trial, not_converged, run_site, seeds, site_command, site_inventory
+from site_run import (half_done, kill_at_task, log_trial, not_converged, run_site, runs_until_success, seeds,
+                      site_command, site_inventory)
 
 # A clean site run on the lab shows about 200 task banners; a kill point past the end lets the run finish.
 TASK_BANNERS = 200
@@ -39,13 +40,9 @@ def test_site_run_killed_at_a_seeded_task_converges_on_the_next_run(lab, tmp_pat
     killed = run_and_kill(lab, inventory, tmp_path, kill_at, delay)
     assert half_done(lab.state()) == [], "seed %d, killed at %s" % (seed, killed)
 
-    outputs = []
-    for _attempt in range(MAX_RUNS):
-        run = run_site(lab, inventory, tmp_path)
-        outputs.append(run.stdout)
-        if run.returncode == 0:
-            break
-    log_trial("crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+    runs = runs_until_success(lambda: run_site(lab, inventory, tmp_path), MAX_RUNS)
+    run = runs[-1]
+    log_trial("crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(runs),
               converged=run.returncode == 0)
-    assert run.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-4000:])
+    assert run.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, run.stdout[-4000:])
     assert not_converged(lab, start, tmp_path) == [], "seed %d, killed at %s" % (seed, killed)

@@ -19,7 +19,8 @@ import random
 
 import pytest
 
-from site_run import half_done, kill_at_task, log_trial, not_converged, run_site, seeds, site_command, site_inventory
+from site_run import (half_done, kill_at_task, log_trial, not_converged, run_site, runs_until_success, seeds,
+                      site_command, site_inventory)
 
 LAYERS = {
     "bios_reboot": "bios : Restart the server and wait until the BIOS values are current",
@@ -47,14 +48,10 @@ def test_site_run_killed_inside_a_task_that_takes_something_away_is_restored_by_
     killed = kill_at_task(argv, env, LAYERS[layer], delay)
     assert killed is not None, "site.yml never reached %s" % LAYERS[layer]
     assert half_done(lab.state()) == [], "%s, seed %d" % (layer, seed)
-    outputs = []
-    for _attempt in range(MAX_RUNS):
-        run = run_site(lab, inventory, tmp_path)
-        outputs.append(run.stdout)
-        if run.returncode == 0:
-            break
+    runs = runs_until_success(lambda: run_site(lab, inventory, tmp_path), MAX_RUNS)
+    run = runs[-1]
     left = not_converged(lab, start, tmp_path)
-    log_trial("layer_kill", layer=layer, seed=seed, delay=delay, task=killed, runs=len(outputs),
+    log_trial("layer_kill", layer=layer, seed=seed, delay=delay, task=killed, runs=len(runs),
               converged=run.returncode == 0 and not left)
-    assert run.returncode == 0, "%s, seed %d; last run:\n%s" % (layer, seed, outputs[-1][-4000:])
+    assert run.returncode == 0, "%s, seed %d; last run:\n%s" % (layer, seed, run.stdout[-4000:])
     assert left == [], "%s, seed %d" % (layer, seed)
