@@ -30,6 +30,9 @@ description:
     scope, finishes the recorded change (or the one asked now) and powers those VMs on, and lists them in
     RV(recovered). A VM that someone powered on again after the record was taken and that is off now, or that is
     listed in O(keep_powered_off), stays off and is named there too.
+  - A record whose run may still be at work (it holds the cluster lock of the record's cluster, see
+    M(gpuops.vgpu.cluster_lock), or it is an C(ansible-playbook) of this controller that still runs) is left to
+    that run and listed as V(in progress); when O(vms) names such a VM, the task fails before any change.
   - A record that cannot be trusted (cut short or edited, or taken on another vCenter or in another cluster) fails
     the task before any change, naming the VM and the fix.
   - A task whose start request lost its answer is read back from vCenter's recent tasks and awaited, or sent again
@@ -269,10 +272,11 @@ recovered:
     ended:
       description:
         - V(powered on) (after the recorded or asked change), V(was running) (the record was stale), V(left off)
-          (see RV(recovered[].why)), or V(still off) (powering on failed; the record stays for the next run).
+          (see RV(recovered[].why)), V(still off) (powering on failed; the record stays for the next run), or
+          V(in progress) (its run may still be at work; left to it).
       type: str
     why:
-      description: Why a VM was left off, or why its recorded change was not made.
+      description: Why a VM was left off or left to its run, or why its recorded change was not made.
       type: str
       returned: when there is a reason
     before:

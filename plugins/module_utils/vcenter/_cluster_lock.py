@@ -76,12 +76,12 @@ def read_lock(client, cluster):
     if key is not None:
         values = client.retrieve_objects([cluster], ["customValue"])[0].get("customValue") or []
         raw = next((value.value for value in values if value.key == key), None)
-        holder = _parse_holder(raw)
+        holder = parse_holder(raw)
     now = client.call(client.si.CurrentTime)
     return LockState(key, holder, parse_time(utc_text(now)))
 
 
-def _parse_holder(raw):
+def parse_holder(raw):
     try:
         holder = json.loads(raw) if raw else None
     except ValueError:

@@ -47,11 +47,12 @@ def parse_time(text):
     return datetime.datetime.strptime(text, TIME_FORMAT).replace(tzinfo=datetime.timezone.utc)
 
 
-def new_record(run, by, vcenter, cluster, at, request):
-    """The record of one VM about to be powered off: ``request`` is its normalized vm_vgpu request."""
-    return {"v": VERSION, "run": run, "by": by, "vcenter": vcenter, "cluster": cluster, "power": "poweredOn",
-            "at": utc_text(at), "want": {"state": request["state"], "profiles": list(request["profiles"]),
-                                         "host": request.get("host")}}
+def new_record(run, me, vcenter, cluster, at, request):
+    """The record of one VM about to be powered off: ``me`` is ``whoami()`` of the run, ``request`` the VM's
+    normalized vm_vgpu request."""
+    return {"v": VERSION, "run": run, "by": me["owner"], "controller": me["controller"], "pid": me["pid"],
+            "vcenter": vcenter, "cluster": cluster, "power": "poweredOn", "at": utc_text(at),
+            "want": {"state": request["state"], "profiles": list(request["profiles"]), "host": request.get("host")}}
 
 
 def encode(record):
@@ -117,11 +118,14 @@ class PowerRecords(object):
     def __init__(self, client):
         self.client = client
         self.key = None
+        self.fields = {}
 
     def find_key(self):
+        """The field's key (None: no VM ever had a record); ``fields`` keeps every field's key by name."""
         manager = self.client.content.customFieldsManager
-        fields = self.client.retrieve_objects([manager], ["field"])[0].get("field") or []
-        self.key = next((field.key for field in fields if field.name == FIELD), None)
+        self.fields = dict((field.name, field.key)
+                           for field in self.client.retrieve_objects([manager], ["field"])[0].get("field") or [])
+        self.key = self.fields.get(FIELD)
         return self.key
 
     def ensure_key(self):

@@ -50,7 +50,7 @@ def with_run_identity(params):
     """``params`` with the run's id (given, or made here) and who runs it, as power records name them."""
     me = whoami()
     run_id = params.get("run_id") or "%s-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), me["pid"] or os.getpid())
-    return dict(params, run_id=run_id, owner=me["owner"])
+    return dict(params, run_id=run_id, me=me)
 
 
 def vm_state(item, host_names):

@@ -8,8 +8,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import Busy
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_power_records as power_records
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import (
+    field_name,
+    parse_holder,
+    parse_time as parse_lock_time,
+    playbook_running,
+    stale_reason,
+    utc_text,
+)
 
 
 class Recovery(object):
@@ -54,10 +63,15 @@ class Recovery(object):
         """What an interrupted run left: a VM back on loses its record; a VM off is powered on after its change
         (the one asked now, else the recorded one), unless a person has powered it on since or it is to stay off."""
         keep_off = set(self.params["keep_powered_off"] or [])
+        running = self._runs_in_progress(items, found)
         for index, (name, record) in sorted(found.items()):
-            self.held[index] = record
             entry = {"name": name, "moid": items[index]["moid"], "run": record["run"], "by": record["by"],
                      "recorded_at": record["at"]}
+            if index in running:
+                entry.update(ended="in progress", why=running[index])
+                self.recovered.append(entry)
+                continue
+            self.held[index] = record
             person = None
             if states[index]["power_state"] != "poweredOn" and not keep_off.intersection((name, entry["moid"])):
                 person = self.records.powered_on_since(items[index]["obj"], power_records.parse_time(record["at"]))
@@ -73,6 +87,52 @@ class Recovery(object):
                 if not self._requested(index):
                     changes[index] = self._recorded_change(items[index], states[index], record, name, entry)
             self.recovered.append(entry)
+
+    def _runs_in_progress(self, items, found):
+        """``{index: why}`` for the records whose run may still be at work: it holds the lock of the record's cluster
+        (``cluster_lock``, which playbooks take), or it is an ansible-playbook of this controller that still runs.
+        Their VMs are left to it; one this run is asked to change stops it before any change."""
+        me = self.params["me"]
+        theirs = dict((index, record) for index, (_name, record) in found.items()
+                      if record["run"] != self.params["run_id"])
+        if not theirs:
+            return {}
+        locks = self._cluster_locks(items, theirs)
+        running = {}
+        for index, record in theirs.items():
+            holder, now = locks.get(record["cluster"], (None, None))
+            if holder and holder.get("run_id") == record["run"] and not stale_reason(holder, now, me["controller"], 0):
+                running[index] = "run %s holds the lock of cluster %s" % (record["run"], record["cluster"])
+            elif record.get("controller") == me["controller"] and record.get("pid") not in (None, me["pid"]) \
+                    and playbook_running(record["pid"]):
+                running[index] = "run %s is ansible-playbook %s on this controller, still running" % (
+                    record["run"], record["pid"])
+        busy = [(found[index][0], why) for index, why in sorted(running.items()) if self._requested(index)]
+        if busy:
+            raise Busy("Nothing was changed: %s." % "; ".join("VM %s is being changed by another run: %s" % pair
+                                                              for pair in busy),
+                       hint="Run again once that run has ended, or leave these VMs out of vms.")
+        return running
+
+    def _cluster_locks(self, items, records):
+        """``{cluster moid: (lock holder or None, vCenter's time)}`` of the records' clusters, in one read."""
+        clusters = {}
+        for index in records:
+            host = items[index].get("runtime.host")
+            parent = self.hosts.get(host._moId, {}).get("parent") if host is not None else None
+            if parent is not None:
+                clusters[parent._moId] = parent
+        keys = dict((moid, self.records.fields.get(field_name(moid))) for moid in clusters)
+        locked = [clusters[moid] for moid, key in sorted(keys.items()) if key is not None]
+        if not locked:
+            return {}
+        now = parse_lock_time(utc_text(self.client.call(self.client.si.CurrentTime)))
+        locks = {}
+        for item in self.client.retrieve_objects(locked, ["customValue"]):
+            raw = next((value.value for value in item.get("customValue") or [] if value.key == keys[item["moid"]]),
+                       None)
+            locks[item["moid"]] = (parse_holder(raw), now)
+        return locks
 
     def _recorded_change(self, item, state, record, name, entry):
         """The change an interrupted run had asked for a VM no request names now, where its host still allows it."""
@@ -97,7 +157,7 @@ class Recovery(object):
         now = self.client.call(self.client.si.CurrentTime)
         vcenter = self.client.content.about.instanceUuid
         for index in indexes:
-            record = power_records.new_record(self.params["run_id"], self.params["owner"], vcenter,
+            record = power_records.new_record(self.params["run_id"], self.params["me"], vcenter,
                                               self._compute_resource(items[index]), now, requests[index])
             self.records.write(items[index]["obj"], record)
             self.held[index] = record

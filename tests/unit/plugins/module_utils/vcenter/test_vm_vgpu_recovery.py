@@ -9,11 +9,15 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, TaskFailed
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import Busy, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_power_records as power_records
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import playbook_running
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.vcenter.vm_vgpu_fake import (
     VCENTER_UUID,
@@ -170,3 +174,42 @@ def test_a_converged_run_writes_no_record_and_no_field():
     lab.vm("run-1", profiles=[ASKED], power="poweredOn")
     assert assign(lab, [{"name": "run-1"}])["changed"] is False
     assert lab.changes == 0 and lab.fields == []
+
+
+def test_the_vms_of_a_run_that_still_holds_its_cluster_lock_are_left_to_it():
+    lab = killed_after_the_power_off()
+    lab.lock("run-killed", "2026-11-28T23:00:00Z")
+    result = assign(lab, [], run_id="run-other")
+    assert power(lab)["run-1"] == "poweredOff" and lab.record("run-1")
+    entry = result["recovered"][0]
+    assert entry["ended"] == "in progress" and "run-killed holds the lock of cluster domain-c7" in entry["why"]
+    calls, changes = list(lab.calls), lab.changes
+    with pytest.raises(Busy) as caught:
+        assign(lab, [{"name": "run-1"}], run_id="run-other")
+    assert "run-1" in caught.value.message and lab.calls == calls and lab.changes == changes
+
+
+def test_the_vms_of_a_run_whose_lock_expired_are_recovered():
+    lab = killed_after_the_power_off()
+    lab.lock("run-killed", "2026-11-28T08:30:00Z")
+    result = assign(lab, [], run_id="run-other")
+    assert power(lab)["run-1"] == "poweredOn" and result["recovered"][0]["ended"] == "powered on"
+
+
+def test_the_vms_of_an_ansible_playbook_of_this_controller_that_still_runs_are_left_to_it():
+    lab = killed_after_the_power_off()
+    playbook = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "ansible-playbook"])
+    try:
+        for _wait in range(200):  # until the process shows its command line
+            if playbook_running(playbook.pid):
+                break
+            time.sleep(0.01)
+        field = lab.fields[0].key
+        record = dict(json.loads(lab.vms[0].values[field]), pid=playbook.pid)
+        lab.vms[0].values[field] = json.dumps(record)
+        result = assign(lab, [], run_id="run-other")
+        assert result["recovered"][0]["ended"] == "in progress" and power(lab)["run-1"] == "poweredOff"
+    finally:
+        playbook.kill()
+        playbook.wait()
+    assert assign(lab, [], run_id="run-other")["recovered"][0]["ended"] == "powered on"

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -123,6 +124,7 @@ class FakeVcenter:
         self.failing = {}
         # Custom attributes (field definitions, values per VM moid), power-on events and vCenter's clock.
         self.fields, self.values, self.events = [], {}, []
+        self.cluster_values = {}
         self.clock = datetime.datetime(2026, 11, 28, 9, 0, tzinfo=datetime.timezone.utc)
         # Every change goes through change(); kill_at=n raises Killed at the n-th, before it is made or (with
         # kill_after_change) once it is made and before its answer.
@@ -160,6 +162,13 @@ class FakeVcenter:
         moid = filter.entity.entity._moId
         return [event for event in self.events if event.vm == moid and event.createdTime >= filter.time.beginTime]
 
+    def lock(self, run_id, expires):
+        """The cluster lock of ``cluster_lock`` held by ``run_id`` until ``expires`` (text, UTC)."""
+        field = SimpleNamespace(key=100 + len(self.fields), name="gpuops.vgpu.lock.domain-c7")
+        self.fields.append(field)
+        self.cluster_values[field.key] = json.dumps({"run_id": run_id, "owner": "ops@ctl02", "controller": "ctl02",
+                                                     "since": "2026-11-28T08:00:00Z", "expires": expires})
+
     def record(self, name):
         """The raw power record value of VM ``name`` ('' or None when it has none)."""
         vm = next(vm for vm in self.vms if vm.vm_name == name)
@@ -195,6 +204,9 @@ class FakeVcenter:
             return [vm.item() for vm in objects]
         if objects and isinstance(objects[0], vim.HostSystem):
             return [dict(self.host_items[host._moId]) for host in objects]
+        if objects and objects[0] is self.cluster:
+            return [{"obj": self.cluster, "moid": "domain-c7", "resourcePool": self.pool, "customValue": [
+                SimpleNamespace(key=key, value=value) for key, value in sorted(self.cluster_values.items())]}]
         if objects and objects[0] is self.content.customFieldsManager:
             return [{"obj": objects[0], "moid": "CustomFieldsManager", "field": list(self.fields)}]
         if objects and objects[0] is self.content.taskManager:
@@ -231,6 +243,7 @@ def params(vms, **options):
     """vm_vgpu's options with their defaults."""
     values = dict(vms=vms, profile=None, state="present", datacenter=None, folder=None, power="never",
                   shutdown_timeout=300, hard_power_off=False, power_on=False, release_memory_reservation=False,
-                  parallel=8, task_timeout=900, run_id="run-1", owner="ops@ctl01", keep_powered_off=[])
+                  parallel=8, task_timeout=900, run_id="run-1", keep_powered_off=[],
+                  me={"owner": "ops@ctl01", "controller": "ctl01", "pid": 4711})
     values.update(options)
     return values
