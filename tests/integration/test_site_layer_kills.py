@@ -6,7 +6,7 @@ away to change it: a host in maintenance mode for its BIOS or its driver, DRS/DP
 vGPU, and the restore of DRS/DPM; then run again until it succeeds. The lab ends where a clean run ends: no VM that
 was on is off, no host left in maintenance mode, DRS/DPM as they were, no lock.
 
-GPUOPS_LAYER_KILLS picks the layers (names of LAYERS, comma-separated, or ``all``; default ``vms``: make soak
+GPUOPS_LAYER_KILLS picks the layers (names of LAYERS, comma-separated, or ``all``; default ``vms,drs_restore``: make soak
 runs all); GPUOPS_CRASH_SEEDS the seeds that choose how far into the task the kill comes.
 """
 
@@ -33,7 +33,7 @@ MAX_RUNS = 3
 
 
 def chosen_layers():
-    text = os.environ.get("GPUOPS_LAYER_KILLS") or "vms"
+    text = os.environ.get("GPUOPS_LAYER_KILLS") or "vms,drs_restore"
     return sorted(LAYERS) if text == "all" else [name.strip() for name in text.split(",")]
 
 
