@@ -18,13 +18,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
-import json
-import time
-
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _field_records as field_records
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._field_records import utc_text
 
 try:
     from pyVmomi import vim
@@ -34,17 +30,7 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 FIELD = "gpuops.vgpu.vm_vgpu.power"
 VERSION = 1
 REQUIRED = ("v", "run", "by", "vcenter", "cluster", "power", "at", "want")
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
-
-def utc_text(moment):
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment.strftime(TIME_FORMAT)
-
-
-def parse_time(text):
-    return datetime.datetime.strptime(text, TIME_FORMAT).replace(tzinfo=datetime.timezone.utc)
+parse_time = field_records.parse_time
 
 
 def new_record(run, me, vcenter, cluster, at, request):
@@ -55,44 +41,23 @@ def new_record(run, me, vcenter, cluster, at, request):
             "want": {"state": request["state"], "profiles": list(request["profiles"]), "host": request.get("host")}}
 
 
-def encode(record):
-    return json.dumps(record, sort_keys=True, separators=(",", ":"))
-
-
 def parse(raw):
     """The record held in a custom value, None for no record (unset or empty), or a ``str`` saying why it is
     damaged."""
-    if raw is None or not raw.strip():
-        return None
-    try:
-        record = json.loads(raw)
-    except ValueError:
-        return "it is not a complete record (%d characters, not JSON: cut short or edited?)" % len(raw)
-    if not isinstance(record, dict):
-        return "it is not a record"
-    missing = [key for key in REQUIRED if key not in record]
-    if missing:
-        return "it lacks %s" % ", ".join(missing)
-    if record["v"] != VERSION:
-        return "it is of version %s, this collection writes version %d" % (record["v"], VERSION)
+    return field_records.load(raw, REQUIRED, VERSION, check=_want_problem)
+
+
+def _want_problem(record):
     want = record["want"]
     if not isinstance(want, dict) or want.get("state") not in ("present", "absent") \
             or not isinstance(want.get("profiles"), list):
         return "its 'want' is not a vm_vgpu request"
-    try:
-        parse_time(record["at"])
-    except (TypeError, ValueError):
-        return "its time %r is not a time" % (record["at"],)
-    return record
+    return None
 
 
 def foreign(record, vcenter, cluster):
     """Why a sound record is not this vCenter's and cluster's, or None when it is."""
-    if record["vcenter"] != vcenter:
-        return "it was taken on vCenter %s, this is vCenter %s" % (record["vcenter"], vcenter)
-    if record["cluster"] != cluster:
-        return "it was taken in cluster %s, the VM is now in %s" % (record["cluster"], cluster or "no cluster")
-    return None
+    return field_records.foreign(record, vcenter, cluster, "the VM is now in %s" % (cluster or "no cluster"))
 
 
 def refuse(problems):
@@ -112,54 +77,11 @@ def request_from(record, name):
             "state": want["state"], "profiles": list(want["profiles"]), "host": want.get("host")}
 
 
-class PowerRecords(object):
+class PowerRecords(field_records.FieldRecords):
     """The records of one vCenter: the field's key, writing and clearing records, and the person check."""
 
     def __init__(self, client):
-        self.client = client
-        self.key = None
-        self.fields = {}
-
-    def find_key(self):
-        """The field's key (None: no VM ever had a record); ``fields`` keeps every field's key by name."""
-        manager = self.client.content.customFieldsManager
-        self.fields = dict((field.name, field.key)
-                           for field in self.client.retrieve_objects([manager], ["field"])[0].get("field") or [])
-        self.key = self.fields.get(FIELD)
-        return self.key
-
-    def ensure_key(self):
-        """The field's key, the field made first where vCenter has none (DuplicateName: another run made it)."""
-        for attempt in range(_retry.ATTEMPTS):
-            if self.key is not None:
-                break
-            try:
-                self.key = self.client.call(self.client.content.customFieldsManager.AddCustomFieldDef, name=FIELD,
-                                            moType=vim.VirtualMachine).key
-            except (ApiError, ChangeInDoubt) as err:
-                if isinstance(err, ApiError) and err.details.get("fault") != "DuplicateName":
-                    raise
-                if self.find_key() is None and attempt + 1 >= _retry.ATTEMPTS:
-                    raise
-        return self.key
-
-    def write(self, vm, record):
-        self._set(vm, encode(record))
-
-    def clear(self, vm):
-        if self.key is not None:
-            self._set(vm, "")
-
-    def _set(self, vm, value):
-        """SetField sets the same value however often it is sent, so a lost answer is simply sent again."""
-        manager, key = self.client.content.customFieldsManager, self.ensure_key()
-        for attempt in range(_retry.ATTEMPTS):
-            try:
-                return self.client.call(manager.SetField, entity=vm, key=key, value=value)
-            except ChangeInDoubt:
-                if attempt + 1 >= _retry.ATTEMPTS:
-                    raise
-                time.sleep(_retry.delay(attempt))
+        field_records.FieldRecords.__init__(self, client, FIELD, "VirtualMachine")
 
     def powered_on_since(self, vm, at):
         """The newest ``VmPoweredOnEvent`` of ``vm`` after ``at`` as ``(user, time text)``, or None."""
