@@ -298,11 +298,8 @@ recovered:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import (
-    VgpuAssignment,
-    check_limits,
-    with_run_identity,
-)
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment, check_limits
 
 
 def argument_spec():

@@ -242,6 +242,13 @@ def whoami(owner=None):
             "pid": playbook_pid()}
 
 
+def with_run_identity(params):
+    """``params`` with the run's id (given, or made here) and who runs it, as the records in vCenter name them."""
+    me = whoami()
+    run_id = params.get("run_id") or "%s-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), me["pid"] or os.getpid())
+    return dict(params, run_id=run_id, me=me)
+
+
 def run_lock(client, params, check_mode):
     """The cluster_lock module: input checked first, then take or release."""
     check_input(params)

@@ -11,9 +11,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-import time
-
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _in_doubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu_recovery import Recovery
@@ -26,7 +23,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     NotFound,
     TaskFailed,
 )
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import whoami
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import VM_PROPERTIES, vgpu_devices
 
 try:
@@ -44,13 +40,6 @@ def check_limits(params):
             raise InputError("%s must be at least 1, got %s." % (option, params[option]))
     if params.get("run_id") is not None and not params["run_id"].strip():
         raise InputError("run_id is empty.", hint="Give a value that names this run, or leave it out.")
-
-
-def with_run_identity(params):
-    """``params`` with the run's id (given, or made here) and who runs it, as power records name them."""
-    me = whoami()
-    run_id = params.get("run_id") or "%s-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), me["pid"] or os.getpid())
-    return dict(params, run_id=run_id, me=me)
 
 
 def vm_state(item, host_names):

@@ -66,3 +66,28 @@ def test_a_failed_reconfigure_returns_previous_and_current(monkeypatch, capsys):
     assert code == 1 and result["msg"].startswith(
         "Reconfiguring DRS/DPM of cluster 'gpu-cluster' failed: The operation is not allowed in the current state.")
     assert result["previous"] == BEFORE and result["current"] == BEFORE and result["fault"] == "SystemError"
+
+
+def test_record_then_restore_recorded_through_main(monkeypatch, capsys):
+    client = cluster()
+    fake_vcenter(monkeypatch, client)
+    code, result = run_main(cluster_automation.main, dict(OFF, record=True, run_id="run-1"), capsys)
+    assert code == 0 and result["changed"] is True and result["record"]["run"] == "run-1"
+    assert result["record"]["previous"] == BEFORE and "@" in result["record"]["by"]
+    assert client.log == ["add field", "set record", "reconfigure"]
+
+    code, result = run_main(cluster_automation.main, dict(CONNECTION, cluster="gpu-cluster", restore_recorded=True),
+                            capsys)
+    assert code == 0 and result["changed"] is True and result["current"] == BEFORE
+    assert result["record"]["run"] == "run-1" and client.record() is None
+
+
+def test_restore_recorded_excludes_the_other_changes(monkeypatch, capsys):
+    sessions = fake_vcenter(monkeypatch, cluster())
+    for other in (dict(record=True), dict(restore=BEFORE), dict(drs_enabled=True)):
+        code, result = run_main(cluster_automation.main, dict(CONNECTION, cluster="gpu-cluster",
+                                                              restore_recorded=True, **other), capsys)
+        assert code == 1 and "mutually exclusive: restore_recorded|%s" % list(other)[0] in result["msg"]
+    code, result = run_main(cluster_automation.main, dict(OFF, adopt_previous=BEFORE), capsys)
+    assert code == 1 and "adopt_previous is given without record" in result["msg"]
+    assert sessions == []
