@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The cluster_vgpu role against the lab: prepare and restore across runs, checks that stop it before any change."""
+"""The cluster_vgpu role against the lab: prepare and restore across runs and controllers (the record lives in
+vCenter, the cluster's custom attribute), checks that stop it before any change, the file record of older versions."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,8 +11,12 @@ __metaclass__ = type
 import json
 
 import pytest
+from pyVmomi import vim
+
+from vsphere_direct import Direct
 
 HOTMIGRATE = "vgpu.hotmigrate.enabled"
+FIELD = "gpuops.vgpu.cluster_vgpu.automation"
 
 
 def include(entry_point="prepare", **role_vars):
@@ -19,9 +24,41 @@ def include(entry_point="prepare", **role_vars):
         "name": "gpuops.vgpu.cluster_vgpu", "tasks_from": entry_point}, "vars": role_vars}
 
 
-def play(lab, run_tasks, tasks, check=False, expect_failure=False):
-    """Tasks in a play that sets the vCenter connection once, for the role too."""
-    return run_tasks(tasks, check=check, expect_failure=expect_failure)
+def play(lab, run_tasks, tasks, check=False, expect_failure=False, controller=None):
+    """Tasks in a play that sets the vCenter connection once, for the role too. ``controller``: a folder of its own
+    for the playbook, as on another controller (the default file record is next to the playbook)."""
+    name = "playbook.yml"
+    if controller is not None:
+        controller.mkdir(exist_ok=True)
+        name = str(controller / "playbook.yml")
+    return run_tasks(tasks, check=check, expect_failure=expect_failure, playbook_name=name)
+
+
+def record(lab, name="gpu-cluster"):
+    """The DRS/DPM record the cluster carries in vCenter, parsed; None when empty or unset."""
+    cluster = next(cluster for cluster in lab.state()["clusters"] if cluster["name"] == name)
+    raw = cluster["custom_values"].get(FIELD)
+    return json.loads(raw) if raw else None
+
+
+def custom_value(lab, name="gpu-cluster"):
+    cluster = next(cluster for cluster in lab.state()["clusters"] if cluster["name"] == name)
+    return cluster["custom_values"].get(FIELD)
+
+
+def plant(lab, make_value):
+    """A record left in gpu-cluster by another run, written with plain pyVmomi calls: ``make_value(vcenter uuid,
+    cluster moid)`` gives its text."""
+    direct = Direct(lab)
+    try:
+        cluster = direct._find(vim.ClusterComputeResource, "gpu-cluster")
+        manager = direct.content.customFieldsManager
+        field = next((f for f in manager.field if f.name == FIELD), None) or manager.AddCustomFieldDef(
+            name=FIELD, moType=vim.ClusterComputeResource)
+        manager.SetField(entity=cluster, key=field.key, value=make_value(direct.content.about.instanceUuid,
+                                                                         cluster._moId))
+    finally:
+        direct.close()
 
 
 def automation(lab, name="gpu-cluster"):
@@ -53,13 +90,15 @@ def start(lab):
 
 @pytest.fixture
 def state_file(tmp_path):
+    """Where an older version kept its record: the legacy file the role still reads."""
     return str(tmp_path / "gpu-cluster.json")
 
 
 @pytest.fixture
-def prepared(lab, run_tasks, state_file):
-    """gpu-cluster after a prepare, recorded in state_file."""
-    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file)])
+def prepared(lab, run_tasks, start):
+    """gpu-cluster after a prepare, recorded in vCenter."""
+    play(lab, run_tasks, [include()])
+    assert record(lab)["previous"] == start["gpu-cluster"]
 
 
 def test_prepare_in_check_mode_changes_nothing(lab, run_tasks, start, state_file):
@@ -71,102 +110,95 @@ def test_prepare_in_check_mode_changes_nothing(lab, run_tasks, start, state_file
         open(state_file)
 
 
-def test_prepare_turns_drs_dpm_off_allows_vgpu_vmotion_and_records_the_start(lab, run_tasks, start, state_file):
+def test_prepare_records_drs_dpm_in_vcenter_turns_them_off_and_allows_vgpu_vmotion(lab, run_tasks, start,
+                                                                                   state_file):
     run = play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file),
                                 {"name": "fact", "ansible.builtin.debug": {"var": "cluster_vgpu_previous"}}])
     assert automation(lab) == dict(start["gpu-cluster"], drs_enabled=False, dpm_enabled=False)
     assert lab.state()["settings"][HOTMIGRATE] is True
     assert automation(lab, "mixed-cluster") == start["mixed-cluster"]
-    with open(state_file) as handle:
-        record = json.load(handle)
-    assert record == {"vcenter": "127.0.0.1", "cluster": "gpu-cluster", "state": "prepared",
-                      "previous": start["gpu-cluster"]}
+    recorded = record(lab)
+    moid = next(cluster["moid"] for cluster in lab.state()["clusters"] if cluster["name"] == "gpu-cluster")
+    assert recorded["previous"] == start["gpu-cluster"] and recorded["cluster"] == moid and recorded["v"] == 1
+    assert recorded["vcenter"] and recorded["run"] and "@" in recorded["by"] and recorded["at"]
+    assert record(lab, "mixed-cluster") is None
+    with pytest.raises(IOError):
+        open(state_file)  # no file any more
     assert run.result(-1)["cluster_vgpu_previous"] == start["gpu-cluster"]
     assert not any("WARNING" in str(result.get("msg", "")) for result in run.results), "gpu-cluster is symmetric"
 
 
-def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_tasks, start, state_file, prepared):
+def test_a_second_prepare_changes_nothing_and_keeps_the_first_record(lab, run_tasks, start, prepared):
     before = lab.state()
-    run = play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file)])
+    run = play(lab, run_tasks, [include()])
     assert [result["_task"] for result in run.results if result.get("changed")] == []
     assert lab.state() == before
-    with open(state_file) as handle:
-        assert json.load(handle)["previous"] == start["gpu-cluster"]
+    assert any("not restored yet" in str(result.get("msg", "")) for result in run.results)
 
 
-def test_restore_in_a_later_run_puts_drs_dpm_back_exactly(lab, run_tasks, start, state_file, prepared):
-    play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
+def test_restore_from_another_controller_puts_drs_dpm_back_from_vcenter_and_clears_the_record(
+        lab, run_tasks, start, tmp_path):
+    play(lab, run_tasks, [include()], controller=tmp_path / "ctl-a")
+    assert custom_value(lab) and not (tmp_path / "ctl-a" / ".cluster_vgpu").exists()
+    run = play(lab, run_tasks, [include("restore")], controller=tmp_path / "ctl-b")
     assert automation(lab) == start["gpu-cluster"]
+    assert custom_value(lab) == "", "the attribute is set, then cleared"
     assert lab.state()["settings"][HOTMIGRATE] is True, "restore leaves vGPU vMotion on"
-    with open(state_file) as handle:
-        assert json.load(handle)["state"] == "restored"
+    assert any("put back as run" in str(result.get("msg", "")) for result in run.results)
 
     before = lab.state()
-    again = play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
+    again = play(lab, run_tasks, [include("restore")], controller=tmp_path / "ctl-c")
     assert [result["_task"] for result in again.results if result.get("changed")] == []
     assert lab.state() == before
+    assert any("Nothing to restore" in str(result.get("msg", "")) for result in again.results)
 
 
-def test_prepare_and_restore_in_one_run_with_the_default_state_file(lab, run_tasks, start, tmp_path):
-    # The play runs from tmp_path, so the default file lands in tmp_path/.cluster_vgpu/.
-    default_file = tmp_path / ".cluster_vgpu" / "127.0.0.1_gpu-cluster.json"
-    run = play(lab, run_tasks, [
-        include(),
-        {"name": "state after prepare", "ansible.builtin.debug": {"msg": "{{ lookup('file', '%s') }}" % default_file}},
-        {"name": "drop the file, so restore uses the fact", "ansible.builtin.file": {
-            "path": str(default_file), "state": "absent"}},
-        include("restore"),
-    ])
-    assert json.loads(next(r["msg"] for r in run.results if r["_task"] == "state after prepare"))["state"] == "prepared"
-    assert not default_file.exists()
-    assert automation(lab) == start["gpu-cluster"]
+def test_prepare_and_restore_in_one_run(lab, run_tasks, start, tmp_path):
+    play(lab, run_tasks, [include(), include("restore")])
+    assert automation(lab) == start["gpu-cluster"] and custom_value(lab) == ""
+    assert not (tmp_path / ".cluster_vgpu").exists()
 
 
-def test_restore_without_a_record_fails_clearly(lab, run_tasks, tmp_path):
+def test_restore_without_a_record_changes_nothing_and_says_so(lab, run_tasks, tmp_path):
     before = lab.state()
-    missing = str(tmp_path / "nothing.json")
-    run = play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=missing)],
-               expect_failure=True)
-    assert "Nothing to restore" in run.failed[0]["msg"] and missing in run.failed[0]["msg"]
+    run = play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=str(tmp_path / "nothing.json"))])
+    assert [result["_task"] for result in run.results if result.get("changed")] == []
+    assert any("Nothing to restore for cluster gpu-cluster" in str(result.get("msg", "")) for result in run.results)
     assert lab.state() == before
 
 
-def test_an_asymmetric_cluster_fails_before_any_change_or_warns(lab, run_tasks, start, tmp_path):
-    state_file = str(tmp_path / "mixed.json")
+def test_an_asymmetric_cluster_fails_before_any_change_or_warns(lab, run_tasks, start):
     before = lab.state()
-    run = play(lab, run_tasks, [include(cluster_vgpu_cluster="mixed-cluster", cluster_vgpu_symmetry="fail",
-                                        cluster_vgpu_state_file=state_file)], expect_failure=True)
+    run = play(lab, run_tasks, [include(cluster_vgpu_cluster="mixed-cluster", cluster_vgpu_symmetry="fail")],
+               expect_failure=True)
     message = run.failed[0]["msg"]
     assert "esxi-11.lab.local: Tesla T4 + Tesla T4" in message
     assert "esxi-12.lab.local: NVIDIA A100-PCIE-40GB" in message
     assert lab.state() == before
 
-    run = play(lab, run_tasks, [include(cluster_vgpu_cluster="mixed-cluster", cluster_vgpu_state_file=state_file)])
+    run = play(lab, run_tasks, [include(cluster_vgpu_cluster="mixed-cluster")])
     assert any("WARNING" in str(result.get("msg", "")) and "esxi-11.lab.local" in str(result.get("msg", ""))
                for result in run.results)
     assert automation(lab, "mixed-cluster")["drs_enabled"] is False
-    play(lab, run_tasks, [include("restore", cluster_vgpu_cluster="mixed-cluster",
-                                  cluster_vgpu_state_file=state_file)])
+    assert record(lab, "mixed-cluster")["previous"] == start["mixed-cluster"]
+    play(lab, run_tasks, [include("restore", cluster_vgpu_cluster="mixed-cluster")])
     assert automation(lab, "mixed-cluster") == start["mixed-cluster"]
 
 
-def test_ecc_that_differs_fails_before_any_change_naming_the_gpus(lab, run_tasks, start, tmp_path):
+def test_ecc_that_differs_fails_before_any_change_naming_the_gpus(lab, run_tasks, start):
     before = lab.state()
     facts = {"esxi-01.lab.local": smi(True), "esxi-02.lab.local": {"nvidia_smi": smi(False)},
              "esxi-03.lab.local": smi(True)}
-    run = play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts,
-                                        cluster_vgpu_state_file=str(tmp_path / "s.json"))], expect_failure=True)
+    run = play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts)], expect_failure=True)
     message = run.failed[0]["msg"]
     assert "esxi-02.lab.local %s: ECC off" % gpu(lab, "esxi-02.lab.local") in message
     assert "esxi-01.lab.local %s: ECC on" % gpu(lab, "esxi-01.lab.local") in message
     assert lab.state() == before
 
 
-def test_ecc_alike_passes(lab, run_tasks, start, tmp_path):
-    state_file = str(tmp_path / "s.json")
+def test_ecc_alike_passes(lab, run_tasks, start):
     facts = {"esxi-01.lab.local": smi(True), "esxi-02.lab.local": smi(True), "esxi-03.lab.local": smi(True)}
-    play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts, cluster_vgpu_state_file=state_file),
-                          include("restore", cluster_vgpu_state_file=state_file)])
+    play(lab, run_tasks, [include(cluster_vgpu_nvidia_smi_facts=facts), include("restore")])
     assert automation(lab) == start["gpu-cluster"]
 
 
@@ -181,7 +213,7 @@ TRUNCATED = '{\n    "cluster": "gpu-cluster",\n    "previous": {\n        "dpm_b
 
 
 @pytest.mark.parametrize("entry_point", ["restore", "prepare"])
-def test_a_truncated_record_is_refused_before_any_change_naming_the_file_and_the_fix(
+def test_a_truncated_file_record_is_refused_before_any_change_naming_the_file_and_the_fix(
         lab, run_tasks, start, state_file, entry_point):
     with open(state_file, "w") as handle:
         handle.write(TRUNCATED)
@@ -196,14 +228,65 @@ def test_a_truncated_record_is_refused_before_any_change_naming_the_file_and_the
         assert handle.read() == TRUNCATED, "the damaged record is left for the user to look at"
 
 
-def test_a_run_killed_right_after_turning_drs_dpm_off_still_restores_the_state_from_before(lab, run_tasks, start,
-                                                                                           state_file):
-    # prepare records DRS/DPM before it turns them off; a run killed between the two leaves this behind.
+@pytest.mark.parametrize("entry_point", ["restore", "prepare"])
+@pytest.mark.parametrize("make_value, words", [
+    (lambda vcenter, moid: json.dumps({"v": 1, "run": "r", "by": "ops@ctl-9", "vcenter": "another-vcenter",
+                                       "cluster": moid, "at": "2026-11-28T09:00:00.000000Z",
+                                       "previous": {"drs_enabled": True, "drs_behavior": "manual",
+                                                    "dpm_enabled": True, "dpm_behavior": "manual"}}),
+     ["another-vcenter"]),
+    (lambda vcenter, moid: json.dumps({"v": 1, "run": "r", "by": "ops@ctl-9", "vcenter": vcenter,
+                                       "cluster": "domain-c999", "at": "2026-11-28T09:00:00.000000Z",
+                                       "previous": {"drs_enabled": True, "drs_behavior": "manual",
+                                                    "dpm_enabled": True, "dpm_behavior": "manual"}}),
+     ["domain-c999"]),
+    (lambda vcenter, moid: '{"v": 1, "run": "r", "by": "ops@ctl-9", "vcen', ["cut short"]),
+], ids=["another-vcenter", "another-cluster", "cut-short"])
+def test_a_record_in_vcenter_that_cannot_be_trusted_is_refused_before_any_change(lab, run_tasks, start,
+                                                                                 entry_point, make_value, words):
+    plant(lab, make_value)
+    before = lab.state()
+    run = play(lab, run_tasks, [include(entry_point)], expect_failure=True)
+    message = run.failed[0]["msg"]
+    for word in words + ["Nothing was changed", "cluster gpu-cluster", FIELD, "clear its attribute"]:
+        assert word in message
+    assert lab.state() == before
+
+
+def test_killed_after_drs_dpm_off_then_restored_from_another_controller(lab, run_tasks, start, tmp_path):
+    # The module writes the record before it turns DRS/DPM off; a run killed then leaves both behind.
+    run_tasks([{"name": "record, then DRS/DPM off", "gpuops.vgpu.cluster_automation": {
+        "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False, "record": True,
+        "run_id": "run-killed"}}])
+    play(lab, run_tasks, [include(), include("restore")], controller=tmp_path / "ctl-b")
+    assert automation(lab) == start["gpu-cluster"] and custom_value(lab) == ""
+
+
+def test_a_file_record_of_an_older_version_wins_and_goes_into_vcenter(lab, run_tasks, start, state_file, tmp_path):
+    # An older version's prepare: its file holds the state from before, DRS/DPM are off, vCenter holds no record.
     with open(state_file, "w") as handle:
         json.dump({"vcenter": "127.0.0.1", "cluster": "gpu-cluster", "state": "prepared",
                    "previous": start["gpu-cluster"]}, handle)
     run_tasks([{"name": "DRS/DPM off", "gpuops.vgpu.cluster_automation": {
         "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False}}])
-    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file),
-                          include("restore", cluster_vgpu_state_file=state_file)])
+    play(lab, run_tasks, [include(cluster_vgpu_state_file=state_file)])
+    assert record(lab)["previous"] == start["gpu-cluster"] and record(lab)["adopted"] is True
+
+    play(lab, run_tasks, [include("restore")], controller=tmp_path / "ctl-b")  # sees no file, only vCenter
+    assert automation(lab) == start["gpu-cluster"] and custom_value(lab) == ""
+    play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
+    with open(state_file) as handle:
+        assert json.load(handle)["state"] == "restored"
     assert automation(lab) == start["gpu-cluster"]
+
+
+def test_a_file_record_of_an_older_version_is_restored_by_a_restore_alone(lab, run_tasks, start, state_file):
+    with open(state_file, "w") as handle:
+        json.dump({"vcenter": "127.0.0.1", "cluster": "gpu-cluster", "state": "prepared",
+                   "previous": start["gpu-cluster"]}, handle)
+    run_tasks([{"name": "DRS/DPM off", "gpuops.vgpu.cluster_automation": {
+        "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False}}])
+    play(lab, run_tasks, [include("restore", cluster_vgpu_state_file=state_file)])
+    assert automation(lab) == start["gpu-cluster"] and not custom_value(lab)
+    with open(state_file) as handle:
+        assert json.load(handle)["state"] == "restored"
