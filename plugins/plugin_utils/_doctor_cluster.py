@@ -50,10 +50,17 @@ def _automation(out, cluster, hosts, facts, opts):
         out.add("cluster", name, "drs_dpm", "SKIP", "DRS/DPM not read: %s" % cluster["automation_error"],
                 "Check the cluster name (doctor_clusters) and the vCenter user's rights.")
         return
+    if cluster.get("record_error"):
+        out.add("cluster", name, "drs_dpm", "FAIL", cluster["record_error"],
+                "Check DRS and DPM of the cluster in vCenter and set them as they should be, then clear its custom "
+                "attribute gpuops.vgpu.cluster_vgpu.automation (vSphere Client: the cluster's Custom Attributes).")
+        return
     if cluster.get("prepared_not_restored"):
+        by = cluster.get("prepared_by")
         out.add("cluster", name, "drs_dpm", "WARN", "DRS/DPM are as gpuops.vgpu.cluster_vgpu prepare left them "
-                "(DRS %s, DPM %s); its record was never restored." % (_onoff(cluster["drs_enabled"]),
-                                                                      _onoff(cluster["dpm_enabled"])),
+                "(DRS %s, DPM %s); its record%s was never restored." % (
+                    _onoff(cluster["drs_enabled"]), _onoff(cluster["dpm_enabled"]),
+                    " (run %s by %s at %s)" % (by["run"], by["by"], by["at"]) if by else ""),
                 "Run the restore entry point of role gpuops.vgpu.cluster_vgpu (tasks_from: restore) once the vGPU "
                 "work is done.")
         return

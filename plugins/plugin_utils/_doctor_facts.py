@@ -129,7 +129,8 @@ def collect(raw, options=None):
 def _cluster_facts(name, raw):
     automation, automation_error = _outcome(_by_item(raw.get("automation")).get(name), "previous")
     vlcm, vlcm_error = _outcome(_by_item(raw.get("vlcm")).get(name), "cluster")
-    record = (raw.get("cluster_vgpu_records") or {}).get(name) or {}
+    file_record = (raw.get("cluster_vgpu_records") or {}).get(name) or {}
+    record = (automation or {}).get("record") or None
     facts = dict((key, ((automation or {}).get("previous") or {}).get(key))
                  for key in ("drs_enabled", "drs_behavior", "dpm_enabled", "dpm_behavior"))
     vlcm = vlcm or {}
@@ -146,7 +147,10 @@ def _cluster_facts(name, raw):
         hosts_components=dict((h["name"], dict((c, v.get("current")) for c, v in (h.get("components") or {}).items()
                                                if v.get("current")))
                               for h in (compliance or {}).get("hosts") or []),
-        prepared_not_restored=record.get("state") == "prepared",
+        # The record cluster_vgpu's prepare keeps in vCenter; the controller file of earlier versions as a fallback.
+        prepared_not_restored=bool(record) or file_record.get("state") == "prepared",
+        prepared_by=dict((key, record.get(key)) for key in ("run", "by", "at")) if record else None,
+        record_error=(automation or {}).get("record_error"),
     )
     return facts
 

@@ -292,3 +292,31 @@ def test_a_damaged_cluster_vgpu_record_is_refused_naming_the_file_and_the_fix(la
     message = next(item["msg"] for item in run.failed[0]["results"] if item.get("failed"))
     assert message.startswith("The record %s is damaged: it is not complete JSON" % damaged)
     assert "Check DRS and DPM of the cluster in vCenter" in message and "then delete %s" % damaged in message
+
+
+def test_a_prepare_not_restored_is_read_from_vcenter_and_a_foreign_record_fails(lab, run_tasks, tmp_path):
+    # A prepare from another controller: its record is in vCenter only (no file in doctor_cluster_vgpu_state_dir).
+    run_tasks([{"name": "prepare elsewhere", "gpuops.vgpu.cluster_automation": {
+        "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False, "record": True,
+        "run_id": "run-elsewhere"}}])
+    extra = inventory(lab, tmp_path / "esxi.yml")
+    before = vcenter_writes(lab)
+    run = run_doctor(run_tasks, lab, tmp_path, [extra], doctor_fail_on="never", doctor_gather_guests=False,
+                     doctor_clusters=["gpu-cluster"], doctor_cluster_vgpu_state_dir=str(tmp_path / "none"))
+    found = by_key(findings_of(run))[("drs_dpm", "gpu-cluster")]
+    assert found["status"] == "WARN" and "run run-elsewhere" in found["message"]
+    assert vcenter_writes(lab) == before, "the doctor changes nothing"
+
+    direct = Direct(lab)
+    try:
+        cluster = direct._find(vim.ClusterComputeResource, "gpu-cluster")
+        manager = direct.content.customFieldsManager
+        field = next(f for f in manager.field if f.name == "gpuops.vgpu.cluster_vgpu.automation")
+        manager.SetField(entity=cluster, key=field.key, value='{"v": 1, "run": "r')
+    finally:
+        direct.close()
+    run = run_doctor(run_tasks, lab, tmp_path, [extra], doctor_fail_on="never", doctor_gather_guests=False,
+                     doctor_clusters=["gpu-cluster"], doctor_cluster_vgpu_state_dir=str(tmp_path / "none"))
+    found = by_key(findings_of(run))[("drs_dpm", "gpu-cluster")]
+    assert found["status"] == "FAIL" and "cannot be trusted" in found["message"] and "cut short" in found["message"]
+    assert "gpuops.vgpu.cluster_vgpu.automation" in found["remediation"]

@@ -281,6 +281,17 @@ def test_vcenter_settings_and_cluster_automation():
     raw["cluster_vgpu_records"]["gpu-cluster"]["state"] = "prepared"
     prepared = find(check(raw), "drs_dpm", "gpu-cluster")
     assert prepared["status"] == "WARN" and "tasks_from: restore" in prepared["remediation"]
+    raw["cluster_vgpu_records"]["gpu-cluster"]["state"] = "restored"
+    assert not [f for f in check(raw) if f["check"] == "drs_dpm"]
+    raw["automation"]["gpu-cluster"]["record"] = {"run": "run-7", "by": "ops@ctl02", "at": "2026-11-28T09:00:00Z",
+                                                  "previous": raw["automation"]["gpu-cluster"]["previous"]}
+    prepared = find(check(raw), "drs_dpm", "gpu-cluster")
+    assert prepared["status"] == "WARN" and "run run-7 by ops@ctl02" in prepared["message"], "the record in vCenter"
+    raw["automation"]["gpu-cluster"].update(record=None, record_error="The DRS/DPM record of cluster gpu-cluster "
+                                            "(custom attribute gpuops.vgpu.cluster_vgpu.automation) cannot be trusted")
+    damaged = find(check(raw), "drs_dpm", "gpu-cluster")
+    assert damaged["status"] == "FAIL" and "cannot be trusted" in damaged["message"]
+    assert "clear its custom attribute gpuops.vgpu.cluster_vgpu.automation" in damaged["remediation"]
     raw["automation"]["gpu-cluster"] = {"failed": True, "msg": "Cluster 'gpu-cluster' not found."}
     assert find(check(raw), "drs_dpm", "gpu-cluster")["status"] == "SKIP"
 
