@@ -117,11 +117,8 @@ def not_converged(lab, start, state_dir):
             problems.append("cluster %s: %d vLCM draft(s) left" % (cluster["name"], cluster["drafts"]))
         if any(name.startswith("gpuops.vgpu.lock.") for name in cluster["custom_values"]):
             problems.append("cluster %s is still locked" % cluster["name"])
-        record = os.path.join(str(state_dir), "%s_%s.json" % (lab.connection["hostname"], cluster["name"]))
-        if os.path.exists(record):
-            with open(record) as handle:
-                if json.load(handle)["state"] != "restored":
-                    problems.append("%s is not marked restored" % record)
+        if cluster["custom_values"].get("gpuops.vgpu.cluster_vgpu.automation"):
+            problems.append("cluster %s still carries its DRS/DPM record (not restored)" % cluster["name"])
     for host in state["hosts"]:
         if host["maintenance_mode"]:
             problems.append("host %s is in maintenance mode" % host["name"])
