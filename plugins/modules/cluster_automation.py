@@ -39,7 +39,7 @@ attributes:
       RV(record); sends nothing.
   diff_mode:
     support: full
-    details: The four DRS/DPM fields before and after.
+    details: The four DRS/DPM fields before and after; with O(record) or O(restore_recorded), the cluster's record too.
 options:
   cluster:
     description:

@@ -199,6 +199,9 @@ def reconcile(client, params, check_mode):
         "record_found": bool(found),
         "diff": {"before": previous, "after": current},
     }
-    if not acting:
+    if acting:  # the record is part of what changes
+        result["diff"] = {"before": dict(previous, record=found),
+                          "after": dict(current, record=None if clear else cluster.record)}
+    else:
         result["record_error"] = cluster.problem and "T" + distrust(cluster.name, cluster.problem)[1:]
     return result

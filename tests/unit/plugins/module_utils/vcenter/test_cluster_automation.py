@@ -213,6 +213,7 @@ def test_record_is_written_before_drs_dpm_change_and_names_the_run_vcenter_and_c
                                "at": "2026-11-28T10:15:03.120000Z", "previous": START}
     assert result["record"] == client.record() and result["record_found"] is False
     assert result["changed"] is True and result["current"] == OFF
+    assert result["diff"] == {"before": dict(START, record=None), "after": dict(OFF, record=client.record())}
 
 
 def test_a_record_left_by_an_interrupted_run_is_kept_so_restore_returns_the_state_from_before_the_work():
@@ -245,6 +246,7 @@ def test_restore_puts_back_the_record_then_clears_it_and_a_second_restore_change
     restored = _restore(client)
     assert client.log == ["reconfigure", "clear record"] and ca.describe(client.configuration) == START
     assert restored["previous"] == OFF and restored["current"] == START
+    assert restored["diff"]["before"]["record"]["previous"] == START and restored["diff"]["after"]["record"] is None
     again = _restore(client)
     assert again["changed"] is False and again["record"] is None and client.log == ["reconfigure", "clear record"]
 
