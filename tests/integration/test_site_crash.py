@@ -46,3 +46,25 @@ def test_site_run_killed_at_a_seeded_task_converges_on_the_next_run(lab, tmp_pat
               converged=run.returncode == 0)
     assert run.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, run.stdout[-4000:])
     assert not_converged(lab, start, tmp_path) == [], "seed %d, killed at %s" % (seed, killed)
+
+
+def test_drs_dpm_left_off_by_a_run_killed_after_the_cluster_layer_come_back_from_another_controller(
+        lab, run_tasks, tmp_path):
+    """A run from controller A dies after its cluster layer turned DRS/DPM off (their record in vCenter, written
+    first); the next run, from controller B with state of its own and no VM left to change, puts them back."""
+    start = lab.state()
+    inventory = site_inventory(lab, tmp_path / "site.yml")
+    controller_a, controller_b = tmp_path / "ctl-a", tmp_path / "ctl-b"
+    controller_a.mkdir()
+    controller_b.mkdir()
+    first = run_site(lab, inventory, controller_a)
+    assert first.returncode == 0, first.stdout[-4000:]
+    run_tasks([{"name": "the cluster layer of a run that dies after it", "gpuops.vgpu.cluster_automation": {
+        "cluster": "gpu-cluster", "drs_enabled": False, "dpm_enabled": False, "record": True,
+        "run_id": "run-killed"}}])
+    assert not_converged(lab, start, controller_b) != []
+
+    second = run_site(lab, inventory, controller_b)
+    assert second.returncode == 0, second.stdout[-4000:]
+    assert "put back as run run-killed" in second.stdout
+    assert not_converged(lab, start, controller_b) == []
