@@ -114,6 +114,14 @@ stage_integration() {
     echo "integration: stopped after ${INTEGRATION_STAGE_TIMEOUT:-2700} s; the tests still running then:"
     comm -23 <(grep -E "^tests/integration/" "$REPORTS/integration.log" | sed 's/ *$//' | sort -u) \
       <(sed -n -E 's/^\[gw[0-9]+\] [A-Z]+ (tests\/integration\/[^ ]*).*/\1/p' "$REPORTS/integration.log" | sort -u)
+    # The stopped workers never reached their teardown: their labs (tests/integration/conftest.py: one per worker,
+    # ports shifted by LAB_PORT_OFFSET + 1000 per worker) would keep their ports from the next run.
+    local worker offset
+    for ((worker = 0; worker < ${INTEGRATION_WORKERS:-2}; worker++)); do
+      offset=$((${LAB_PORT_OFFSET:-0} + 1000 * worker))
+      python lab/labctl.py down --state-dir ".tmp/$([ "$offset" -eq 0 ] && echo lab || echo "lab-$offset")" \
+        >/dev/null 2>&1 || true
+    done
   fi
   return "${status[0]}"
 }
