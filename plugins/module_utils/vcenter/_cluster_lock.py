@@ -27,6 +27,7 @@ import socket
 import time
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, Busy, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _field_records as field_records
 
 try:
     from pyVmomi import vim
@@ -44,9 +45,7 @@ def field_name(cluster_moid):
 
 
 def utc_text(moment):
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment.strftime(TIME_FORMAT)
+    return field_records.utc_text(moment, TIME_FORMAT)
 
 
 def parse_time(text):

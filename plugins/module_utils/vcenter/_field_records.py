@@ -30,10 +30,11 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
-def utc_text(moment):
+def utc_text(moment, time_format=TIME_FORMAT):
+    """``moment`` in UTC as text (vCenter's times come with their zone)."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment.strftime(TIME_FORMAT)
+    return moment.strftime(time_format)
 
 
 def parse_time(text):
