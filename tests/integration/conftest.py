@@ -122,6 +122,12 @@ class Lab:
         return path
 
     @property
+    def inventory_args(self):
+        """ansible-playbook's -i options for this lab: inventories/lab with this lab's host shells layered over it,
+        so that no play reaches the shells of another worker's lab on inventories/lab's default ports."""
+        return ["-i", self.inventory, "-i", self.shell_inventory]
+
+    @property
     def connection(self):
         """Module options that connect to this lab's vCenter."""
         return {
@@ -253,9 +259,7 @@ def run_tasks(lab, tmp_path):
                  "module_defaults": defaults, "tasks": tasks}]
         playbook = tmp_path / playbook_name  # runs at the same time need files of their own
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
-        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory]
-        if lab.shell_inventory:
-            argv += ["-i", lab.shell_inventory]
+        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args
         for extra_inventory in inventories:
             argv += ["-i", str(extra_inventory)]
         argv.append(str(playbook))

@@ -57,7 +57,7 @@ def site_command(lab, inventory, state_dir, extra=None):
                  "doctor_cluster_vgpu_state_dir": str(state_dir), "doctor_verdict": False,
                  "bios_maintenance_record": "%s/bios_maintenance.json" % state_dir}
     variables.update(extra or {})
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
             "-i", str(inventory), "-e", json.dumps(variables), SITE]
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0",

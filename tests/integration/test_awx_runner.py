@@ -47,7 +47,7 @@ def awx_setup(lab, tmp_path):
     """The folder AWX exposes to the jobs, the definitions, the credentials and the AWX inventory for this lab."""
     state_dir = tmp_path / "state"
     state_dir.mkdir()
-    inventory = script_inventory([lab.inventory, str(site_inventory(lab, tmp_path / "site.yml"))], CREDENTIAL_VARS)
+    inventory = script_inventory([lab.inventory, lab.shell_inventory, str(site_inventory(lab, tmp_path / "site.yml"))], CREDENTIAL_VARS)
     return state_dir, definitions(state_dir), credentials(lab), inventory
 
 

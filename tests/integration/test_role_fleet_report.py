@@ -214,7 +214,7 @@ def test_the_playbooks_write_the_report_then_apply_the_doctors_verdict(lab, tmp_
     extra = {"vcenter_port": lab.port, "doctor_output_dir": str(tmp_path), "fleet_report_output_dir": str(tmp_path),
              "doctor_verdict": False}
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1")
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", lab.inventory,
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
             "-i", str(site_inventory(lab, tmp_path / "site.yml")), "-e", json.dumps(extra),
             os.path.join(ROOT, "playbooks", "doctor.yml"), os.path.join(ROOT, "playbooks", "report.yml")]
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

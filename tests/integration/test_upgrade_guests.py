@@ -72,7 +72,7 @@ def playbook(lab, guests, path, extra, *args):
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0",
                ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
-    argv = [PLAYBOOK, "-i", lab.inventory, "-i", guests["inventory"], path, "-e", json.dumps(extra)] + list(args)
+    argv = [PLAYBOOK] + lab.inventory_args + ["-i", guests["inventory"], path, "-e", json.dumps(extra)] + list(args)
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, check=False)
     results = _results_from_json(proc.stdout) if "{" in proc.stdout else []
