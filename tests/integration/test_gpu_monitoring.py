@@ -32,7 +32,9 @@ import yaml
 from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "roles", "gpu_monitoring"))
 import inventory as lab_inventory  # noqa: E402  pylint: disable=wrong-import-position
+from promtool_findings import dcgm_exporter_counters, unexplained  # noqa: E402  pylint: disable=wrong-import-position
 
 GUESTS = ("monitor-guest-1", "monitor-guest-2")
 STATE_DIR = os.path.join(ROOT, ".tmp", "gpu-monitoring-%d" % PORT_OFFSET)
@@ -148,6 +150,7 @@ def test_role_installs_idempotently_and_prometheus_reads_what_nvidia_smi_reports
         text = on_guest(guests, name, "cat", TEXTFILE).stdout
         assert 'DCGM_FI_DEV_VGPU_LICENSE_STATUS{' in text and 'modelName="GRID A100-4C"' in text, text
         assert 'gpuops_gpu_collector_up{Hostname="%s"} 1' % name in text, text
+        assert unexplained(text, dcgm_exporter_counters()) == [], text
 
     again = play(guests)
     for name in GUESTS:
@@ -163,11 +166,12 @@ def compare_with_nvidia_smi(guests, prometheus):
     on_guest(guests, GUESTS[0], "sh", "-c", "echo '%s' >/var/lib/gpuops-lab/gpu-load.json" % load)
     fields = "utilization.gpu,utilization.memory,memory.used,memory.free,memory.total"
     metrics = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
-               "gpuops_gpu_fb_total_mib")
+               "gpuops_gpu_fb_total_bytes")
     expected = {}
     for name, guest in guests["started"].items():
         csv = on_guest(guests, name, "nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader,nounits").stdout
-        expected["127.0.0.1:%d" % guest["metrics_port"]] = [float(v) for v in csv.strip().split(", ")]
+        values = [float(v) for v in csv.strip().split(", ")]
+        expected["127.0.0.1:%d" % guest["metrics_port"]] = values[:-1] + [values[-1] * 1024 * 1024]  # MiB, bytes
     assert expected["127.0.0.1:%d" % guests["started"][GUESTS[0]]["metrics_port"]][0] == 37
 
     deadline = time.monotonic() + 60

@@ -32,14 +32,14 @@ FIELDS = (
     ("utilization.decoder", "DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %)."),
     ("memory.used", "DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."),
     ("memory.free", "DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."),
-    ("memory.total", "gpuops_gpu_fb_total_mib", "Framebuffer memory total (in MiB)."),
+    ("memory.total", "gpuops_gpu_fb_total_bytes", "Framebuffer memory total (in bytes)."),
     ("temperature.gpu", "DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."),
     ("temperature.memory", "DCGM_FI_DEV_MEMORY_TEMP", "Memory temperature (in C)."),
     ("power.draw", "DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."),
     ("power.limit", "gpuops_gpu_power_limit_watts", "Power limit (in W)."),
     ("clocks.current.sm", "DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."),
     ("clocks.current.memory", "DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."),
-    ("clocks.current.graphics", "gpuops_gpu_graphics_clock_mhz", "Graphics clock frequency (in MHz)."),
+    ("clocks.current.graphics", "gpuops_gpu_graphics_clock_hertz", "Graphics clock frequency (in Hz)."),
     ("clocks_event_reasons.active", "gpuops_gpu_clocks_event_reasons",
      "Active clock event (throttle) reasons, NVML bit mask."),
     ("clocks_throttle_reasons.active", "gpuops_gpu_clocks_event_reasons", None),
@@ -65,6 +65,9 @@ COUNTERS = frozenset(("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_
                       "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "DCGM_FI_DEV_RETIRED_SBE", "DCGM_FI_DEV_RETIRED_DBE",
                       "DCGM_FI_DEV_RETIRED_PENDING", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
                       "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS"))
+# The collection's own families are in Prometheus' base units (prometheus.io/docs/practices/naming); nvidia-smi
+# answers in MiB and MHz. dcgm-exporter's families keep its units (MiB, MHz), as dashboards built on it expect.
+BASE_UNITS = {"gpuops_gpu_fb_total_bytes": 1024 * 1024, "gpuops_gpu_graphics_clock_hertz": 1000 * 1000}
 IDENTITY = ("index", "uuid", "name", "pci.bus_id", "driver_version")
 # NVML's clock event reason bits (nvmlClocksEventReason*), the same in the throttle and the event names.
 REASONS = (("gpu_idle", 0x1), ("applications_clocks_setting", 0x2), ("sw_power_cap", 0x4), ("hw_slowdown", 0x8),
@@ -210,6 +213,11 @@ class Metrics(object):
         return "\n".join(lines) + "\n"
 
 
+def in_base_units(metric, value):
+    scale = BASE_UNITS.get(metric)
+    return value * scale if scale and value is not None else value
+
+
 def escape(value):
     return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
@@ -235,7 +243,7 @@ def collect(rows, q_gpus, hostname, host_driver_version=None, now=None):
             if field == "clocks_throttle_reasons.active" and "clocks_event_reasons.active" in row:
                 continue
             if field in row:
-                metrics.add(metric, helps[metric], labels, number(row[field]))
+                metrics.add(metric, helps[metric], labels, in_base_units(metric, number(row[field])))
         mask = number(row.get("clocks_event_reasons.active", row.get("clocks_throttle_reasons.active")))
         for reason, bit in REASONS if mask is not None else ():
             metrics.add("gpuops_gpu_clocks_event_reason", "1 while this reason holds the clocks down.",
@@ -256,7 +264,7 @@ def collect(rows, q_gpus, hostname, host_driver_version=None, now=None):
     if host_driver_version:
         metrics.add("gpuops_vgpu_host_driver_branch", "Branch of the vGPU manager on the host this guest runs on.",
                     {"Hostname": hostname, "driver_version": host_driver_version}, driver_branch(host_driver_version))
-    metrics.add("gpuops_gpu_count", "GPUs nvidia-smi lists.", {"Hostname": hostname}, len(rows))
+    metrics.add("gpuops_gpus", "GPUs nvidia-smi lists.", {"Hostname": hostname}, len(rows))
     return metrics
 
 
@@ -270,8 +278,8 @@ def add_vgpu(metrics, labels, q, now):
     if licensed and expiry is not None:
         metrics.add("gpuops_vgpu_license_expiry_timestamp_seconds", "When the vGPU license expires (Unix time).",
                     labels, expiry)
-        metrics.add("gpuops_vgpu_license_days_left", "Days until the vGPU license expires, at collection time.",
-                    labels, round((expiry - now) / 86400.0, 2))
+        metrics.add("gpuops_vgpu_license_remaining_seconds", "Seconds until the vGPU license expires, at collection "
+                    "time.", labels, round(expiry - now, 3))
 
 
 def write_atomically(directory, text):

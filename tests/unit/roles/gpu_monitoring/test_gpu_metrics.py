@@ -24,6 +24,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
 sys.path.insert(0, os.path.join(REPO, "tests", "unit", "plugins"))
 from nvidia_smi_fixtures import read  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from promtool_findings import dcgm_exporter_counters, dcgm_exporter_types, promtool_findings, unexplained  # noqa: E402
+
 
 def _load(name, path):
     loader = importlib.machinery.SourceFileLoader(name, path)
@@ -63,22 +66,6 @@ def value(metrics, name, **labels):
     return found[0]
 
 
-DCGM_COUNTERS = os.path.join(REPO, "tests", "fixtures", "dcgm-exporter", "default-counters.csv")
-
-
-def dcgm_exporter_types():
-    """{metric: type} from dcgm-exporter's etc/default-counters.csv, its commented-out (off by default) lines too."""
-    if not os.path.isfile(DCGM_COUNTERS):
-        raise AssertionError("%s is missing; restore tests/fixtures/dcgm-exporter from git" % DCGM_COUNTERS)
-    types = {}
-    with open(DCGM_COUNTERS) as handle:
-        for line in handle:
-            cells = [cell.strip() for cell in line.lstrip("#").split(",")]
-            if len(cells) >= 3 and re.match(r"^DCGM_\w+$", cells[0]):
-                types[cells[0]] = cells[1]
-    return types
-
-
 def test_every_name_shared_with_dcgm_exporter_has_its_type():
     """dcgm-exporter declares the ECC totals, retired pages and remapped rows counter; a dashboard or recording rule
     written for dcgm-exporter (increase(), rate()) expects the same type from this collector."""
@@ -102,7 +89,10 @@ def test_h100_csv_gives_dcgm_named_metrics_with_dcgm_labels():
     assert {"gpu", "UUID", "device", "modelName", "Hostname"} <= set(labels)
     row = rows[0]
     assert value(metrics, "DCGM_FI_DEV_FB_USED") == float(row["memory.used"].split()[0])
-    assert value(metrics, "gpuops_gpu_fb_total_mib") == float(row["memory.total"].split()[0])
+    # The collection's own families in base units: bytes and hertz where nvidia-smi answers MiB and MHz.
+    assert value(metrics, "gpuops_gpu_fb_total_bytes") == int(row["memory.total"].split()[0]) * 1024 * 1024
+    assert value(metrics, "gpuops_gpu_graphics_clock_hertz") == int(row["clocks.current.graphics"].split()[0]) * 10 ** 6
+    assert value(metrics, "gpuops_gpus") == len(rows)
     assert value(metrics, "DCGM_FI_DEV_GPU_TEMP") == float(row["temperature.gpu"])
     assert value(metrics, "DCGM_FI_DEV_POWER_USAGE") == float(row["power.draw"].split()[0])
     assert value(metrics, "DCGM_FI_DEV_SM_CLOCK") == float(row["clocks.current.sm"].split()[0])
@@ -138,7 +128,7 @@ def test_slowdown_margin_from_either_form_of_q(fixture, bus_id, margin):
     assert value(metrics, "gpuops_gpu_slowdown_margin_celsius") == margin
 
 
-def test_vgpu_guest_licence_profile_and_days_left():
+def test_vgpu_guest_licence_profile_and_time_left():
     q = COLLECTOR.parse_q(read("q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"))
     row = {"index": "0", "uuid": "GPU-62f13b27-1eda-11b2-a8b5-0869ebe25264", "name": "GRID A100-4C",
            "pci.bus_id": "00000000:02:01.0", "driver_version": "510.47.03"}
@@ -148,14 +138,14 @@ def test_vgpu_guest_licence_profile_and_days_left():
                  license_product="NVIDIA Virtual Compute Server") == 1
     assert value(metrics, "gpuops_vgpu_license_expiry_timestamp_seconds") == calendar.timegm(
         (2022, 5, 27, 0, 8, 28, 0, 0, 0))
-    assert value(metrics, "gpuops_vgpu_license_days_left") == 7.0
+    assert value(metrics, "gpuops_vgpu_license_remaining_seconds") == 7 * 86400
     assert value(metrics, "gpuops_gpu_driver_branch") == 510
     assert value(metrics, "gpuops_vgpu_host_driver_branch") == 525
 
     unlicensed = COLLECTOR.parse_q(read("q_vgpu_guest_grid_a100-4c_unlicensed_unrestricted_driver510_TRUNCATED.txt"))
     metrics = COLLECTOR.collect([row], unlicensed, "ml-vm-01", now=NOW)
     assert value(metrics, "DCGM_FI_DEV_VGPU_LICENSE_STATUS") == 0
-    assert not [key for key in samples(metrics) if key[0] == "gpuops_vgpu_license_days_left"]
+    assert not [key for key in samples(metrics) if key[0] == "gpuops_vgpu_license_remaining_seconds"]
 
 
 @pytest.fixture
@@ -224,3 +214,25 @@ def test_guest_standin_answers_in_nvidia_smis_csv_format(guest_smi):
     assert text == "name, memory.total [MiB], temperature.gpu\nGRID A100-4C, 4096 MiB, [N/A]\n"
     rc, text = COLLECTOR.run_smi("nvidia-smi", ["--query-gpu=bogus", "--format=csv"])
     assert rc == 2 and 'Field "bogus" is not a valid field to query.' in text
+
+
+def test_promtool_check_metrics_finds_nothing_beyond_dcgm_exporters_own_names_and_labels(guest_smi):
+    """Prometheus' naming rules (promtool check metrics) on the collector's output for recorded bare-metal and vGPU
+    guest outputs and for the lab guest: every finding is one that dcgm-exporter's names or labels bring."""
+    bare_metal = COLLECTOR.collect(rows_from_csv("csv_query_gpu_allfields_h100_mig_driver590.csv"),
+                                   COLLECTOR.parse_q(read("q_h100_80gb_mig_enabled_driver590.txt")), "node", now=NOW)
+    vgpu_q = COLLECTOR.parse_q(read("q_vgpu_guest_grid_a100-4c_licensed_expiry_driver510_TRUNCATED.txt"))
+    vgpu = COLLECTOR.collect([{"index": "0", "uuid": "GPU-62f13b27-1eda-11b2-a8b5-0869ebe25264", "name": "GRID A100-4C",
+                               "pci.bus_id": "00000000:02:01.0", "driver_version": "510.47.03"}], vgpu_q, "vm",
+                             host_driver_version="525.105.14", now=NOW)
+    COLLECTOR.main(["--textfile-dir", str(guest_smi["dir"])])
+    lab_guest = (guest_smi["dir"] / COLLECTOR.TEXTFILE).read_text()
+    counters = dcgm_exporter_counters()
+    for text in (bare_metal.render(), vgpu.render(), lab_guest):
+        assert unexplained(text, counters) == [], text
+        # promtool knows the long unit names only; the collection's own families use no abbreviated unit either.
+        own = set(re.findall(r"^# TYPE (gpuops_\w+) ", text, re.M))
+        assert own and not [n for n in own if re.search(r"_(mib|mb|kib|kb|mhz|khz|ms|us|days?|hours?|c)$", n)], own
+    # The check can fail: a gauge ending in _count and a unit that is not a base unit are findings.
+    assert promtool_findings('# HELP gpuops_gpu_count GPUs.\n# TYPE gpuops_gpu_count gauge\ngpuops_gpu_count 1\n')
+    assert unexplained('# HELP x_days_left Days.\n# TYPE x_days_left gauge\nx_days_left{UUID="a"} 1\n', counters)
