@@ -25,6 +25,7 @@ from bmc_inventory import InventoryResources
 from bmc_logs import LogResources
 from bmc_manager import ManagerResources
 from bmc_power import PowerResources
+from bmc_scp import TASKS, ScpActions
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
 from bmc_errors import RedfishError
@@ -131,6 +132,11 @@ class BmcApp:
                 members[path] = self.read_only_member(render)
         for path, act in self.logs.actions().items():
             routes[path] = self.action(act)
+        self.scp = ScpActions(p["manager"]["path"], p["manager"].get("parts"), bmc, self.manager_parts)
+        for path, act in self.scp.actions().items():
+            routes[path] = self.accepted_action(act)
+        if self.scp.enabled:
+            members[TASKS] = self.scp_task
         for path, render in self.manager_parts.read_only().items():
             routes[path] = self.read_only(render)
         for path, (render, patch) in dict(self.manager_parts.writable(), **self.cooling.writable()).items():
@@ -284,6 +290,20 @@ class BmcApp:
             self.allow(request, "POST")
             return json_response(act(self.body(request)))
         return handler
+
+    def accepted_action(self, act):
+        def handler(request):
+            self.allow(request, "POST")
+            status, headers, body = act(self.body(request))
+            return json_response(body, status, headers)
+        return handler
+
+    def scp_task(self, request, job_id):
+        self.allow(request, "GET")
+        status, body = self.scp.task_answer(job_id)
+        if isinstance(body, str):
+            return Response(body, status=status, mimetype="application/xml")
+        return json_response(body, status)
 
     def read_only_member(self, render):
         def handler(request, member):
@@ -544,6 +564,8 @@ class BmcApp:
         body.update(self.logs.links("Managers"))
         if self.cooling.manager_oem():
             body.setdefault("Oem", {}).update(self.cooling.manager_oem())
+        if self.scp.manager_actions():
+            body.setdefault("Actions", {})["Oem"] = self.scp.manager_actions()
         if "jobs" in p:
             body["Links"]["Oem"] = {"Dell": dict({"@odata.type": "#DellManager.v1_0_0.DellManager",
                                                   "Jobs": link(p["jobs"]["path"])}, **self.manager_parts.dell_links())}
@@ -632,6 +654,7 @@ class BmcApp:
         self.bmc.factory_reset()
         self.manager_parts.reset()
         self.cooling.reset()
+        self.scp.results.clear()
         self.logs.reset()
         self.chaos.stop()
         if self.sushy_written:  # new drivers write their state files: tens of milliseconds

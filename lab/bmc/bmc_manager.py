@@ -32,6 +32,8 @@ class ManagerResources:
         self.reset()
 
     def reset(self):
+        # iDRAC8 keeps its system attributes but serves them only through SCP export and import (bmc_scp).
+        self.over_redfish = not self.profile.get("scp")
         self.date_time = copy.deepcopy(self.profile.get("date_time"))
         self.attributes = copy.deepcopy(self.profile.get("attributes") or {})
         self.rules = self.profile.get("attribute_rules") or {}
@@ -58,7 +60,7 @@ class ManagerResources:
         return "/redfish/v1/Managers/%s/Attributes" % name
 
     def dell_links(self):
-        if not self.attributes:  # iDRAC8 has no manager attributes over Redfish
+        if not self.attributes or not self.over_redfish:
             return {}
         return {"DellAttributes": [link(self.attributes_path(name)) for name in self.attributes]}
 
@@ -75,9 +77,17 @@ class ManagerResources:
         if self.date_time is not None:
             routes[self.path("DateTime")] = (self.render_date_time, self.patch_date_time)
         for name in self.attributes:
-            routes[self.attributes_path(name)] = (lambda name=name: self.render_attributes(name),
-                                                      lambda body, name=name: self.patch_attributes(name, body))
+            if self.over_redfish:
+                routes[self.attributes_path(name)] = (lambda name=name: self.render_attributes(name),
+                                                          lambda body, name=name: self.patch_attributes(name, body))
+            else:
+                routes[self.attributes_path(name)] = (self.no_attributes, lambda body: self.no_attributes())
         return routes
+
+    def no_attributes(self):
+        """What iDRAC8 answers for an Attributes URI, GET or PATCH (dell/iDRAC-Redfish-Scripting issue 262)."""
+        raise RedfishError(404, "Unable to complete the operation because the resource Attributes entered is not "
+                           "found.", "IDRAC.1.6.SYS403")
 
     def interface(self):
         nic = self.nic_id()

@@ -97,6 +97,7 @@ class Bmc:
             self.pending = {}
             self.settings_generation = 1
             self.jobs = []
+            self.job_work = {}  # job id -> work a job started by an action does when next observed
             self.sessions = {}
             self.events = []
             self.resets = 0
@@ -269,6 +270,13 @@ class Bmc:
             self.resets += 1
 
     def _advance(self):
+        while self.job_work:
+            job_id, work = self.job_work.popitem()
+            state, message, message_id = work()
+            for job in self.jobs:
+                if job["Id"] == job_id:
+                    job.update(JobState=state, Message=message, MessageId=message_id, PercentComplete=100,
+                               EndTime=_now_text())
         now = time.monotonic()
         while self.events and self.events[0][0] <= now:
             _at, action = self.events.pop(0)
@@ -386,17 +394,28 @@ class Bmc:
     # -- Dell jobs -------------------------------------------------------------------------------------------------
 
     def _open_jobs(self):
-        return [job for job in self.jobs if job["JobState"] in ("Scheduled", "Running")]
+        """The BIOS configuration jobs that wait for the next POST."""
+        return [job for job in self.jobs if job["JobState"] in ("Scheduled", "Running")
+                and job["JobType"] == "BIOSConfiguration"]
 
-    def _new_job(self):
+    def start_job(self, name, job_type, work):
+        """A job the iDRAC runs on its own (an action's): Running when created; ``work()`` runs when the job is
+        next observed and gives its end as (JobState, Message, MessageId). Returns the job id."""
+        with self.lock:
+            job = self._new_job(name, job_type, "Running")
+            job["Message"] = "Job in progress."
+            self.job_work[job["Id"]] = work
+            return job["Id"]
+
+    def _new_job(self, name="Configure: BIOS.Setup.1-1", job_type="BIOSConfiguration", state="Scheduled"):
         job_id = "JID_%012d" % (int(time.time() * 1000) % 10 ** 9 * 1000 + next(self._ids) % 1000)
         job = {
             "@odata.id": "%s/%s" % (self.profile["jobs"]["path"].rstrip("/"), job_id),
             "@odata.type": "#DellJob.v1_0_0.DellJob",
             "Id": job_id,
-            "Name": "Configure: BIOS.Setup.1-1",
-            "JobType": "BIOSConfiguration",
-            "JobState": "Scheduled",
+            "Name": name,
+            "JobType": job_type,
+            "JobState": state,
             "Message": "Task successfully scheduled.",
             "PercentComplete": 0,
             "StartTime": "TIME_NOW",
