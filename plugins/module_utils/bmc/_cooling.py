@@ -4,8 +4,9 @@
 """What ``bmc_cooling`` does to one server: a cooling intent mapped to the vendor's own settings, checked against
 the values the vendor allows before anything is sent, and applied where the vendor keeps them.
 
-- Dell iDRAC: the system attributes ``ThermalSettings.1.*`` on the DellAttributes resource of ``System.Embedded.1``
-  linked from the manager; a PATCH applies at once.
+- Dell iDRAC: the system attributes ``ThermalSettings.1.*``, applied at once. iDRAC9: on the DellAttributes resource
+  of ``System.Embedded.1`` linked from the manager, set by a PATCH. iDRAC7/8 serve no DellAttributes: read by a
+  Server Configuration Profile export and set by an import, each a job (``_dell_scp``).
 - HPE iLO: the BIOS attribute ``ThermalConfig`` (and the BIOS's other fan settings), pending until the next reboot:
   sent through ``bios_settings``' logic, so pending values, the registry check and the reboot are the same.
 - Supermicro: ``Mode`` of the manager's ``Oem/Supermicro/FanMode``, among the modes that resource allows; applied
@@ -20,6 +21,8 @@ __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_settings import apply_bios_settings
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._dell_scp import (
+    export_system_attributes, import_system_attributes, scp_actions)
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import link_of, odata_id
 
 # From least to most airflow; the temperature curve moves along this order.
@@ -34,6 +37,7 @@ DELL_VALUES = {
     DELL_PREFIX + "ThirdPartyPCIFanResponse": ["Enabled", "Disabled"],
     DELL_PREFIX + "MinimumFanSpeed": None,  # a percent between the MFS limits the iDRAC reports, or 255
 }
+DELL_INTEGERS = tuple(DELL_PREFIX + name for name in ("MinimumFanSpeed", "MFSMinimumLimit", "MFSMaximumLimit"))
 DELL_INTENTS = {
     "default": {"ThermalProfile": "Default Thermal Profile Settings", "FanSpeedOffset": "Off",
                 "MinimumFanSpeed": DELL_MFS_DEFAULT, "ThirdPartyPCIFanResponse": "Enabled"},
@@ -95,15 +99,12 @@ def immediate_result(wanted, current, send, check_mode):
 
 # -- Dell ------------------------------------------------------------------------------------------------------------
 
-def dell_attributes_uri(client, baseuri):
-    dell = ((client.manager().get("Links") or {}).get("Oem") or {}).get("Dell") or {}
+def dell_attributes_uri(manager):
+    dell = ((manager.get("Links") or {}).get("Oem") or {}).get("Dell") or {}
     for item in dell.get("DellAttributes") or []:
         if "System.Embedded.1" in (odata_id(item) or ""):
             return odata_id(item)
-    raise ApiError("The iDRAC at %s links no system attributes (DellAttributes of System.Embedded.1) from its "
-                   "manager, where the thermal settings are." % baseuri,
-                   hint="Update the iDRAC firmware (iDRAC8 2.70 or later, iDRAC9), or set the fan settings in the "
-                        "iDRAC's web interface.")
+    return None
 
 
 def dell_wanted(intent, settings):
@@ -149,14 +150,32 @@ def dell_validate(wanted, current, generation, server):
 
 
 def dell_cooling(client, baseuri, vendor, intent, settings, reboot, reboot_timeout, check_mode):
-    uri = dell_attributes_uri(client, baseuri)
-    current = client.get(uri).get("Attributes") or {}
+    manager = client.manager()
+    uri, scp = dell_attributes_uri(manager), scp_actions(manager)
+    if scp and (vendor["generation"] == "idrac8" or not uri):
+        current = dell_integers(export_system_attributes(client, scp))
+
+        def send(changes):
+            import_system_attributes(client, scp, changes)
+    elif uri:
+        current = client.get(uri).get("Attributes") or {}
+
+        def send(changes):
+            client.request("PATCH", uri, {"Attributes": changes})
+    else:
+        raise ApiError("The iDRAC at %s links no system attributes (DellAttributes of System.Embedded.1) from its "
+                       "manager, where the thermal settings are, and advertises no Server Configuration Profile "
+                       "import." % baseuri,
+                       hint="Update the iDRAC firmware, or set the fan settings in the iDRAC's web interface.")
     wanted = dell_wanted(intent, settings)
     dell_validate(wanted, current, vendor["generation"], "the %s at %s" % (vendor["model"] or "server", baseuri))
-
-    def send(changes):
-        client.request("PATCH", uri, {"Attributes": changes})
     return immediate_result(wanted, current, send, check_mode)
+
+
+def dell_integers(values):
+    """An export's text values, with the integer attributes as integers."""
+    return dict((name, int(value) if name in DELL_INTEGERS and value.isdigit() else value)
+                for name, value in values.items())
 
 
 # -- HPE -------------------------------------------------------------------------------------------------------------

@@ -24,10 +24,15 @@ from urllib.parse import urlsplit
 
 
 class Response:
-    def __init__(self, status, headers, body):
+    """``body`` is the parsed JSON; ``text`` the whole answer where it is not JSON (a Dell profile export's XML)."""
+
+    def __init__(self, status, headers, body, raw=None):
         self.status = status
         self.headers = dict((key.lower(), value) for key, value in (headers or {}).items())
         self.body = body
+        self.text = None
+        if isinstance(body, dict) and "_text" in body and raw:
+            self.text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
 
     def header(self, name):
         return self.headers.get(name.lower())

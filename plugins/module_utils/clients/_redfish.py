@@ -243,7 +243,7 @@ class RedfishClient:
                 attempt += 1
                 self.retried += 1
                 continue
-            answer = Response(status, answer_headers, parse_json(raw))
+            answer = Response(status, answer_headers, parse_json(raw), raw)
             if status in RETRY_STATUSES and attempt < retries:
                 self._backoff(attempt, answer.header("Retry-After"))
                 attempt += 1

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TimeoutExpired
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._cooling import apply_cooling, intent_of
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.clients.redfish_fake import BASE, FakeBmc
 
@@ -40,6 +40,79 @@ def dell(attributes=None, model="14G Monolithic"):
     return server("Dell Inc.", links, {
         ("GET", ATTRIBUTES): (200, {}, {"Attributes": dict(DELL_FACTORY, **(attributes or {}))}),
         ("PATCH", ATTRIBUTES): (200, {}, {})})
+
+
+SCP = "/redfish/v1/Managers/iDRAC.Embedded.1/Actions/Oem/EID_674_Manager.%sSystemConfiguration"
+TASK = "/redfish/v1/TaskService/Tasks/JID_%s"
+
+
+def idrac8(import_task=None, **attributes):
+    """An iDRAC8: no DellAttributes, the SCP actions advertised; the export's task answers with the profile."""
+    values = dict(DELL_FACTORY, **attributes)
+    xml = '<SystemConfiguration Model="PowerEdge R730"><Component FQDD="System.Embedded.1">%s</Component>' \
+          '</SystemConfiguration>' % "".join('<Attribute Name="%s">%s</Attribute>' % (
+              "#".join(name.rsplit(".", 1)), value)
+              for name, value in sorted(values.items()))
+    actions = {"Actions": {"Oem": dict(("#OemManager.%sSystemConfiguration" % kind, {"target": SCP % kind})
+                                       for kind in ("Export", "Import"))}}
+    jobs = {"@odata.type": "#DellManager.v1_0_0.DellManager", "Jobs": {"@odata.id": "/rf/Jobs"}}
+    return server("Dell Inc.", dict(actions, Model="13G Monolithic", Links={"Oem": {"Dell": jobs}}), {
+        ("POST", SCP % "Export"): (202, {"Location": "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs/JID_1"}, None),
+        ("GET", TASK % 1): [(202, {}, {"TaskState": "Running", "Messages": []}), (200, {}, xml.encode())],
+        ("POST", SCP % "Import"): (202, {"Location": TASK % 2}, None),
+        ("GET", TASK % 2): import_task or (200, {}, {"TaskState": "Completed", "Messages": [
+            {"Message": "Successfully imported and applied Server Configuration Profile."}]})})
+
+
+def imports(bmc):
+    return [body for method, path, body, _headers in bmc.log if method == "POST" and path == SCP % "Import"]
+
+
+def test_idrac8_reads_by_export_and_imports_only_what_differs():
+    bmc = idrac8()
+    result = run(bmc, intent="passive_gpu")
+    body, = imports(bmc)
+    assert body["ShareParameters"] == {"Target": "System"} and body["ShutdownType"] == "NoReboot"
+    assert body["ImportBuffer"] == (
+        '<SystemConfiguration><Component FQDD="System.Embedded.1">'
+        '<Attribute Name="ThermalSettings.1#FanSpeedOffset">Medium</Attribute>'
+        '<Attribute Name="ThermalSettings.1#ThermalProfile">Maximum Performance</Attribute>'
+        '</Component></SystemConfiguration>')
+    assert result["changed"] and result["intent_before"] == "default" and patches(bmc) == []
+    assert bmc.requests("GET").count(("GET", TASK % 1)) == 2 and bmc.requests("GET").count(("GET", TASK % 2)) == 1
+
+
+def test_idrac8_check_mode_and_rerun_import_nothing():
+    bmc = idrac8()
+    assert run(bmc, intent="passive_gpu", check_mode=True)["changed"] is True
+    done = idrac8(**{"ThermalSettings.1.ThermalProfile": "Maximum Performance",
+                     "ThermalSettings.1.FanSpeedOffset": "Medium"})
+    result = run(done, intent="passive_gpu")
+    assert imports(bmc) == [] and imports(done) == [] and result["changed"] is False
+    assert result["intent_before"] == "passive_gpu"
+
+
+def test_idrac8_minimum_fan_speed_limits_come_from_the_export():
+    with pytest.raises(InputError, match="20 is not a percent from 32 to 100"):
+        run(idrac8(), settings={"MinimumFanSpeed": 20})
+    run(idrac8(), settings={"MinimumFanSpeed": 255}, check_mode=True)
+
+
+def test_idrac8_failed_import_job_fails_with_its_messages():
+    failed = (200, {}, {"TaskState": "Completed", "Oem": {"Dell": {"JobState": "Failed"}}, "Messages": [
+        {"Message": "Import of Server Configuration Profile operation completed with errors."},
+        {"Message": "ThermalSettings.1#FanSpeedOffset: value not valid."}]})
+    with pytest.raises(ApiError, match="job JID_2 ended Failed: Import of .* completed with errors. "
+                                       "ThermalSettings.1#FanSpeedOffset: value not valid."):
+        run(idrac8(import_task=failed), intent="max_cooling")
+
+
+def test_idrac8_import_that_never_ends_times_out():
+    running = (202, {}, {"TaskState": "Running", "Messages": [{"Message": "Job in progress."}]})
+    bmc = idrac8(import_task=running)
+    with pytest.raises(TimeoutExpired, match="did not end within 600 s"):
+        run(bmc, intent="max_cooling")
+    assert bmc.now >= 600
 
 
 def supermicro(mode="Standard", allowed=("Standard", "FullSpeed", "HeavyIO", "PUE2")):
@@ -98,7 +171,7 @@ def test_sound_cap_is_refused_on_idrac8():
 
 def test_dell_without_system_attributes_says_so():
     bmc = server("Dell Inc.", {"Model": "13G Monolithic"}, {})
-    with pytest.raises(ApiError, match="links no system attributes"):
+    with pytest.raises(ApiError, match="links no system attributes .* and advertises no Server Configuration"):
         run(bmc, intent="default")
 
 

@@ -47,6 +47,8 @@ class FakeBmc:
                                           "tls": "certificate verify failed: self-signed certificate",
                                           "reset": "the connection was closed"}[answer])
         status, answer_headers, answer_body = answer
+        if isinstance(answer_body, bytes):  # an answer that is not JSON, as sent
+            return status, answer_headers, answer_body
         return status, answer_headers, json.dumps(answer_body).encode() if answer_body is not None else b""
 
     def sleep(self, seconds):
