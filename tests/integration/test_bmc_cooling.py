@@ -2,7 +2,8 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """bmc_cooling against every vendor profile of the lab BMCs: check mode, change, re-run and refusal, judged by the
-BMC's ground truth and the fan speeds its Redfish thermal resources report."""
+BMC's ground truth and the fan speeds its Redfish thermal resources report. iDRAC8 takes its thermal settings only
+through a Server Configuration Profile import, a job."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -30,6 +31,19 @@ NOT_ALLOWED = {
     "hpe_ilo5": ({"ThermalConfig": "Cold"}, ["'Cold'", "OptimalCooling, IncreasedCooling"]),
     "supermicro": ({"Mode": "Optimal"}, ["'Optimal'", "Standard, FullSpeed, HeavyIO, PUE2"]),
 }
+
+
+SCP_EXPORT = "POST /redfish/v1/Managers/iDRAC.Embedded.1/Actions/Oem/EID_674_Manager.ExportSystemConfiguration"
+SCP_IMPORT = "POST /redfish/v1/Managers/iDRAC.Embedded.1/Actions/Oem/EID_674_Manager.ImportSystemConfiguration"
+
+
+def changes_sent(bmc):
+    """The BMC's write requests, but for iDRAC8's profile export: a POST that only reads."""
+    return dict((key, count) for key, count in bmc.writes().items() if key != SCP_EXPORT)
+
+
+def import_jobs(bmc):
+    return [(job["JobState"], job["Message"]) for job in bmc.state()["jobs"] if job["JobType"] == "ImportConfiguration"]
 
 
 @pytest.fixture
@@ -89,7 +103,7 @@ def test_check_change_rerun(bmc_for, cooling, vendor):
 
     checked, = cooling(bmc, check).results
     assert checked["changed"] is True and checked["intent_before"] == "default"
-    assert settings_of(bmc) == factory_settings and bmc.writes() == {}, "check mode changed the BMC"
+    assert settings_of(bmc) == factory_settings and changes_sent(bmc) == {}, "check mode changed the BMC"
 
     first, = cooling(bmc, intent).results
     assert first["changed"] is True and first["changes"] == PASSIVE_GPU[vendor]
@@ -103,13 +117,18 @@ def test_check_change_rerun(bmc_for, cooling, vendor):
     else:
         assert dict((k, current[k]) for k in PASSIVE_GPU[vendor]) == PASSIVE_GPU[vendor]
         assert first["pending_reboot"] is False
+    if vendor == "dell_idrac8":
+        # Applied by a profile import the iDRAC ran as a job, not by a PATCH.
+        assert import_jobs(bmc) == [("Completed", "Successfully imported and applied Server Configuration Profile.")]
+        assert changes_sent(bmc) == {SCP_IMPORT: 1}
+    if vendor != "hpe_ilo5":
         assert all(after["percent"] > before["percent"] for before, after in zip(factory_fans, fans)), fans
         assert redfish_fan_readings(bmc) == fan_readings(bmc)
 
     bmc.lab("POST", "/stats/reset")
     second, = cooling(bmc, intent).results
     assert second["changed"] is False and second["intent_before"] == "passive_gpu"
-    assert bmc.writes() == {}, "the re-run sent a change"
+    assert changes_sent(bmc) == {}, "the re-run sent a change"
 
     if vendor == "hpe_ilo5":
         bmc.configure(reset_seconds=0.5)
@@ -137,7 +156,19 @@ def test_value_not_allowed_is_refused_before_any_change(bmc_for, cooling, vendor
     assert failure["failed"] is True
     for word in words:
         assert word in failure["msg"], failure["msg"]
-    assert settings_of(bmc) == before and bmc.writes() == {}
+    assert settings_of(bmc) == before and changes_sent(bmc) == {}
+
+
+def test_idrac8_failed_import_job_fails_the_task_with_its_messages(bmc_for, cooling):
+    bmc = bmc_for("dell_idrac8")
+    before = settings_of(bmc)
+    bmc.lab("POST", "/faults", {"kind": "apply_fails"})
+    run = cooling(bmc, {"name": "fails", "gpuops.vgpu.bmc_cooling": {"intent": "max_cooling"}, "ignore_errors": True})
+    failure, = run.results
+    assert failure["failed"] is True
+    assert "ended Failed: Import of Server Configuration Profile operation completed with errors." in failure["msg"]
+    assert "The iDRAC could not apply the profile" in failure["msg"], failure["msg"]
+    assert settings_of(bmc) == before and import_jobs(bmc)[0][0] == "Failed"
 
 
 def test_explicit_settings_keep_the_others(bmc_for, cooling):

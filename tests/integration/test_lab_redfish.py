@@ -144,13 +144,18 @@ def test_manager_interface_lists_the_bmc_address(bmc):
 @pytest.mark.parametrize("bmc", ["dell_idrac8", "dell_idrac9"], indirect=True)
 def test_idrac_manager_attributes(bmc):
     """iDRAC9 links its attributes from the manager and takes a PATCH of known attributes of their type; iDRAC8
-    has only the system's (its thermal settings) over Redfish."""
+    serves none (its system attributes go through SCP export and import, which its manager advertises)."""
     bmc.factory_reset()
     manager = json.loads(fetch(bmc, "GET", MANAGER[bmc.vendor])[2])
     links = manager["Links"]["Oem"]["Dell"].get("DellAttributes")
     if bmc.vendor == "dell_idrac8":
-        assert [link["@odata.id"] for link in links] == ["/redfish/v1/Managers/System.Embedded.1/Attributes"]
-        assert fetch(bmc, "GET", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes")[0] == 404
+        assert links is None and sorted(manager["Actions"]["Oem"]) == [
+            "#OemManager.ExportSystemConfiguration", "#OemManager.ImportSystemConfiguration"]
+        for method in ("GET", "PATCH"):
+            status, _headers, text = fetch(bmc, method, "/redfish/v1/Managers/System.Embedded.1/Attributes",
+                                           {"Attributes": {"ThermalSettings.1.FanSpeedOffset": "Max"}}
+                                           if method == "PATCH" else None)
+            assert status == 404 and "IDRAC.1.6.SYS403" in text, text
         return
     assert [link["@odata.id"] for link in links] == [
         "/redfish/v1/Managers/%s/Attributes" % name
