@@ -295,6 +295,10 @@ class BmcApp:
         def handler(request):
             self.allow(request, "POST")
             status, headers, body = act(self.body(request))
+            if body is None:
+                response = Response(status=status)
+                response.headers.update(dict(headers, **{"OData-Version": "4.0"}))
+                return response
             return json_response(body, status, headers)
         return handler
 

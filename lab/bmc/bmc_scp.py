@@ -5,12 +5,16 @@ them through SCP export and import), and the 404 with IDRAC.1.6.SYS403 an iDRAC8
 issue 262. The actions, their bodies and the jobs follow Dell's scripts in that repository
 (ExportSystemConfigurationLocalREDFISH.py, ImportSystemConfigurationLocalREDFISH.py and the PowerShell cmdlet
 Set-ImportServerConfigurationProfileLocalREDFISH): POST to ``<manager>/Actions/Oem/EID_674_Manager.<action>``,
-202 with a ``Location`` that carries the job id, the task ``/redfish/v1/TaskService/Tasks/<JID>`` polled until it
-ends; a finished local export answers with the profile's XML itself. SCP names an attribute ``Group.Index#Name``.
+202 without a body and ``Location: /redfish/v1/TaskService/Tasks/<JID>`` (the answer recorded in issue 28), that
+task polled until it ends; a finished local export answers with the profile's XML itself. SCP names an attribute
+``Group.Index#Name``.
 
-Not confirmed against a recording of an iDRAC8: the exact path in ``Location`` (Dell's scripts read only the job
-id from it), the JobType names, the message ids SYS053/SYS055/SYS069 (their texts carry the phrases Dell's import
-script looks for), and that a failed value fails the whole import rather than leaving the others applied.
+A finished export shows read-only attributes as XML comments unless ``IncludeInExport`` asks for them (the
+commented attributes of the export recorded in issue 13). Not confirmed against a recording of an iDRAC8 2.75:
+that it takes a local import (ImportBuffer) at all (Dell's 2018 module guide gives local SCP from iDRAC firmware
+3.00, while Dell's answers of 2023-2024 send iDRAC7/8 users to the local SCP scripts), the JobType names, the
+message ids SYS053/SYS055/SYS069 (their texts carry the phrases Dell's import script looks for), and that a
+failed value fails the whole import rather than leaving the others applied.
 """
 
 import time
@@ -126,8 +130,7 @@ class ScpActions:
                                "Base.1.8.ActionParameterValueNotInList", ["#/ShareParameters/Target"])
 
     def accepted(self, job_id):
-        return 202, {"Location": "%s/%s" % (TASKS, job_id)}, {"@Message.ExtendedInfo": [
-            {"MessageId": "Base.1.8.Success", "Message": "Successfully Completed Request", "Severity": "OK"}]}
+        return 202, {"Location": "%s/%s" % (TASKS, job_id)}, None
 
     # -- the jobs' work ----------------------------------------------------------------------------------------
 
