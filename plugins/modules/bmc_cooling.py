@@ -17,7 +17,10 @@ description:
     fan policy from one O(intent), mapped to the vendor's settings, or sets those settings by name with
     O(settings).
   - Dell iDRAC (8 and 9) the thermal system attributes C(ThermalSettings.1.ThermalProfile), C(FanSpeedOffset),
-    C(MinimumFanSpeed) and C(ThirdPartyPCIFanResponse); they apply at once.
+    C(MinimumFanSpeed) and C(ThirdPartyPCIFanResponse); they apply at once. iDRAC9 takes them in a PATCH of its
+    system attributes; iDRAC8, which serves no attributes over Redfish, through a Server Configuration Profile
+    export (to read them) and import (to set them), each a job the module follows to its end; a failed import
+    job fails the task with the job's messages.
   - HPE iLO the BIOS attribute C(ThermalConfig) (also C(ThermalShutdown), C(FanFailPolicy), C(FanInstallReq) with
     O(settings)); BIOS values are pending until the next reboot, handled as M(gpuops.vgpu.bios_settings) does.
   - Supermicro the fan mode (C(Mode) of the manager's C(Oem/Supermicro/FanMode)), among the modes the board
