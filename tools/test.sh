@@ -104,14 +104,14 @@ stage_integration() {
   # A test that hangs fails after INTEGRATION_TEST_TIMEOUT seconds (pytest-timeout), and the whole stage stops after
   # INTEGRATION_STAGE_TIMEOUT, so that CI always ends with what ran; each result is written to
   # $REPORTS/integration.log as it comes, and the slowest tests close the stage.
-  timeout --kill-after=60 "${INTEGRATION_STAGE_TIMEOUT:-2700}" \
+  timeout --kill-after=60 "${INTEGRATION_STAGE_TIMEOUT:-3300}" \
     pytest -p no:cacheprovider -rfE -n "${INTEGRATION_WORKERS:-2}" --dist loadfile -p randomly \
     --randomly-seed="$seed" --timeout="${INTEGRATION_TEST_TIMEOUT:-600}" --durations=15 --durations-min=30 \
     --disable-warnings -o console_output_style=classic -v tests/integration --junitxml="$REPORTS/integration.xml" \
     2>&1 | tee "$REPORTS/integration.log" | grep -v -E " (PASSED|SKIPPED|XFAIL)" | tail -n 80
   local status=("${PIPESTATUS[@]}")
   if [ "${status[0]}" -eq 124 ] || [ "${status[0]}" -eq 137 ]; then
-    echo "integration: stopped after ${INTEGRATION_STAGE_TIMEOUT:-2700} s; the tests still running then:"
+    echo "integration: stopped after ${INTEGRATION_STAGE_TIMEOUT:-3300} s; the tests still running then:"
     comm -23 <(grep -E "^tests/integration/" "$REPORTS/integration.log" | sed 's/ *$//' | sort -u) \
       <(sed -n -E 's/^\[gw[0-9]+\] [A-Z]+ (tests\/integration\/[^ ]*).*/\1/p' "$REPORTS/integration.log" | sort -u)
     # The stopped workers never reached their teardown: their labs (tests/integration/conftest.py: one per worker,
