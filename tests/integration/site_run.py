@@ -58,7 +58,7 @@ def site_command(lab, inventory, state_dir, extra=None):
                  "bios_maintenance_record": "%s/bios_maintenance.json" % state_dir}
     variables.update(extra or {})
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            "-i", str(inventory), "-e", json.dumps(variables), SITE]
+        "-i", str(inventory), "-e", json.dumps(variables), SITE]
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0",
                ANSIBLE_HOST_KEY_CHECKING="0")

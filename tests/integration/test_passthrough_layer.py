@@ -62,8 +62,8 @@ def inventory(tmp_path, guests, gpus, nvlink=True):
 def run_playbook(lab, guests_inventory, *args):
     """The playbook with the json callback; returns (rc, per-task results, stdout)."""
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            "-i", str(guests_inventory),
-            "-e", json.dumps({"vcenter_port": lab.port}), PLAYBOOK] + list(args)
+        "-i", str(guests_inventory),
+        "-e", json.dumps({"vcenter_port": lab.port}), PLAYBOOK] + list(args)
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
                ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")

@@ -52,7 +52,7 @@ def left_off_by_another_controller(lab, **overrides):
 
 def recover(lab):
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            "-e", json.dumps({"vcenter_port": lab.port}), os.path.join(ROOT, "playbooks", "recover.yml")]
+        "-e", json.dumps({"vcenter_port": lab.port}), os.path.join(ROOT, "playbooks", "recover.yml")]
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_RETRY_FILES_ENABLED="0")
     return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -54,7 +54,7 @@ def cooling_playbook(lab, tmp_path, limit, check=False, extra=None):
     overlay.write_text(yaml.safe_dump({"all": {"hosts": dict(
         (name, {"bmc_address": bmc["baseuri"]}) for name, bmc in lab.bmcs.items() if name in (HOST, NO_SHELL))}}))
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            "-i", str(overlay), "-l", limit, PLAYBOOK]
+        "-i", str(overlay), "-l", limit, PLAYBOOK]
     if check:
         argv.append("--check")
     if extra:

@@ -130,7 +130,7 @@ def test_the_playbook_in_check_mode_prints_the_plan(lab, run_tasks, tmp_path, bu
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1")
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            os.path.join("playbooks", "upgrade.yml"), "--check", "--tags", "upgrade_hosts", "-e", json.dumps(extra)]
+        os.path.join("playbooks", "upgrade.yml"), "--check", "--tags", "upgrade_hosts", "-e", json.dumps(extra)]
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, check=False)
     assert proc.returncode == 0, proc.stdout[-4000:]

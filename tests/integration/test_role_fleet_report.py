@@ -215,8 +215,8 @@ def test_the_playbooks_write_the_report_then_apply_the_doctors_verdict(lab, tmp_
              "doctor_verdict": False}
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1")
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
-            "-i", str(site_inventory(lab, tmp_path / "site.yml")), "-e", json.dumps(extra),
-            os.path.join(ROOT, "playbooks", "doctor.yml"), os.path.join(ROOT, "playbooks", "report.yml")]
+        "-i", str(site_inventory(lab, tmp_path / "site.yml")), "-e", json.dumps(extra),
+        os.path.join(ROOT, "playbooks", "doctor.yml"), os.path.join(ROOT, "playbooks", "report.yml")]
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, check=False)
     report = json.loads((tmp_path / "doctor.json").read_text())
