@@ -59,7 +59,7 @@ stage_lab() {
 }
 
 stage_redfish() {
-  # DMTF's Redfish service and protocol validators against one lab BMC of each vendor profile, in parallel; fails on
+  # DMTF's Redfish service and protocol validators against one lab BMC of each vendor profile, the BMCs in parallel; fails on
   # a failure that lab/bmc/expected_failures.yml does not list.
   python lab/bmc/validate.py --report-dir "$ROOT/.tmp/redfish-validators" 2>&1 | tail -n 40
   local rc=$?
