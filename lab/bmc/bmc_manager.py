@@ -37,6 +37,12 @@ class ManagerResources:
         self.date_time = copy.deepcopy(self.profile.get("date_time"))
         self.attributes = copy.deepcopy(self.profile.get("attributes") or {})
         self.rules = self.profile.get("attribute_rules") or {}
+        # Current iDRAC9 firmware links its attribute resources under the manager's Oem/Dell/DellAttributes
+        # (recorded manager body in ironcore-dev/metal-operator issue 843; libredfish PR 38: <manager>/Attributes
+        # "may not work on all iDRAC versions"). The older <manager>/Attributes stays served here for the clients
+        # that call it by that path (community.general's idrac_redfish_*); whether 6.10 still answers it is not
+        # confirmed.
+        self.oem_links = bool(self.profile.get("attributes_under_oem"))
         self.ntp = []  # NTP servers where there is no date and time service to keep them
 
     def ntp_servers(self):
@@ -59,10 +65,16 @@ class ManagerResources:
     def attributes_path(self, name):
         return "/redfish/v1/Managers/%s/Attributes" % name
 
+    def oem_attributes_path(self, name):
+        return self.path("Oem", "Dell", "DellAttributes", name)
+
+    def linked_attributes_path(self, name):
+        return self.oem_attributes_path(name) if self.oem_links else self.attributes_path(name)
+
     def dell_links(self):
         if not self.attributes or not self.over_redfish:
             return {}
-        return {"DellAttributes": [link(self.attributes_path(name)) for name in self.attributes]}
+        return {"DellAttributes": [link(self.linked_attributes_path(name)) for name in self.attributes]}
 
     def read_only(self):
         """Resource path -> renderer, for the resources only read."""
@@ -78,8 +90,10 @@ class ManagerResources:
             routes[self.path("DateTime")] = (self.render_date_time, self.patch_date_time)
         for name in self.attributes:
             if self.over_redfish:
-                routes[self.attributes_path(name)] = (lambda name=name: self.render_attributes(name),
-                                                          lambda body, name=name: self.patch_attributes(name, body))
+                paths = [self.attributes_path(name)] + ([self.oem_attributes_path(name)] if self.oem_links else [])
+                for path in paths:
+                    routes[path] = (lambda name=name, path=path: self.render_attributes(name, path),
+                                    lambda body, name=name: self.patch_attributes(name, body))
             else:
                 routes[self.attributes_path(name)] = (self.no_attributes, lambda body: self.no_attributes())
         return routes
@@ -171,8 +185,8 @@ class ManagerResources:
         return {"error": {"code": "iLO.0.10.ExtendedInfo", "message": "See @Message.ExtendedInfo for more "
                           "information.", "@Message.ExtendedInfo": [{"MessageId": "iLO.2.15.ResetRequired"}]}}
 
-    def render_attributes(self, name):
-        return {"@odata.id": self.attributes_path(name), "@odata.type": "#DellAttributes.v1_0_0.DellAttributes",
+    def render_attributes(self, name, path):
+        return {"@odata.id": path, "@odata.type": "#DellAttributes.v1_0_0.DellAttributes",
                 "Id": name.replace(".Embedded.1", "") + "Attributes", "Name": "OEMAttributeRegistry",
                 "Description": "This schema provides the oem attributes", "AttributeRegistry": name.split(".")[0]
                 + "AttributeRegistry.v1_0_0", "Attributes": dict(self.attributes[name])}

@@ -121,6 +121,10 @@ def test_check_change_rerun(bmc_for, cooling, vendor):
         # Applied by a profile import the iDRAC ran as a job, not by a PATCH.
         assert import_jobs(bmc) == [("Completed", "Successfully imported and applied Server Configuration Profile.")]
         assert changes_sent(bmc) == {SCP_IMPORT: 1}
+    if vendor == "dell_idrac9":
+        # Sent where the manager links the system attributes (Links.Oem.Dell.DellAttributes), not to a fixed path.
+        assert changes_sent(bmc) == {
+            "PATCH /redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/System.Embedded.1": 1}
     if vendor != "hpe_ilo5":
         assert all(after["percent"] > before["percent"] for before, after in zip(factory_fans, fans)), fans
         assert redfish_fan_readings(bmc) == fan_readings(bmc)

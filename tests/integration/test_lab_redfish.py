@@ -158,9 +158,12 @@ def test_idrac_manager_attributes(bmc):
             assert status == 404 and "IDRAC.1.6.SYS403" in text, text
         return
     assert [link["@odata.id"] for link in links] == [
-        "/redfish/v1/Managers/%s/Attributes" % name
+        "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/%s" % name
         for name in ("iDRAC.Embedded.1", "LifecycleController.Embedded.1", "System.Embedded.1")]
     path = links[0]["@odata.id"]
+    # The older <manager-id>/Attributes path reads the same resource.
+    legacy = json.loads(fetch(bmc, "GET", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes")[2])
+    assert legacy["Attributes"] == json.loads(fetch(bmc, "GET", path)[2])["Attributes"]
     status, _headers, text = fetch(bmc, "PATCH", path, {"Attributes": {"SNMP.1.AgentCommunity": "gpu-lab"}})
     assert status == 200, text
     for bad, message_id in (({"No.Such.Attribute": "x"}, "Base.1.8.PropertyUnknown"),
@@ -168,6 +171,8 @@ def test_idrac_manager_attributes(bmc):
         status, _headers, text = fetch(bmc, "PATCH", path, {"Attributes": bad})
         assert status == 400 and json.loads(text)["error"]["code"] == message_id
     assert json.loads(fetch(bmc, "GET", path)[2])["Attributes"]["SNMP.1.AgentCommunity"] == "gpu-lab"
+    legacy = json.loads(fetch(bmc, "GET", "/redfish/v1/Managers/iDRAC.Embedded.1/Attributes")[2])
+    assert legacy["Attributes"]["SNMP.1.AgentCommunity"] == "gpu-lab"
     bmc.factory_reset()
     assert json.loads(fetch(bmc, "GET", path)[2])["Attributes"]["SNMP.1.AgentCommunity"] == "public"
 
