@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the collection's checks, each stage to its end even when an earlier one failed, then prints one line per
-# stage and a closing count. Stages: lint sanity lab redfish units docs galaxy matrix integration molecule
-# (default: all of them).
+# stage and a closing count. Stages: lint sanity lab redfish units docs galaxy matrix integration molecule.
+# With no arguments (`make test`) all of them run, the short ones side by side in two lanes (LANES below) and the
+# integration stage after them on its own; TEST_SERIAL=1 runs them one after the other. Stages named as arguments run
+# one after the other, in that order.
 # Called by `make test` (after `make deps lab-build`); CI calls `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +15,20 @@ REPORTS="$ROOT/.tmp/reports"
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 
+# Two lanes for 2 cores, of about the same length on a cold machine (stage seconds in docs/development.md). Stages
+# that share something they build stay in one lane: sanity and units share the ansible-test tree and home, lint and
+# galaxy the checkout that `ansible-galaxy collection build` packs. The lab, redfish and matrix stages start servers on
+# ports apart from each other's (lab/vcenter/smoke.py: free ports; lab/bmc/validate.py: 8471 and up;
+# tools/test-matrix.sh: LAB_PORT_OFFSET 3000 and up). The integration stage's two workers use both cores.
+LANES=("sanity units matrix docs lab" "lint galaxy redfish molecule")
+AFTER_LANES=(integration)
+
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(lint sanity lab redfish units docs galaxy matrix integration molecule)
+lanes=()
+if [ ${#stages[@]} -eq 0 ]; then
+  read -r -a stages <<<"${LANES[*]} ${AFTER_LANES[*]}"
+  [ "${TEST_SERIAL:-0}" = 1 ] || lanes=("${LANES[@]}")
+fi
 
 # ansible-test needs the collection at a real path named ansible_collections/<namespace>/<name>.
 ANSIBLE_TEST_TREE="$ROOT/.tmp/ansible-test/ansible_collections/gpuops/vgpu"
@@ -135,14 +149,51 @@ stage_molecule() {
   timeout --kill-after=60 "${MOLECULE_STAGE_TIMEOUT:-1200}" ./tools/molecule.sh "$REPORTS"
 }
 
-declare -A status
-for stage in "${stages[@]}"; do
-  echo "==== $stage"
-  start=$SECONDS
-  "stage_$stage"
+# A stage's output goes to .tmp/stages/<stage>.log and is printed whole when the stage ends, so that stages running
+# side by side do not mix their lines; its exit status and seconds go to <stage>.status.
+STAGES="$ROOT/.tmp/stages"
+rm -rf "$STAGES"
+mkdir -p "$STAGES"
+run_stage() {
+  local stage=$1 start=$SECONDS rc
+  "stage_$stage" >"$STAGES/$stage.log" 2>&1
   rc=$?
-  status[$stage]="$rc $((SECONDS - start))"
-done
+  echo "$rc $((SECONDS - start))" >"$STAGES/$stage.status"
+  {
+    flock 9
+    echo "==== $stage ($((SECONDS - start)) s, exit $rc)"
+    cat "$STAGES/$stage.log"
+  } 9>"$STAGES/.print.lock"
+}
+run_lane() {
+  local stage
+  for stage in $1; do run_stage "$stage"; done
+}
+
+if [ ${#lanes[@]} -gt 0 ]; then
+  start=$SECONDS
+  echo "==== side by side: $(printf '[%s] ' "${lanes[@]}")"
+  pids=()
+  for lane in "${lanes[@]}"; do
+    run_lane "$lane" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  echo "==== the lanes took $((SECONDS - start)) s"
+  for stage in "${AFTER_LANES[@]}"; do
+    echo "==== $stage"
+    start=$SECONDS
+    "stage_$stage"
+    echo "$? $((SECONDS - start))" >"$STAGES/$stage.status"
+  done
+else
+  for stage in "${stages[@]}"; do
+    echo "==== $stage"
+    start=$SECONDS
+    "stage_$stage"
+    echo "$? $((SECONDS - start))" >"$STAGES/$stage.status"
+  done
+fi
 
 # One check per lint/sanity stage, one per test case in the JUnit reports.
 counts=$(.venv/bin/python - "$REPORTS" <<'PY'
@@ -164,10 +215,11 @@ print(passed, failed, skipped)
 PY
 )
 read -r passed failed skipped <<<"$counts"
+elapsed=$SECONDS
 overall=0
 echo "==== summary"
 for stage in "${stages[@]}"; do
-  read -r rc seconds <<<"${status[$stage]}"
+  read -r rc seconds <"$STAGES/$stage.status" 2>/dev/null || { rc=1; seconds=0; }
   if [ "$rc" -eq 0 ]; then word=ok; else word=FAILED; overall=1; fi
   printf '%-12s %-7s %4ss\n' "$stage" "$word" "$seconds"
   case $stage in
@@ -175,5 +227,5 @@ for stage in "${stages[@]}"; do
     *) if [ "$rc" -ne 0 ] && ! ls "$REPORTS/$stage"*.xml >/dev/null 2>&1; then failed=$((failed + 1)); fi ;;
   esac
 done
-echo "total: $passed passed, $failed failed, $skipped skipped"
+echo "total: $passed passed, $failed failed, $skipped skipped, in $elapsed s"
 exit $overall
