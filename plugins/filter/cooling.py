@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The bmc_cooling role's filter; the rule is in ``module_utils/bmc/_cooling_curve.py``, the docs in
+"""The bmc_cooling role's filter; the rule is in ``plugin_utils/_cooling_curve.py``, the docs in
 ``cooling_intent.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +14,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputEr
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 
 # Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
-_cooling_curve = lazy_module("module_utils.bmc._cooling_curve")
+_cooling_curve = lazy_module("plugin_utils._cooling_curve")
 
 
 def cooling_intent(gpus, current=None, curve=None, floor="default"):

@@ -2,9 +2,9 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The guest roles' plans: what grid_driver, grid_license and cuda_toolkit do on a guest, decided once from one
-gpu_guest_info read, and gpu_validate's verdicts. The logic is in ``module_utils/guest/grid_driver_plan.py``,
-``grid_license_plan.py``, ``cuda_toolkit_plan.py`` and ``gpu_validate_report.py``; the docs in the ``.yml`` file
-named after each filter; and which of a role's files differ from what it writes (``module_utils/guest/file_state.py``,
+gpu_guest_info read, and gpu_validate's verdicts. The logic is in ``plugin_utils/_grid_driver_plan.py``,
+``_grid_license_plan.py``, ``_cuda_toolkit_plan.py`` and ``_gpu_validate_report.py``; the docs in the ``.yml`` file
+named after each filter; and which of a role's files differ from what it writes (``plugin_utils/_file_state.py``,
 ``guest_files_to_write.yml``)."""
 
 from __future__ import absolute_import, division, print_function
@@ -16,11 +16,12 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_modu
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 # Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
-_cuda = lazy_module("module_utils.guest.cuda_toolkit_plan")
-_validate = lazy_module("module_utils.guest.gpu_validate_report")
-_driver = lazy_module("module_utils.guest.grid_driver_plan")
-_license = lazy_module("module_utils.guest.grid_license_plan")
-_file_state = lazy_module("module_utils.guest.file_state")
+_cuda = lazy_module("plugin_utils._cuda_toolkit_plan")
+_validate = lazy_module("plugin_utils._gpu_validate_report")
+_driver = lazy_module("plugin_utils._grid_driver_plan")
+_license = lazy_module("plugin_utils._grid_license_plan")
+_file_state = lazy_module("plugin_utils._file_state")
+_guest_license = lazy_module("module_utils.guest._license")
 
 
 @filter_errors(GpuopsError)
@@ -41,6 +42,12 @@ def grid_license_plan(gpu_guest, params, check_mode=False, hostname=""):
 def grid_license_report(gpus, license_state, params, hostname="", restarted=False, changed=False):
     """``gpus | gpuops.vgpu.grid_license_report(state, params, ...)``: the grid_license role's result."""
     return _license.license_report(gpus, license_state, params, hostname, restarted, changed)
+
+
+@filter_errors(GpuopsError)
+def grid_license_state(nvidia_smi):
+    """``smi.nvidia_smi | gpuops.vgpu.grid_license_state``: licensed, product, earliest expiry, statuses."""
+    return _guest_license.license_state(nvidia_smi or {})
 
 
 @filter_errors(GpuopsError)
@@ -71,5 +78,6 @@ class FilterModule(object):
             "grid_driver_plan": grid_driver_plan,
             "grid_license_plan": grid_license_plan,
             "grid_license_report": grid_license_report,
+            "grid_license_state": grid_license_state,
             "guest_files_to_write": guest_files_to_write,
         }

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The NCCL check's filter; the logic is in ``module_utils/nvidia/_nccl_tests.py``, the docs in
+"""The NCCL check's filter; the logic is in ``plugin_utils/_nccl_tests.py``, the docs in
 ``nccl_all_reduce_check.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_modu
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 # Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
-_nccl_tests = lazy_module("module_utils.nvidia._nccl_tests")
+_nccl_tests = lazy_module("plugin_utils._nccl_tests")
 
 
 @filter_errors(GpuopsError)

@@ -15,7 +15,7 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_modu
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 # Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
-_upgrade_report = lazy_module("module_utils.planner._upgrade_report")
+_upgrade_report = lazy_module("plugin_utils._upgrade_report")
 
 
 _plan_filter = filter_errors(GpuopsError, KeyError, TypeError)

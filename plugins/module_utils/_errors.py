@@ -35,6 +35,10 @@ class ConnectionFailure(GpuopsError):
     """The API endpoint could not be reached or refused the credentials."""
 
 
+class ChangeInDoubt(ConnectionFailure):
+    """A change was sent, and the connection dropped before its answer: it may or may not have been applied."""
+
+
 class NotFound(GpuopsError):
     """A named object does not exist."""
 

@@ -17,7 +17,7 @@ __metaclass__ = type
 
 import random
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ConnectionFailure
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ChangeInDoubt
 
 ATTEMPTS = 4
 BACKOFF_FIRST = 0.5
@@ -29,10 +29,6 @@ SESSION_HELPERS = frozenset(("CurrentTime", "CreateContainerView", "CreateListVi
                              "CreateFilter", "CancelWaitForUpdates", "DestroyView", "DestroyPropertyCollector",
                              "DestroyPropertyFilter"))
 SAFE_HTTP_METHODS = frozenset(("GET", "HEAD", "OPTIONS"))
-
-
-class ChangeInDoubt(ConnectionFailure):
-    """A change was sent, and the connection dropped before its answer: it may or may not have been applied."""
 
 
 def soap_read(name):

@@ -274,7 +274,3 @@ def parse_profile(name):
     record["model"] = _MODEL_BY_PREFIX.get(record["gpu"])
     return record
 
-
-def profiles_for_model(model_id):
-    """Return the profile dicts of one GPU model: time-sliced types by series (Q, B, A, C) and size, then MIG."""
-    return copy.deepcopy(_MODELS[_model_id(model_id)]["profiles"])

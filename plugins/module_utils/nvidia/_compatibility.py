@@ -215,11 +215,6 @@ def _cuda_minimum(major, minor, update):
     return max(usable)[1]
 
 
-def newest_cuda_for_driver(driver_version):
-    """Return the newest CUDA toolkit (label such as ``12.0 Update 1``) a driver fully supports, or None."""
-    return _newest_cuda(_driver(driver_version)[1])
-
-
 def _newest_cuda(driver_parts):
     for (major, minor, update), minimum in CUDA_DRIVER_MINIMUMS:
         if _at_least(driver_parts, minimum):

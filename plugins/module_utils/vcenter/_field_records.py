@@ -18,9 +18,8 @@ import datetime
 import json
 import time
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, ChangeInDoubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
 
 try:
     from pyVmomi import vim

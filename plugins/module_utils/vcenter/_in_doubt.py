@@ -15,7 +15,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ChangeInDoubt
 
 IN_DOUBT = ChangeInDoubt.__name__
 

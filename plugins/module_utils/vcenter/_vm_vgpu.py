@@ -15,9 +15,9 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _in_dou
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_vgpu_changes as vm_changes
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu_recovery import Recovery
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _retry
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
+    ChangeInDoubt,
     GpuopsError,
     InputError,
     NotFound,

@@ -73,3 +73,40 @@ def test_module_utils_files_stay_small_and_leave_failing_to_the_module_base(path
         assert "fail_json(" not in source, path
     if os.sep + "clients" + os.sep in path:
         assert "AnsibleModule" not in source and "ansible.module_utils.basic" not in source, path
+
+
+PREFIX = "ansible_collections.gpuops.vgpu.plugins."
+
+
+def _imported(path):
+    """The collection's Python files that ``path`` imports, at any depth of its code, as paths."""
+    found = set()
+    for node in ast.walk(ast.parse(_read(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PREFIX):
+            package = os.path.join(PLUGINS, *node.module[len(PREFIX):].split("."))
+            for alias in node.names:
+                submodule = os.path.join(package, alias.name + ".py")
+                found.add(submodule if os.path.exists(submodule) else package + ".py")
+        elif isinstance(node, ast.Import):
+            found.update(os.path.join(PLUGINS, *alias.name[len(PREFIX):].split(".")) + ".py"
+                         for alias in node.names if alias.name.startswith(PREFIX))
+    return found
+
+
+def test_module_utils_hold_only_what_modules_run():
+    """module_utils is what Ansible sends with a module to the host it runs on, under that host's Python. Code that
+    only the controller runs (filters, tests, action, lookup and inventory plugins) lives in plugin_utils."""
+    reached, todo = set(), list(_python_files(MODULES))
+    while todo:
+        path = todo.pop()
+        if path not in reached and os.path.exists(path):
+            reached.add(path)
+            todo.extend(_imported(path))
+    unreached = sorted(os.path.relpath(path, PLUGINS) for path in _python_files(MODULE_UTILS) if path not in reached)
+    assert not unreached, "no module imports these; move them to plugins/plugin_utils: %s" % ", ".join(unreached)
+
+
+def test_the_import_reader_sees_imports_inside_functions(tmp_path):
+    path = tmp_path / "example.py"
+    path.write_text("def f():\n    from %smodule_utils import _errors\n" % PREFIX)
+    assert _imported(str(path)) == {os.path.join(MODULE_UTILS, "_errors.py")}

@@ -15,7 +15,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.filter import guest_plans
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.grid_driver_plan import grid_driver_plan
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._grid_driver_plan import grid_driver_plan
 
 BLACKLIST = "/etc/modprobe.d/blacklist-nouveau.conf"
 CONTENT = "blacklist nouveau\n"

@@ -9,11 +9,12 @@ __metaclass__ = type
 
 import copy
 import datetime
+import os
 
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.filter import guest_plans
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import grid_license_plan as license_plan
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _grid_license_plan as license_plan
 
 TOKEN_DIR = "/etc/nvidia/ClientConfigToken"
 TOKEN = TOKEN_DIR + "/site.tok"
@@ -112,3 +113,38 @@ def test_the_report_of_unlicensed_gpus_and_the_filters():
     assert (report["licensed"], report["expiry"], report["days_left"], report["restarted"], report["changed"]) == (
         False, None, None, True, True)
     assert guest_plans.grid_license_plan(GUEST, PARAMS, hostname="vm1")["error"] == ""
+
+
+LATER = dict(GPU, pci_bus_id="00000000:03:00.0", license_expiry="2027-01-31T00:00:00Z")
+UNLICENSED = dict(GPU, pci_bus_id="00000000:04:00.0", licensed=False, license_product=None, license_expiry=None,
+                  license_status="Unlicensed (Restricted)")
+
+
+@pytest.mark.parametrize("smi, licensed, product, expiry", [
+    ({"present": True, "gpus": [LATER, GPU]}, True, "NVIDIA Virtual Compute Server", "2026-12-26T00:00:00Z"),
+    ({"present": True, "gpus": [GPU, UNLICENSED]}, False, "NVIDIA Virtual Compute Server", "2026-12-26T00:00:00Z"),
+    ({"present": True, "gpus": [dict(GPU, licensed=None)]}, False, "NVIDIA Virtual Compute Server",
+     "2026-12-26T00:00:00Z"),
+    ({"present": True, "gpus": []}, False, None, None),
+    ({"present": False, "kind": "missing"}, None, None, None),
+], ids=["two-licensed", "one-unlicensed", "status-unread", "no-gpu", "no-nvidia-smi"])
+def test_one_license_rule_for_the_guest_read_the_wait_and_the_report(smi, licensed, product, expiry):
+    """gpu_guest_info's license facts, the grid_license_state filter the role waits with, and the role's report
+    agree on what licensed means (the report has no 'nvidia-smi did not answer': it is then given no GPU)."""
+    state = guest_plans.grid_license_state(smi)
+    assert (state["licensed"], state["product"], state["expiry"]) == (licensed, product, expiry)
+    assert state["statuses"] == [gpu["license_status"] for gpu in smi.get("gpus") or []]
+    report = guest_plans.grid_license_report(smi.get("gpus") or [], GUEST["license"], PARAMS, "vm1")
+    assert (report["licensed"], report["product"], report["expiry"]) == (bool(licensed), product, expiry)
+
+
+def test_the_role_restates_no_license_rule():
+    """The role asks the filters whether a guest is licensed; it does not count licensed GPUs in Jinja."""
+    roles = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
+    for base, _dirs, files in os.walk(roles):
+        for name in files:
+            if name.endswith(".yml"):
+                with open(os.path.join(base, name)) as handle:
+                    text = handle.read()
+                assert "rejectattr('licensed')" not in text and 'rejectattr("licensed")' not in text, name
+                assert "selectattr('licensed')" not in text and 'selectattr("licensed")' not in text, name

@@ -16,12 +16,12 @@ import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     ApiError,
+    ChangeInDoubt,
     ConnectionFailure,
     NotFound,
     TimeoutExpired,
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients import _vcenter
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._retry import ChangeInDoubt
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
 
 pyVmomi = pytest.importorskip("pyVmomi")

@@ -126,7 +126,7 @@ def test_mixed_size_maxima_lower_than_equal_size_for_some_types():
 def test_published_profile_lists(model_id):
     prefix = _catalog.gpu_model(model_id)["profile_prefix"]
     expected = dict(("grid_%s-%s" % (prefix, suffix), count) for suffix, count in PUBLISHED_PROFILES[model_id].items())
-    profiles = _catalog.profiles_for_model(model_id)
+    profiles = _catalog.gpu_model(model_id)["profiles"]
     assert dict((p["name"], p["max_per_gpu"]) for p in profiles) == expected
     assert all(profile["confirmed"] for profile in profiles)
     assert _catalog.gpu_model(model_id)["profiles_confirmed"] is True
@@ -158,7 +158,7 @@ def test_every_profile_fits_its_gpu():
 def test_no_gpu_takes_more_than_32_vgpus():
     assert max(profile["max_per_gpu"] for profile in _all_profiles()) == 32
     for model_id in ("A40", "L40S"):  # 48 GB GPUs: the cap, not the framebuffer, limits the 1 GB types
-        maxima = dict((p["name"].split("-", 1)[1], p["max_per_gpu"]) for p in _catalog.profiles_for_model(model_id))
+        maxima = dict((p["name"].split("-", 1)[1], p["max_per_gpu"]) for p in _catalog.gpu_model(model_id)["profiles"])
         assert (maxima["1q"], maxima["2q"], maxima["3q"], maxima["1a"], maxima["1b"]) == (32, 24, 16, 32, 32)
 
 
@@ -198,15 +198,15 @@ def test_mig_backed_types():
     assert _catalog.parse_profile("grid_a100-1-5c")["max_per_gpu"] == 7
     assert _catalog.parse_profile("grid_a100d-7-80c")["model"] == "A100-80"
     assert _catalog.parse_profile("GRID A100D-1-10CME")["name"] == "grid_a100d-1-10cme"
-    assert not any(p["mig"] for m in ("A10", "A16", "L4", "L40S", "T4", "P40") for p in _catalog.profiles_for_model(m))
+    assert not any(p["mig"] for m in ("A10", "A16", "L4", "L40S", "T4", "P40") for p in _catalog.gpu_model(m)["profiles"])
 
 
 def test_h100_offers_only_compute_types():
-    assert set(profile["series"] for profile in _catalog.profiles_for_model("H100-80")) == {"C"}
+    assert set(profile["series"] for profile in _catalog.gpu_model("H100-80")["profiles"]) == {"C"}
 
 
-def test_profiles_for_model_orders_by_series_then_size():
-    names = [profile["name"] for profile in _catalog.profiles_for_model("p4")]
+def test_profiles_of_a_model_order_by_series_then_size():
+    names = [profile["name"] for profile in _catalog.gpu_model("p4")["profiles"]]
     assert names[:5] == ["grid_p4-8q", "grid_p4-4q", "grid_p4-2q", "grid_p4-1q", "grid_p4-2b"]
     assert names[-2:] == ["grid_p4-8c", "grid_p4-4c"]
 
@@ -214,20 +214,18 @@ def test_profiles_for_model_orders_by_series_then_size():
 @pytest.mark.parametrize("bad", ["P41", "", None, 40])
 def test_unknown_model_is_refused_with_the_known_ones(bad):
     with pytest.raises(InputError) as err:
-        _catalog.profiles_for_model(bad)
-    assert "P40" in str(err.value) and "A100-40" in str(err.value)
-    with pytest.raises(InputError):
         _catalog.gpu_model(bad)
+    assert "P40" in str(err.value) and "A100-40" in str(err.value)
 
 
 def test_results_are_copies():
     _catalog.gpu_models()["P40"]["profiles"].clear()
     _catalog.gpu_model("P40")["framebuffer_mib"] = 1
-    _catalog.profiles_for_model("P40")[0]["max_per_gpu"] = 99
+    _catalog.gpu_model("P40")["profiles"][0]["max_per_gpu"] = 99
     _catalog.parse_profile("grid_p40-24q")["max_per_gpu"] = 99
     assert _catalog.gpu_model("P40")["framebuffer_mib"] == 24576
     assert _catalog.parse_profile("grid_p40-24q")["max_per_gpu"] == 1
-    assert len(_catalog.profiles_for_model("P40")) == 25
+    assert len(_catalog.gpu_model("P40")["profiles"]) == 25
 
 
 # ---- profile names -----------------------------------------------------------------------------------------------

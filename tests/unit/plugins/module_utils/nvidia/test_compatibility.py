@@ -216,25 +216,27 @@ def test_cuda_driver_ok_refuses_bad_input(cuda, driver):
         _compatibility.cuda_driver_ok(cuda, driver)
 
 
-def test_newest_cuda_for_driver():
-    assert _compatibility.newest_cuda_for_driver("525.105.17") == "12.0 Update 1"
-    assert _compatibility.newest_cuda_for_driver("580.159.03") == "13.0"
-    assert _compatibility.newest_cuda_for_driver("560.35.03") == "12.6 Update 1"
-    assert _compatibility.newest_cuda_for_driver("440.33.01") is None
+def _newest_full_cuda(driver):
+    return _compatibility.cuda_driver_ok("12.0", driver)["newest_full_cuda"]
+
+
+def test_newest_full_cuda_of_a_driver():
+    assert _newest_full_cuda("525.105.17") == "12.0 Update 1"
+    assert _newest_full_cuda("580.159.03") == "13.0"
+    assert _newest_full_cuda("560.35.03") == "12.6 Update 1"
+    assert _newest_full_cuda("440.33.01") is None
 
 
 def test_driver_versions_compare_as_the_shared_version_order():
     # 525.85.05 is older than 525.105.17 only when fields compare as numbers; 535 is the branch R535.
     assert _compatibility.cuda_driver_ok("12.0 U1", "525.105.17")["status"] == "ok"
     assert _compatibility.cuda_driver_ok("12.0 U1", "525.85.05")["status"] == "minor-compat-only"
-    assert _compatibility.newest_cuda_for_driver(" 570.26 ") == _compatibility.newest_cuda_for_driver("570.26.0") == "12.8"
-    assert _compatibility.newest_cuda_for_driver(535) == _compatibility.newest_cuda_for_driver("R535") == "12.1"
+    assert _newest_full_cuda(" 570.26 ") == _newest_full_cuda("570.26.0") == "12.8"
+    assert _newest_full_cuda(535) == _newest_full_cuda("R535") == "12.1"
 
 
 @pytest.mark.parametrize("bad", ["abc", "525.x", "", None, 525.6, "-1"])
 def test_driver_versions_that_cannot_be_read_are_refused(bad):
-    with pytest.raises(InputError):
-        _compatibility.newest_cuda_for_driver(bad)
     with pytest.raises(InputError):
         _compatibility.cuda_driver_ok("12.1", bad)
 

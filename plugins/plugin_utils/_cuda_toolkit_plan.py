@@ -13,7 +13,7 @@ import base64
 import json
 import re
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import file_as
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 
 _VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")

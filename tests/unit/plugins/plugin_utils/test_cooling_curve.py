@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._cooling_curve import cooling_intent
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._cooling_curve import cooling_intent
 
 
 def gpus(*temperatures, **kwargs):

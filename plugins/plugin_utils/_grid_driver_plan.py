@@ -13,7 +13,7 @@ import re
 
 from ansible.module_utils.six.moves.urllib.parse import urlsplit
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import file_as
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 
 SOURCES = ("grid_driver_src", "grid_driver_url", "grid_driver_remote_src")

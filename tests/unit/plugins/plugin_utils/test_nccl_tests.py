@@ -13,9 +13,9 @@ import os
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _nccl_tests
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _nccl_tests
 
-FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                          "fixtures"))
 
 

@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
-from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._upgrade_report import plan_lines, step_power_action
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._upgrade_report import plan_lines, step_power_action
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.planner.test_upgrade import make, three_hosts
 
 

@@ -11,7 +11,8 @@ __metaclass__ = type
 import datetime
 import re
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.file_state import file_as
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import license_state
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
 
 GPU_KEYS = ("pci_bus_id", "name", "license_product", "license_status", "licensed", "license_expiry")
 DEFAULT_SERVICE = "nvidia-gridd"
@@ -111,14 +112,13 @@ def _warnings(state, params, hostname, days):
 
 def license_report(gpus, state, params, hostname="", restarted=False, changed=False, now=None):
     """The role's ``grid_license_result`` from the GPUs nvidia-smi reported (empty when not read)."""
-    expiries = sorted(gpu["license_expiry"] for gpu in gpus if gpu.get("license_expiry"))
-    days = days_left(expiries[0], now) if expiries else None
-    products = [gpu["license_product"] for gpu in gpus if gpu.get("license_product")]
+    summary = license_state({"present": True, "gpus": gpus})
+    days = days_left(summary["expiry"], now) if summary["expiry"] else None
     return {
-        "licensed": bool(gpus) and all(gpu.get("licensed") for gpu in gpus),
+        "licensed": summary["licensed"],
         "gpus": [dict((key, value) for key, value in gpu.items() if key in GPU_KEYS) for gpu in gpus],
-        "product": products[0] if products else None,
-        "expiry": expiries[0] if expiries else None,
+        "product": summary["product"],
+        "expiry": summary["expiry"],
         "days_left": days,
         "feature_type": params["grid_license_feature_type"],
         "token_file": params["token_file"],
