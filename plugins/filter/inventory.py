@@ -22,6 +22,12 @@ _inventory_filter = filter_errors(ValueError)
 
 
 @_inventory_filter
+def site_clusters(vgpu_clusters, vcenter_cluster=None, required=False):
+    """``vgpu_clusters | default(none) | gpuops.vgpu.site_clusters(vcenter_cluster | default(none))``."""
+    return _inventory.site_clusters(vgpu_clusters, vcenter_cluster, required)
+
+
+@_inventory_filter
 def vgpu_guests(guests, hostvars):
     """``groups['gpu_guests'] | gpuops.vgpu.vgpu_guests(hostvars)``: one ``{name, vm, profile}`` per guest."""
     return _inventory.guests(guests, hostvars)
@@ -55,5 +61,5 @@ class FilterModule(object):
     """Inventory filters."""
 
     def filters(self):
-        return {"vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes,
+        return {"site_clusters": site_clusters, "vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes,
                 "apply_plan": apply_plan, "vgpu_placement": vgpu_placement}

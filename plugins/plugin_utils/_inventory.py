@@ -12,6 +12,25 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
+def site_clusters(vgpu_clusters=None, vcenter_cluster=None, required=False):
+    """The clusters the site manages: ``vgpu_clusters`` where the inventory sets it, else ``[vcenter_cluster]``,
+    else none (``required`` refuses none). The playbooks (``playbooks/vars/vcenter.yml``) and the roles' defaults
+    all take their clusters from here."""
+    if vgpu_clusters is not None:
+        if not isinstance(vgpu_clusters, (list, tuple)) or not all(
+                isinstance(name, str) and name.strip() for name in vgpu_clusters):
+            raise ValueError("vgpu_clusters must be a list of cluster names, got %r." % (vgpu_clusters,))
+        clusters = list(vgpu_clusters)
+    elif vcenter_cluster is not None and not isinstance(vcenter_cluster, str):
+        raise ValueError("vcenter_cluster must be the name of a cluster, got %r." % (vcenter_cluster,))
+    else:
+        clusters = [vcenter_cluster] if vcenter_cluster and vcenter_cluster.strip() else []
+    if required and not clusters:
+        raise ValueError("No cluster to act on: set vgpu_clusters (a list of cluster names) or vcenter_cluster in the "
+                         "inventory.")
+    return clusters
+
+
 def guests(names, hostvars):
     """One ``{name, vm, profile}`` per inventory host: the VM is ``vgpu_vm_name`` or the inventory name.
 

@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
 import pytest
 
 from ansible.errors import AnsibleFilterError
@@ -13,6 +15,7 @@ from ansible_collections.gpuops.vgpu.plugins.filter.inventory import (
     FilterModule,
     apply_plan,
     plan_scopes,
+    site_clusters,
     vgpu_guests,
     vgpu_placement,
     vgpu_requests,
@@ -134,6 +137,51 @@ def test_placement_when_the_vms_should_run():
 
 
 def test_filter_map():
-    assert FilterModule().filters() == {"vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests,
+    assert FilterModule().filters() == {"site_clusters": site_clusters, "vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests,
                                         "plan_scopes": plan_scopes, "apply_plan": apply_plan,
                                         "vgpu_placement": vgpu_placement}
+
+
+@pytest.mark.parametrize("vgpu_clusters, vcenter_cluster, clusters", [
+    (["gpu-a", "gpu-b"], "other", ["gpu-a", "gpu-b"]),
+    ([], "other", []),
+    (None, "gpu-cluster", ["gpu-cluster"]),
+    (None, "", []),
+    (None, None, []),
+])
+def test_site_clusters_take_vgpu_clusters_then_vcenter_cluster(vgpu_clusters, vcenter_cluster, clusters):
+    assert site_clusters(vgpu_clusters, vcenter_cluster) == clusters
+
+
+@pytest.mark.parametrize("vgpu_clusters, vcenter_cluster, named", [
+    ("gpu-a", None, "vgpu_clusters must be a list of cluster names, got 'gpu-a'"),
+    (["gpu-a", ""], None, "vgpu_clusters must be a list"),
+    (None, ["gpu-a"], "vcenter_cluster must be the name of a cluster"),
+])
+def test_site_clusters_refuse_what_names_no_cluster(vgpu_clusters, vcenter_cluster, named):
+    with pytest.raises(AnsibleFilterError, match=named):
+        site_clusters(vgpu_clusters, vcenter_cluster)
+
+
+def test_site_clusters_required_by_the_playbooks_name_what_to_set():
+    with pytest.raises(AnsibleFilterError, match="set vgpu_clusters .* or vcenter_cluster in the inventory"):
+        site_clusters(None, None, required=True)
+    assert site_clusters(None, "gpu-cluster", required=True) == ["gpu-cluster"]
+
+
+def test_the_playbooks_and_roles_take_their_clusters_from_site_clusters():
+    """One rule for which clusters the site manages: no role or playbook restates it."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..")
+    users = {"playbooks/vars/vcenter.yml": "playbook_clusters:", "roles/doctor/defaults/main.yml": "doctor_clusters:",
+             "roles/vgpu_assign/defaults/main.yml": "vgpu_assign_clusters:"}
+    for path, variable in users.items():
+        with open(os.path.join(root, path)) as handle:
+            line = next(line for line in handle if line.startswith(variable))
+        assert "gpuops.vgpu.site_clusters(" in line, path
+    for folder in ("playbooks", "roles"):
+        for base, _dirs, files in os.walk(os.path.join(root, folder)):
+            for name in files:
+                if name.endswith(".yml"):
+                    with open(os.path.join(base, name)) as handle:
+                        code = [line for line in handle if "{{" in line and not line.lstrip().startswith("#")]
+                    assert not [line for line in code if "[vcenter_cluster]" in line], name
