@@ -78,6 +78,15 @@ options:
       - Unset uses the cluster's own remediation settings.
     type: str
     choices: [keep, power_off, suspend]
+  components:
+    description:
+      - Components (name to version) that a task before this one puts into the cluster image, as
+        M(gpuops.vgpu.vlcm_cluster_image) does. In check mode that task changed nothing, so the scan still compares
+        the hosts with the image as it was; a host that does not run each of these components at its version is
+        then counted in RV(pending) too, and check mode names every host a real run would remediate.
+      - Not used outside check mode, where the scan compares the hosts with the image as the earlier task left it.
+    type: dict
+    default: {}
 requirements:
   - requests
 notes:
@@ -120,7 +129,8 @@ cluster:
   type: dict
   sample: {"id": "domain-c7", "name": "gpu-cluster"}
 pending:
-  description: Names of the hosts that did not comply before (those remediated, or to be in check mode).
+  description: Names of the hosts that did not comply before (those remediated), or in check mode those a real run
+    would remediate (see O(components)).
   returned: always
   type: list
   elements: str
@@ -182,6 +192,7 @@ def argument_spec():
         precheck=dict(type="bool", default=True),
         timeout=dict(type="int", default=3600),
         vm_power_action=dict(type="str", choices=sorted(VM_POWER_ACTIONS)),
+        components=dict(type="dict", default={}),
     )
 
 
@@ -189,7 +200,7 @@ def run(module, client):
     p = module.params
     return remediate(client, p["cluster"], p["esxi_hostnames"], p["accept_eula"], module.warn, module.log,
                      datacenter=p["datacenter"], precheck=p["precheck"], timeout=p["timeout"],
-                     check_mode=module.check_mode, vm_power_action=p["vm_power_action"])
+                     check_mode=module.check_mode, vm_power_action=p["vm_power_action"], components=p["components"])
 
 
 def main():

@@ -62,14 +62,24 @@ def _statuses(summary):
 VM_POWER_ACTIONS = {"keep": "DO_NOT_CHANGE_VMS_POWER_STATE", "power_off": "POWER_OFF_VMS", "suspend": "SUSPEND_VMS"}
 
 
+def hosts_off_components(hosts, components):
+    """The names of the hosts (of a compliance summary) that do not run each of ``components`` (``{name: version}``)
+    at that version."""
+    return [host["name"] for host in hosts
+            if any(((host.get("components") or {}).get(name) or {}).get("current") != version
+                   for name, version in (components or {}).items())]
+
+
 def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, datacenter=None, precheck=True,
-              timeout=3600, check_mode=False, vm_power_action=None):
+              timeout=3600, check_mode=False, vm_power_action=None, components=None):
     """Remediate the hosts of a cluster (those in ``esxi_hostnames``, else all) that do not comply with its image;
     the result as ``vlcm_remediate`` returns it.
 
     ``vm_power_action`` (a ``VM_POWER_ACTIONS`` key) sets what vLCM does with the powered-on VMs of a host before
     maintenance mode for this remediation only; the cluster's configured settings are put back afterwards.
-    In check mode only the scan runs. Without ``accept_eula`` a remediation fails before it starts; pre-check
+    In check mode only the scan runs; ``components`` (``{name: version}``, what an earlier task of the run puts into
+    the image, which check mode did not) adds the hosts that do not run them to ``pending``, so that check mode
+    names every host a real run would remediate. Without ``accept_eula`` a remediation fails before it starts; pre-check
     errors fail it with nothing changed, pre-check warnings go to ``warn``. ``log`` receives the progress of the
     vLCM tasks, which the result also carries.
     """
@@ -79,8 +89,10 @@ def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, data
     api.require_image(cluster)
     host_ids = api.host_ids(cluster, esxi_hostnames) if esxi_hostnames else []
     before = compliance_summary(api.scan(cluster))
-    pending = [h["name"] for h in before["hosts"]
-               if h["status"] == "NON_COMPLIANT" and (not host_ids or h["id"] in host_ids)]
+    scoped = [h for h in before["hosts"] if not host_ids or h["id"] in host_ids]
+    pending = [h["name"] for h in scoped if h["status"] == "NON_COMPLIANT"]
+    if check_mode:
+        pending += [name for name in hosts_off_components(scoped, components) if name not in pending]
     result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
               "progress": progress.lines}
     if not pending or check_mode:

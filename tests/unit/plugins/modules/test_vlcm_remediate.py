@@ -70,6 +70,22 @@ def test_remediates_every_host_and_a_second_run_changes_nothing(vcenter, capsys)
     assert vcenter.writes() == [] and CHECK not in vcenter.calls
 
 
+def test_check_mode_counts_the_hosts_that_do_not_run_the_components_an_earlier_task_would_put_in(vcenter, capsys):
+    assert run({"accept_eula": True}, capsys)[1]["pending"] == HOSTS
+    newer = {"components": {DRIVER: DRIVER_VERSION + ".1"}}
+    failed, result = run(newer, capsys, check_mode=True)
+    assert not failed and result["changed"] is True and result["pending"] == HOSTS
+    assert statuses(result["compliance_before"]) == [(name, "COMPLIANT") for name in HOSTS]
+    failed, result = run(dict(newer, hosts=["esxi-02.lab.local"]), capsys, check_mode=True)
+    assert not failed and result["pending"] == ["esxi-02.lab.local"]
+    failed, result = run({"components": {DRIVER: DRIVER_VERSION}}, capsys, check_mode=True)
+    assert not failed and result["changed"] is False and result["pending"] == []
+    vcenter.calls = []
+    # Outside check mode the scan compares with the image as the earlier task left it; components add nothing.
+    failed, result = run(dict(newer, accept_eula=True), capsys)
+    assert not failed and result["changed"] is False and result["pending"] == [] and vcenter.writes() == []
+
+
 def test_only_the_named_hosts_are_remediated(vcenter, capsys):
     failed, result = run({"accept_eula": True, "hosts": ["esxi-02.lab.local"]}, capsys)
     assert not failed and result["pending"] == ["esxi-02.lab.local"]
