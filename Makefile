@@ -7,7 +7,6 @@ PY := $(VENV)/bin/python
 LAB_TOPOLOGY ?= lab/topologies/default.yml
 VCSIM := lab/.build/vcsim-gpu
 VCSIM_SOURCES := $(wildcard lab/vcenter/*.go)
-GOENV := GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE=$(CURDIR)/.tmp/go-cache
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.tmp/collections
@@ -44,7 +43,7 @@ lab-build: deps $(VCSIM)
 
 $(VCSIM): $(VCSIM_SOURCES)
 	@mkdir -p lab/.build .tmp/go-cache
-	cd lab/vcenter && $(GOENV) go build -o ../.build/vcsim-gpu .
+	./tools/go.sh build -o ../.build/vcsim-gpu .
 
 lab-up: lab-build
 	$(PY) lab/labctl.py up --guests --topology $(LAB_TOPOLOGY)

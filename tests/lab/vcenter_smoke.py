@@ -4,7 +4,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Acceptance test of the lab vCenter (vcsim-gpu) through pyVmomi: every rule, read back from /lab/state.
 
-    smoke.py [--binary lab/.build/vcsim-gpu] [--catalog lab/vcenter/testdata/catalog-sample.json] [--no-scale]
+    vcenter_smoke.py [--binary lab/.build/vcsim-gpu] [--catalog lab/vcenter/testdata/catalog-sample.json] [--no-scale]
 
 Starts its own simulators on free ports with topologies of its own (a small one for the rules, then a reset back to
 its start; a 30-host/300-VM one for timing), so it never disturbs a running lab. Needs the stdlib and pyVmomi. Exits 1 on any mismatch.
@@ -27,8 +27,8 @@ from pyVim.connect import Disconnect, SmartConnect
 from pyVim.task import WaitForTasks
 from pyVmomi import vim, vmodl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "lab", "vcenter")
 USER, PASSWORD = "administrator@vsphere.local", "lab-Secret-1"
 P40_8Q, P40_4Q, T4_4Q = "grid_p40-8q", "grid_p40-4q", "grid_t4-4q"
 GB16 = 16384
