@@ -18,7 +18,7 @@ mkdir -p "$REPORTS"
 # Two lanes for 2 cores, of about the same length on a cold machine (stage seconds in docs/development.md). Stages
 # that share something they build stay in one lane: sanity and units share the ansible-test tree and home, lint and
 # galaxy the checkout that `ansible-galaxy collection build` packs. The lab, redfish and matrix stages start servers on
-# ports apart from each other's (lab/vcenter/smoke.py: free ports; lab/bmc/validate.py: 8471 and up;
+# ports apart from each other's (tests/lab/vcenter_smoke.py: free ports; lab/bmc/validate.py: 8471 and up;
 # tools/test-matrix.sh: LAB_PORT_OFFSET 3000 and up). The integration stage's two workers use both cores.
 LANES=("sanity units matrix docs lab" "lint galaxy redfish molecule")
 AFTER_LANES=(integration)
@@ -66,10 +66,8 @@ stage_sanity() {
 
 stage_lab() {
   # The lab's own checks: Go vet and tests of the vCenter simulator, then its end-to-end smoke test over pyVmomi.
-  (cd lab/vcenter && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$ROOT/.tmp/go-cache" \
-    go vet . && GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$ROOT/.tmp/go-cache" go test -count=1 .) \
-    2>&1 | tail -n 20 || return 1
-  python lab/vcenter/smoke.py 2>&1 | tail -n 5
+  { ./tools/go.sh vet . && ./tools/go.sh test -count=1 .; } 2>&1 | tail -n 20 || return 1
+  python tests/lab/vcenter_smoke.py 2>&1 | tail -n 5
 }
 
 stage_redfish() {
@@ -112,14 +110,15 @@ stage_matrix() {
 stage_integration() {
   # Two workers, each with a lab of its own that is reset before every test (tests/integration/conftest.py), in a
   # random order (pytest-randomly): INTEGRATION_SEED=<seed> repeats one. A test file stays on one worker, so a file
-  # that needs a topology of its own restarts that worker's lab once rather than at every test.
+  # that needs a topology of its own restarts that worker's lab once rather than at every test; the longest files go
+  # first (LONG_FILES in tests/integration/conftest.py).
   local seed=${INTEGRATION_SEED:-$((RANDOM * 32768 + RANDOM))}
   echo "random order: --randomly-seed=$seed (INTEGRATION_SEED=$seed repeats it)"
   # A test that hangs fails after INTEGRATION_TEST_TIMEOUT seconds (pytest-timeout), and the whole stage stops after
   # INTEGRATION_STAGE_TIMEOUT, so that CI always ends with what ran; each result is written to
   # $REPORTS/integration.log as it comes, and the slowest tests close the stage.
   timeout --kill-after=60 "${INTEGRATION_STAGE_TIMEOUT:-3300}" \
-    pytest -p no:cacheprovider -rfE -n "${INTEGRATION_WORKERS:-2}" --dist loadfile -p randomly \
+    pytest -p no:cacheprovider -rfE -n "${INTEGRATION_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -p randomly \
     --randomly-seed="$seed" --timeout="${INTEGRATION_TEST_TIMEOUT:-600}" --durations=15 --durations-min=30 \
     --disable-warnings -o console_output_style=classic -v tests/integration --junitxml="$REPORTS/integration.xml" \
     2>&1 | tee "$REPORTS/integration.log" | grep -v -E " (PASSED|SKIPPED|XFAIL)" | tail -n 80
