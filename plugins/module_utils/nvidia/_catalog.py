@@ -273,4 +273,3 @@ def parse_profile(name):
         return copy.deepcopy(known)
     record["model"] = _MODEL_BY_PREFIX.get(record["gpu"])
     return record
-
