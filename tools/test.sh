@@ -117,7 +117,8 @@ stage_integration() {
   # A test that hangs fails after INTEGRATION_TEST_TIMEOUT seconds (pytest-timeout), and the whole stage stops after
   # INTEGRATION_STAGE_TIMEOUT, so that CI always ends with what ran; each result is written to
   # $REPORTS/integration.log as it comes, and the slowest tests close the stage.
-  timeout --kill-after=60 "${INTEGRATION_STAGE_TIMEOUT:-3300}" \
+  # COLUMNS: the closing summary gives each failure's message, not only its name, when the output is a pipe.
+  COLUMNS=250 timeout --kill-after=60 "${INTEGRATION_STAGE_TIMEOUT:-3300}" \
     pytest -p no:cacheprovider -rfE -n "${INTEGRATION_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -p randomly \
     --randomly-seed="$seed" --timeout="${INTEGRATION_TEST_TIMEOUT:-600}" --durations=15 --durations-min=30 \
     --disable-warnings -o console_output_style=classic -v tests/integration --junitxml="$REPORTS/integration.xml" \
