@@ -169,6 +169,16 @@ run_lane() {
   local stage
   for stage in $1; do run_stage "$stage"; done
 }
+# Stages one after the other, their output as it comes.
+run_in_order() {
+  local stage start
+  for stage in "$@"; do
+    echo "==== $stage"
+    start=$SECONDS
+    "stage_$stage"
+    echo "$? $((SECONDS - start))" >"$STAGES/$stage.status"
+  done
+}
 
 if [ ${#lanes[@]} -gt 0 ]; then
   start=$SECONDS
@@ -180,19 +190,9 @@ if [ ${#lanes[@]} -gt 0 ]; then
   done
   wait "${pids[@]}"
   echo "==== the lanes took $((SECONDS - start)) s"
-  for stage in "${AFTER_LANES[@]}"; do
-    echo "==== $stage"
-    start=$SECONDS
-    "stage_$stage"
-    echo "$? $((SECONDS - start))" >"$STAGES/$stage.status"
-  done
+  run_in_order "${AFTER_LANES[@]}"
 else
-  for stage in "${stages[@]}"; do
-    echo "==== $stage"
-    start=$SECONDS
-    "stage_$stage"
-    echo "$? $((SECONDS - start))" >"$STAGES/$stage.status"
-  done
+  run_in_order "${stages[@]}"
 fi
 
 # One check per lint/sanity stage, one per test case in the JUnit reports.
