@@ -69,6 +69,14 @@ def doctor_checks(facts, **options):
         raise AnsibleFilterError("doctor_checks: %s" % err)
 
 
+def doctor_outcome(raw, **options):
+    """``raw | gpuops.vgpu.doctor_outcome(...)``: facts, findings, summary and table in one pass."""
+    facts = doctor_facts(raw, **dict((key, value) for key, value in options.items() if key in _doctor_facts.COMPONENTS))
+    findings = doctor_checks(facts, **options)
+    return {"facts": facts, "findings": findings, "summary": _doctor.summarize(findings),
+            "table": _doctor.table(findings)}
+
+
 def doctor_summary(findings):
     """``findings | gpuops.vgpu.doctor_summary``: counts per status, total and the worst status."""
     return _doctor.summarize(_findings(findings, "doctor_summary"))
@@ -109,6 +117,7 @@ class FilterModule(object):
         return {
             "doctor_facts": doctor_facts,
             "doctor_checks": doctor_checks,
+            "doctor_outcome": doctor_outcome,
             "doctor_summary": doctor_summary,
             "doctor_table": doctor_table,
             "hosts_alike": hosts_alike,

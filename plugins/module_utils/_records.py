@@ -74,14 +74,20 @@ def render_json(data):
     return json.dumps(data, indent=4, sort_keys=True, separators=(",", ": ")) + "\n"
 
 
+def directory_mode(file_mode):
+    """The mode of a directory made for a file of ``file_mode``: the owner's rights, and search where read is given."""
+    return 0o700 | (file_mode & 0o044) | ((file_mode & 0o044) >> 2)
+
+
 def write_atomically(path, text, mode=0o600):
     """Replace the file at ``path`` with ``text`` so that a crash at any point leaves the old file or the new one.
 
-    Creates a missing parent directory (mode 0700: records may name the datacenter's hosts and clusters).
+    Creates a missing parent directory open to those who may read the file (0700 for a file of mode 0600: records
+    may name the datacenter's hosts and clusters; 0755 for a report of mode 0644).
     """
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        os.makedirs(directory, 0o700)
+        os.makedirs(directory, directory_mode(mode))
     handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "wb") as stream:

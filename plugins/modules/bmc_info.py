@@ -17,8 +17,16 @@ description:
   - Reads temperatures and fans from the newer C(ThermalSubsystem) schema where the BMC serves it, else from the
     older C(Thermal) resource.
   - GPU temperatures are not among them on most servers; the host's C(nvidia-smi) reports those.
+  - With O(bios_profile) it also compares the BIOS with a profile, in the same Redfish session, exactly as
+    M(gpuops.vgpu.bios_settings) in check mode does, so a checker needs one read per server.
 author: gpuops maintainers (@gpuops)
-options: {}
+options:
+  bios_profile:
+    description:
+      - Compare the BIOS with this profile of M(gpuops.vgpu.bios_settings) and return the comparison in
+        RV(bios_profile). Nothing is sent to the BMC but reads.
+    type: str
+    choices: [gpu_virtualization]
 extends_documentation_fragment:
   - gpuops.vgpu.redfish
   - gpuops.vgpu.attributes.INFO_MODULE
@@ -128,6 +136,18 @@ inlet_celsius:
   returned: always
   type: float
   sample: 23
+bios_profile:
+  description:
+    - The comparison of the BIOS with O(bios_profile) - the result of M(gpuops.vgpu.bios_settings) in check mode
+      (C(vendor), C(wanted), C(pending), C(changes), C(pending_reboot), C(intents) ...), with C(changed) telling
+      whether a real run of it would change anything - or V(null) when it could not be made.
+  returned: when O(bios_profile) is set
+  type: dict
+bios_profile_error:
+  description: Why the BIOS could not be compared with O(bios_profile) (the identity and thermal state are still
+    returned), or V(null).
+  returned: when O(bios_profile) is set
+  type: str
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
@@ -137,11 +157,11 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish impor
 
 
 def argument_spec():
-    return redfish_spec()
+    return redfish_spec(bios_profile=dict(type="str", choices=["gpu_virtualization"]))
 
 
 def run(module, client):
-    return read_bmc(client)
+    return read_bmc(client, bios_profile=module.params["bios_profile"], baseuri=module.params["baseuri"])
 
 
 def main():

@@ -33,7 +33,8 @@ attributes:
 options:
   path:
     description:
-      - The record's file. A write creates a missing directory (mode 0700).
+      - The record's file. A write creates a missing directory, searchable by those O(mode) lets read the file
+        (0700 for a file of mode 0600, 0755 for 0644).
     type: path
     required: true
   data:
@@ -70,6 +71,9 @@ options:
     default: "0600"
 notes:
   - Reads and writes the file where the task runs; records the collection keeps live on the controller.
+  - Where the task runs on the controller (a local connection without become, as C(delegate_to=localhost) gives),
+    its action plugin reads or writes the record in the controller's own process, with the same options and checks,
+    instead of starting the module with the whole record in its arguments.
 """
 
 EXAMPLES = r"""
@@ -107,6 +111,9 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import ru
 from ansible_collections.gpuops.vgpu.plugins.module_utils._records import reconcile
 
 
+MUTUALLY_EXCLUSIVE = [["data", "content"]]
+
+
 def argument_spec():
     return dict(
         path=dict(type="path", required=True),
@@ -124,7 +131,7 @@ def run(module):
 
 
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True, mutually_exclusive=[["data", "content"]])
+    run_module(argument_spec(), run, supports_check_mode=True, mutually_exclusive=MUTUALLY_EXCLUSIVE)
 
 
 if __name__ == "__main__":

@@ -99,9 +99,38 @@ def match(name, patterns):
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
+def _failed(message):
+    return {"failed": True, "msg": message}
+
+
+def from_site(site, clusters):
+    """The reads of one ``gpu_site_info`` result as the separate reads they stand for (``gpu_info``, ``vms_error``,
+    ``settings``, ``automation`` and ``vlcm`` by cluster). A result without ``clusters`` failed as a whole (vCenter
+    could not be reached): every part, for each of ``clusters``, carries its message."""
+    if not isinstance(site, dict) or "clusters" not in site:
+        whole = site if isinstance(site, dict) else _failed("no gpu_site_info result")
+        return {"gpu_info": whole, "settings": whole, "automation": dict((name, whole) for name in clusters),
+                "vlcm": {}}
+    parts = {"vms_error": site.get("vms_error"), "automation": {}, "vlcm": {}}
+    if "inventory" in site.get("gathered", []):
+        parts["gpu_info"] = _failed(site["inventory_error"]) if site.get("inventory_error") else {
+            "hosts": site.get("hosts") or [], "vms": site.get("vms") or []}
+    if "settings" in site.get("gathered", []):
+        parts["settings"] = _failed(site["settings_error"]) if site.get("settings_error") else {
+            "settings": {"before": site.get("settings") or {}}}
+    for entry in site["clusters"]:
+        for part in ("automation", "vlcm"):
+            if part in entry:
+                error = entry.get(part + "_error")
+                parts[part][entry["name"]] = _failed(error) if error else entry[part]
+    return parts
+
+
 def collect(raw, options=None):
     """Compact facts from the registered results in ``raw`` (see the ``doctor_facts`` filter for its keys)."""
     opts = dict(COMPONENTS, **(options or {}))
+    if "site" in raw:
+        raw = dict(raw, **from_site(raw["site"], raw.get("clusters") or []))
     inventory, vcenter_error = _outcome(raw.get("gpu_info"), "hosts")
     inventory = inventory or {}
     selected = list(raw.get("clusters") or [])
@@ -231,11 +260,18 @@ def _driver_facts(name, smi, raw, compliance, opts):
                                if match(c, opts["driver_components"] + opts["daemon_components"]))}
 
 
+def _bios_profile(info):
+    """The BIOS comparison a ``bmc_info`` read made with ``bios_profile``, as a ``bios_settings`` result."""
+    if not info or "bios_profile" not in info:
+        return None
+    return info["bios_profile"] or {"failed": True, "msg": info.get("bios_profile_error")}
+
+
 def _bmc_facts(entry):
     if not entry:
         return None
     info, error = _outcome(entry.get("info"), "vendor")
-    bios, bios_error = _outcome(entry.get("bios"), "intents")
+    bios, bios_error = _outcome(entry.get("bios") or _bios_profile(info), "intents")
     info = info or {}
     return {
         "address": entry.get("address"),

@@ -103,6 +103,9 @@ def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, gue
         assert [checks["checks"][c]["status"] for c in ("passthrough_gpus", "nvlink_topology", "nvlink_status",
                                                         "p2p", "fabric_manager")] == [
             "ok", "ok", "ok", "ok", "skipped"]
+        # NCCL's all-reduce ran on the pair and was judged against the NVLink topology read with it.
+        assert checks["checks"]["nccl"]["status"] == "ok", checks["checks"]["nccl"]
+        assert "over NVLink" in checks["checks"]["nccl"]["message"] and "NV12" in checks["checks"]["nccl"]["message"]
 
     rc, again, output = run_playbook(lab, path)
     assert rc == 0, output[-6000:]

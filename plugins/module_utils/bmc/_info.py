@@ -7,13 +7,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios import pending_values
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_access import BiosAccess
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_settings import apply_bios_settings
 from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._thermal import read_thermal
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import link_of
 
 
-def read_bmc(client):
+def read_bmc(client, bios_profile=None, baseuri=None):
+    """What ``bmc_info`` returns; with ``bios_profile`` also the BIOS compared with it, as ``bios_settings`` in check
+    mode returns it (``bios_profile``, or its failure in ``bios_profile_error``)."""
     system = client.system()
     vendor = client.vendor()
     bios = {"attributes": {}, "pending": {}, "registry": None, "supported_apply_times": []}
@@ -24,7 +28,7 @@ def read_bmc(client):
     thermal = read_thermal(client)
     status = system.get("Status") or {}
     inlet = [t["reading_celsius"] for t in thermal["temperatures"] if t["context"] == "Intake"]
-    return dict(
+    result = dict(
         vendor=vendor,
         manufacturer=system.get("Manufacturer"),
         model=system.get("Model"),
@@ -40,3 +44,15 @@ def read_bmc(client):
         fans=thermal["fans"],
         inlet_celsius=inlet[0] if inlet else None,
     )
+    if bios_profile:
+        result["bios_profile"], result["bios_profile_error"] = _compare_profile(client, baseuri, bios_profile)
+    return result
+
+
+def _compare_profile(client, baseuri, profile):
+    try:
+        compared = apply_bios_settings(client, baseuri, profile=profile, check_mode=True)
+    except GpuopsError as err:
+        return None, str(err)
+    compared.pop("diff", None)
+    return compared, None

@@ -19,7 +19,8 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.plugin_utils.doctor_data
 
 def test_filter_names():
     assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_facts", "doctor_gathered",
-                                                       "doctor_summary", "doctor_table", "hosts_alike"]
+                                                       "doctor_outcome", "doctor_summary", "doctor_table",
+                                                       "hosts_alike"]
     assert sorted(fleet_report.FilterModule().filters()) == ["fleet_report_data", "fleet_report_html"]
 
 
@@ -32,6 +33,19 @@ def test_the_filters_chain_like_the_role_does():
     assert doctor.doctor_table(findings)[-1].startswith("doctor: %d checks" % len(findings))
     data = fleet_report.fleet_report_data(raw["gpu_info"], doctor={"findings": findings, "facts": facts})
     assert "<!DOCTYPE html>" in fleet_report.fleet_report_html(data)
+
+
+def test_the_outcome_is_the_chain_in_one_pass():
+    raw = healthy()
+    outcome = doctor.doctor_outcome(raw, now=NOW, drs_enabled=False, driver_components=["NVD-VGPU-*"],
+                                    daemon_components=[])
+    facts = doctor.doctor_facts(raw, driver_components=["NVD-VGPU-*"], daemon_components=[])
+    findings = doctor.doctor_checks(facts, now=NOW, drs_enabled=False, driver_components=["NVD-VGPU-*"],
+                                    daemon_components=[])
+    assert outcome == {"facts": facts, "findings": findings, "summary": doctor.doctor_summary(findings),
+                       "table": doctor.doctor_table(findings)}
+    with pytest.raises(AnsibleFilterError, match="unknown option"):
+        doctor.doctor_outcome(raw, thresholds=1)
 
 
 @pytest.mark.parametrize("call,words", [

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.vgpu.plugins.modules import bmc_info
+from ansible_collections.gpuops.vgpu.plugins.modules import bios_settings, bmc_info
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.clients.redfish_fake import (
     BASE,
     PASSWORD,
@@ -74,3 +74,34 @@ def test_a_baseuri_with_a_path_fails_before_any_request(monkeypatch, capsys):
                             capsys)
     assert code == 1 and "has a path; the module finds the Redfish service root itself." in result["msg"]
     assert server.log == []
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_the_bios_profile_is_compared_as_bios_settings_in_check_mode_does_sending_only_reads(
+        monkeypatch, capsys, run, check_mode):
+    server = FakeServer(REGISTRY, CURRENT, apply_times=["OnReset"])
+    code, result = run(server, check_mode=check_mode, bios_profile="gpu_virtualization")
+    assert code == 0 and result["changed"] is False and result["bios_profile_error"] is None
+    writes = [(method, path) for method, path in server.requests() if method not in ("GET",)]
+    assert len(writes) == 2, "only opening and closing the session: %s" % writes
+
+    alone = FakeServer(REGISTRY, CURRENT, apply_times=["OnReset"])
+    alone.serve_modules(monkeypatch)
+    code, compared = run_main(bios_settings.main, dict(baseuri=BASE, username="root", password=PASSWORD,
+                                                       validate_certs=False, profile="gpu_virtualization"),
+                              capsys, check_mode=True)
+    assert code == 0
+    for key in ("invocation", "diff"):
+        compared.pop(key, None)
+    assert result["bios_profile"] == compared
+    assert result["bios_profile"]["changes"] == {"SR_IOVSupport_002C": "Enabled"}
+    assert result["bios_profile"]["intents"]["sriov"]["status"] == "pending"
+
+
+def test_a_bios_that_cannot_be_compared_leaves_identity_and_thermal(run):
+    server = FakeServer(REGISTRY, CURRENT)
+    del server.system_doc["Bios"]
+    code, result = run(server, bios_profile="gpu_virtualization")
+    assert code == 0 and result["bios_profile"] is None
+    assert "BIOS" in result["bios_profile_error"] or "Bios" in result["bios_profile_error"]
+    assert result["model"] == "GPU Server 1" and result["inlet_celsius"] == 23

@@ -32,6 +32,13 @@ def write(path, text):
         handle.write(text)
 
 
+def test_a_report_anyone_may_read_gets_a_directory_anyone_may_search(capsys, path):
+    code, result = run_main(record_file.main, {"path": path, "data": RECORD, "mode": "0644"}, capsys)
+    assert code == 0 and result["changed"] is True
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) & 0o755 == 0o755
+
+
 def test_a_write_creates_the_directory_and_file_and_a_rerun_changes_nothing(capsys, path):
     code, result = run_main(record_file.main, {"path": path, "data": RECORD}, capsys, diff=True)
     assert code == 0 and result["changed"] is True
