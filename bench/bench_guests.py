@@ -21,7 +21,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+from baseline import baseline_collection  # noqa: E402
 from conftest import LAB_CONTROL  # noqa: E402  (lab/labctl.py, loaded once)
 import inventory as lab_inventory  # noqa: E402
 
@@ -30,16 +32,6 @@ BASELINE = "cb7344a"
 STATE_DIR = os.path.join(ROOT, ".tmp", "bench-guests")
 PORT_OFFSET = 700
 PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
-
-
-def baseline_collection(commit, workdir):
-    """The collection as it was at ``commit``, under ``workdir``; returns the collections path."""
-    path = os.path.join(workdir, "baseline")
-    tree = os.path.join(path, "ansible_collections", "gpuops", "vgpu")
-    os.makedirs(tree)
-    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, stdout=subprocess.PIPE).stdout
-    subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
-    return path
 
 
 def start(count):

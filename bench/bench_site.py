@@ -3,7 +3,8 @@
 a BMC each cycling through the vendor profiles, an ESXi shell each) and 256 VMs, 8 of a P40's 3Q vGPUs per host,
 with N guest containers standing for the first N VMs. The first run, then the converged re-run; wall time, changes
 in the recap, SOAP requests from the lab's counters, and the seconds per layer from the test tree's remote_tasks
-callback. Results go to bench/results/site.json.
+callback; then the converged re-run of a baseline commit's collection (`git archive`) on the same converged lab, so
+that both converged figures come from one run. Results go to bench/results/site.json.
 """
 
 import argparse
@@ -13,6 +14,7 @@ import re
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -20,7 +22,10 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import inventory as lab_inventory  # noqa: E402
+from baseline import baseline_collection  # noqa: E402
+from bench_converged import BASELINE, layer_of, machine  # noqa: E402
 
 STATE_DIR = os.path.join(ROOT, ".tmp", "bench-site")
 PORT_OFFSET = 800
@@ -91,7 +96,7 @@ def lab_request(services, method, path):
     return json.loads(text) if text else None
 
 
-def run_site(services, inventory, name, forks):
+def run_site(services, inventory, name, forks, collections=None):
     report = os.path.join(STATE_DIR, "remote-tasks-%s.json" % name)
     records = os.path.join(STATE_DIR, "records")
     os.makedirs(records, exist_ok=True)
@@ -99,15 +104,17 @@ def run_site(services, inventory, name, forks):
                  "cluster_vgpu_state_file": "%s/{{ vcenter_hostname }}_{{ cluster_vgpu_cluster }}.json" % records,
                  "doctor_cluster_vgpu_state_dir": records, "doctor_verdict": False,
                  "bios_maintenance_record": os.path.join(records, "bios_maintenance.json")}
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
-               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_FORKS=str(forks), ANSIBLE_NOCOLOR="1",
+    collections = collections or os.path.join(ROOT, ".tmp", "collections")
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_FORKS=str(forks), ANSIBLE_NOCOLOR="1",
                ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "tests", "callback_plugins"),
                ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=report,
                CONTAINERS_CONF=os.path.join(ROOT, ".tmp", "molecule", "containers.conf"))
+    env.pop("ANSIBLE_ROLES_PATH", None)
     lab_request(services, "POST", "/stats/reset")
     started = time.monotonic()
     proc = subprocess.run([PLAYBOOK, "-i", inventory, "-e", json.dumps(variables),
-                           os.path.join(ROOT, "playbooks", "site.yml")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                           os.path.join(collections, "ansible_collections", "gpuops", "vgpu", "playbooks", "site.yml")],
+                          cwd=ROOT, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, check=False)
     seconds = time.monotonic() - started
     log = os.path.join(STATE_DIR, "site-%s.log" % name)
@@ -122,31 +129,38 @@ def run_site(services, inventory, name, forks):
     with open(report) as handle:
         counts = json.load(handle)
     guests = [count for host, count in counts["remote_tasks"].items() if host.startswith("guest-")]
+    layers = {}
+    for play, play_seconds in counts["play_seconds"]:
+        layers[layer_of(play)] = round(layers.get(layer_of(play), 0.0) + play_seconds, 2)
     return {"seconds": round(seconds, 1), "changed": sum(int(row[2]) for row in recap),
             "soap_requests": stats["soap_requests"], "rest_requests": stats["rest_requests"],
             "remote_tasks_per_guest_max": max(guests) if guests else None,
-            "play_seconds": counts["play_seconds"], "role_seconds": counts["role_seconds"]}
+            "executions": sum(counts["executions"].values()), "module_runs": sum(counts["module_runs"].values()),
+            "layer_seconds": layers, "play_seconds": counts["play_seconds"], "role_seconds": counts["role_seconds"]}
 
 
 def report(run, name):
-    print("  %-13s %7.1f s, %d changed, %d SOAP and %d REST requests, at most %s remote tasks per guest" % (
-        name, run["seconds"], run["changed"], run["soap_requests"], run["rest_requests"],
-        run["remote_tasks_per_guest_max"]), flush=True)
-    for play, seconds in run["play_seconds"]:
-        print("    %-60s %7.1f s" % (play[:60], seconds), flush=True)
+    print("  %-18s %7.1f s, %d changed, %d SOAP and %d REST requests, %d task executions, %d module runs, at most %s "
+          "remote tasks per guest" % (name, run["seconds"], run["changed"], run["soap_requests"], run["rest_requests"],
+                                      run["executions"], run["module_runs"], run["remote_tasks_per_guest_max"]),
+          flush=True)
+    for layer, seconds in sorted(run["layer_seconds"].items(), key=lambda item: -item[1]):
+        print("    %-20s %7.1f s" % (layer, seconds), flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hosts", type=int, default=32)
     parser.add_argument("--vms", type=int, default=256)
-    parser.add_argument("--guests", type=int, default=10)
+    parser.add_argument("--guests", type=int, default=20)
+    parser.add_argument("--baseline", default=BASELINE, help="commit whose converged re-run is measured too")
     parser.add_argument("--forks", type=int, default=20)
     parser.add_argument("--keep", action="store_true", help="leave the lab running afterwards")
     args = parser.parse_args()
     if args.vms > 8 * args.hosts:
         sys.exit("--vms %d: at most 8 %s vGPUs fit on each of the %d hosts." % (args.vms, PROFILE, args.hosts))
     os.makedirs(STATE_DIR, exist_ok=True)
+    host = machine()
     print("site.yml on %d hosts, %d VMs, %d guests (forks %d)" % (args.hosts, args.vms, args.guests, args.forks),
           flush=True)
     services = start_lab(args.hosts, args.vms, args.guests)
@@ -156,12 +170,16 @@ def main():
         report(first, "first run")
         again = run_site(services, inventory, "converged", args.forks)
         report(again, "converged run")
+        with tempfile.TemporaryDirectory() as workdir:
+            baseline = run_site(services, inventory, "baseline-converged", args.forks,
+                                baseline_collection(args.baseline, workdir))
+        report(baseline, "%s converged" % args.baseline)
     finally:
         if not args.keep:
             labctl("down")
     results = {"hosts": args.hosts, "vms": args.vms, "guests": args.guests, "forks": args.forks,
-               "machine": {"cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M")},
-               "first": first, "converged": again}
+               "machine": host,
+               "first": first, "converged": again, "baseline_commit": args.baseline, "baseline_converged": baseline}
     with open(os.path.join(ROOT, "bench", "results", "site.json"), "w") as handle:
         json.dump(results, handle, indent=1, sort_keys=True)
         handle.write("\n")

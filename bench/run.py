@@ -13,7 +13,9 @@
 5. The guest layer on N lab guests over SSH, this checkout's roles against a baseline commit's
    (bench/bench_guests.py; --guest-sizes, --skip-guests).
 6. The whole site.yml on --hosts hosts and --vms VMs with BMCs, host shells and --site-guests guests, first run and
-   converged re-run (bench/bench_site.py; --skip-site).
+   converged re-run, and the converged re-run of a baseline commit on the same lab (bench/bench_site.py; --skip-site).
+7. The converged site.yml on the default lab (make lab's), this checkout against a baseline commit, each first run
+   then three converged re-runs (bench/bench_converged.py; --skip-converged).
 
 Each measurement runs --reps times on a freshly started lab; the table gives the median and the spread (min-max).
 Results go to bench/results/latest.json.
@@ -231,8 +233,9 @@ def main():
     parser.add_argument("--skip-planner", action="store_true")
     parser.add_argument("--guest-sizes", type=int, nargs="+", default=[10, 20])
     parser.add_argument("--skip-guests", action="store_true")
-    parser.add_argument("--site-guests", type=int, default=10)
+    parser.add_argument("--site-guests", type=int, default=20)
     parser.add_argument("--skip-site", action="store_true")
+    parser.add_argument("--skip-converged", action="store_true")
     args = parser.parse_args()
     if max(args.sizes) > args.vms:
         sys.exit("--sizes may not exceed --vms.")
@@ -263,6 +266,9 @@ def main():
         print("Guest layer (bench/bench_guests.py)", flush=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_guests.py"), "--sizes"]
                        + [str(size) for size in args.guest_sizes], check=True, cwd=ROOT)
+    if not args.skip_converged:
+        print("Converged site.yml on the default lab (bench/bench_converged.py)", flush=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_converged.py")], check=True, cwd=ROOT)
     if not args.skip_site:
         print("site.yml at scale (bench/bench_site.py)", flush=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_site.py"), "--hosts", str(args.hosts),

@@ -59,6 +59,10 @@ class CallbackModule(CallbackBase):
         self._role_started = None
         self.plays = []
         self._play = None
+        # Per play name: task executions (every result that was not skipped, set_fact and the like included) and
+        # module runs (delegated ones included; actions that only run on the controller excluded).
+        self.executions = {}
+        self.module_runs = {}
         self._started = time.time()
 
     def _close_play(self):
@@ -86,6 +90,9 @@ class CallbackModule(CallbackBase):
         task = result._task
         if task.action in CONTROLLER_ONLY:
             return
+        if not (task.action in GUEST_INFO and result._result.get("reused")):
+            play = self._play[0] if self._play else ""
+            self.module_runs[play] = self.module_runs.get(play, 0) + items
         delegated = result._result.get("_ansible_delegated_vars", {}).get("ansible_host") or task.delegate_to
         if delegated in LOCAL:
             return
@@ -101,12 +108,11 @@ class CallbackModule(CallbackBase):
 
     def _ran(self, result):
         loop = result._result.get("results")
-        if isinstance(loop, list):
-            ran = [item for item in loop if not item.get("skipped")]
-            if ran:
-                self._count(result, len(ran))
-        else:
-            self._count(result)
+        ran = len([item for item in loop if not item.get("skipped")]) if isinstance(loop, list) else 1
+        play = self._play[0] if self._play else ""
+        self.executions[play] = self.executions.get(play, 0) + ran
+        if ran:
+            self._count(result, ran)
 
     def v2_runner_on_ok(self, result):
         self._ran(result)
@@ -126,7 +132,7 @@ class CallbackModule(CallbackBase):
         self._close_role()
         self._close_play()
         report = {"remote_tasks": self.counts, "tasks": self.tasks, "changed": self.changed, "skipped": self.skipped,
-                  "play_seconds": self.plays,
+                  "play_seconds": self.plays, "executions": self.executions, "module_runs": self.module_runs,
                   "role_seconds": dict((name, round(value, 2)) for name, value in self.roles.items()),
                   "seconds": round(time.time() - self._started, 2)}
         path = os.environ.get("GPUOPS_REMOTE_TASKS_FILE")
