@@ -35,7 +35,9 @@ class FakeClient(object):
         return self.host_items
 
 
-def a100_host(enabled=GPUS, active=None, moid="host-31", name=HOST):
+def a100_host(enabled=None, active=None, moid="host-31", name=HOST):
+    """esxi-31's four A100s, each enabled for passthrough (and active) unless ``enabled`` (``active``) leaves it out."""
+    enabled = GPUS if enabled is None else enabled
     active = enabled if active is None else active
     return {"obj": vim.HostSystem(moid), "moid": moid, "name": name, "datacenter": "lab-dc",
             "runtime.connectionState": "connected", "config.graphicsInfo": [],
