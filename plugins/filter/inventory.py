@@ -11,11 +11,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._filter_errors import filter_errors
 
 # Imported where a filter of this file runs (plugin_utils/_lazy.py says why).
 _inventory = lazy_module("plugin_utils._inventory")
+_vgpu_differences = lazy_module("plugin_utils._vgpu_differences")
 
 
 _inventory_filter = filter_errors(ValueError)
@@ -57,9 +60,15 @@ def vgpu_placement(gpu_inventory, vms, running=False):
     return _inventory.placement(gpu_inventory, vms, running)
 
 
+@_inventory_filter
+def vgpu_differences(gpu_inventory, vms, clusters=None, running=False):
+    """``gpu_info_result | gpuops.vgpu.vgpu_differences(vms, clusters)``: what the VM layer would change, by VM."""
+    return _vgpu_differences.differences(gpu_inventory, vms, clusters or [], boolean(running, strict=False))
+
+
 class FilterModule(object):
     """Inventory filters."""
 
     def filters(self):
         return {"site_clusters": site_clusters, "vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests, "plan_scopes": plan_scopes,
-                "apply_plan": apply_plan, "vgpu_placement": vgpu_placement}
+                "apply_plan": apply_plan, "vgpu_placement": vgpu_placement, "vgpu_differences": vgpu_differences}

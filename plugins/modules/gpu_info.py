@@ -19,6 +19,8 @@ description:
   - Profile facts (framebuffer, time-sliced or MIG, class) come from vCenter itself where it states them (its
     C(vgpuProfileInfo), vSphere 7.0 Update 3 and later), else from the collection's catalog; each profile says which.
   - With O(vms), also returns the vGPU devices, memory reservation, power state and host of those VMs.
+  - With O(power_records), also the VMs that an interrupted M(gpuops.vgpu.vm_vgpu) run left with its power record,
+    so that one read tells whether anything is left to finish.
   - The number of vCenter round trips does not depend on the number of hosts or VMs; vCenter's profile facts cost
     one C(QueryConfigTarget) per cluster or standalone host read.
 author:
@@ -37,6 +39,15 @@ options:
     type: list
     elements: str
     default: []
+  power_records:
+    description:
+      - Also list in RV(power_records) the VMs that carry the power record of an interrupted
+        M(gpuops.vgpu.vm_vgpu) run (custom attribute C(gpuops.vgpu.vm_vgpu.power)), that is, VMs it powered off that
+        the next M(gpuops.vgpu.vm_vgpu) run powers on again.
+      - Costs one more read of vCenter's custom field definitions, and where any VM may carry such a record, the
+        custom values of every VM in the same call as the VM names.
+    type: bool
+    default: false
 notes:
   - Without O(cluster) and O(esxi_hostnames), every host is read (every host of O(datacenter) when given).
   - C(free) counts only GPUs whose active graphics type is C(sharedDirect). A GPU still in C(basic) or C(shared)
@@ -264,6 +275,37 @@ vms:
       description: "vGPU devices (key, profile)."
       type: list
       elements: dict
+power_records:
+  description:
+    - With O(power_records), the VMs on the selected hosts (or on no host) that carry the power record of an
+      interrupted M(gpuops.vgpu.vm_vgpu) run, by name; empty when none does.
+  returned: when O(power_records) is true
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: "VM name."
+      type: str
+    moid:
+      description: "Managed object id."
+      type: str
+    host:
+      description: "Host the VM is registered on."
+      type: str
+    run:
+      description: "The run that powered the VM off; null when the record cannot be read."
+      type: str
+    by:
+      description: "Who ran it, as C(user@controller)."
+      type: str
+    recorded_at:
+      description: "vCenter's time when the record was taken (UTC)."
+      type: str
+    problem:
+      description: "Why the record cannot be read (cut short or edited); null when it can."
+      type: str
+  sample: [{"name": "gpu-vm-07", "moid": "vm-61", "host": "esxi-01.lab.local", "run": "20261128T101500Z-4711",
+            "by": "ops@ctl01", "recorded_at": "2026-11-28T10:15:03.120000Z", "problem": null}]
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
@@ -273,13 +315,15 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory imp
 
 
 def argument_spec():
-    return vcenter_spec(host_scope(), vms=dict(type="list", elements="str", default=[]))
+    return vcenter_spec(host_scope(), vms=dict(type="list", elements="str", default=[]),
+                        power_records=dict(type="bool", default=False))
 
 
 def run(module, client):
     params = module.params
     return read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
-                          datacenter=params["datacenter"], vm_names=params["vms"])
+                          datacenter=params["datacenter"], vm_names=params["vms"],
+                          power_records=params["power_records"])
 
 
 def main():

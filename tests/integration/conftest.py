@@ -233,6 +233,17 @@ class PlaybookRun:
     def failed(self):
         return [result for result in self.results if result.get("failed")]
 
+    @property
+    def module_runs(self):
+        """The names of the tasks that ran a module: not skipped, and not an action of the controller's own."""
+        return [result["_task"] for result in self.results if not result.get("skipped")
+                and (result.get("action") or "").split(".")[-1] not in CONTROLLER_ACTIONS]
+
+
+# Actions that run on the controller alone, without a module run.
+CONTROLLER_ACTIONS = ("set_fact", "debug", "assert", "fail", "include_tasks", "include_role", "validate_argument_spec",
+                      "meta")
+
 
 def _results_from_json(stdout):
     document = json.loads(stdout[stdout.index("{"):])

@@ -28,6 +28,8 @@ GUESTS = {"pt-guest-01": "pt-vm-01", "pt-guest-02": "pt-vm-02"}
 PLAYBOOK = os.path.join(ROOT, "playbooks", "passthrough.yml")
 STATE_DIR = os.path.join(ROOT, ".tmp", "passthrough-guests-%d" % PORT_OFFSET)
 GIVE_TASK = "Give the VMs their GPUs, in one task for all of them"
+PLAN_TASK = "Read the VMs, their hosts and what passthrough would change"
+HOST_STEPS = "Hand the hosts' GPUs to passthrough where a host differs"
 
 
 @pytest.fixture(scope="module")
@@ -107,11 +109,19 @@ def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, gue
         assert checks["checks"]["nccl"]["status"] == "ok", checks["checks"]["nccl"]
         assert "over NVLink" in checks["checks"]["nccl"]["message"] and "NV12" in checks["checks"]["nccl"]["message"]
 
+    before = lab.state()
     rc, again, output = run_playbook(lab, path)
     assert rc == 0, output[-6000:]
+    plan = again[PLAN_TASK]["localhost"]
+    assert plan["host_differences"] == [] and again[HOST_STEPS]["localhost"]["skipped"] is True
+    # esxi-31 has a shell in the inventory, so its NVLink sets may come from its own nvidia-smi: the VM step reads
+    # them and vm_passthrough judges the VMs (the lab job sets gpu_passthrough_host_nvidia_smi false instead).
+    assert plan["vm_differences"] == ["%s: its host's NVLink sets come from the host's nvidia-smi" % vm
+                                      for vm in sorted(GUESTS.values())]
     assert again[GIVE_TASK]["localhost"]["changed"] is False
-    assert again["Hand the hosts' GPUs to passthrough"]["localhost"]["changed"] is False
-    assert held(lab) == truth
+    assert not [name for name, hosts in again.items() if hosts.get("localhost", {}).get("changed")
+                and "lock of each GPU cluster" not in name]
+    assert held(lab) == truth and lab.state()["vms"] == before["vms"]
 
 
 def test_guest_check_fails_naming_the_split_pair(lab, guests, tmp_path, run_tasks):
@@ -179,3 +189,34 @@ def test_doctor_and_fleet_report_show_the_pairs_and_who_holds_them(lab, run_task
     checks, _html = doctor_and_report(run_tasks, tmp_path / "split")
     assert checks["passthrough"]["status"] == "WARN"
     assert "NVLink set split between VMs: %s" % "+".join(PAIRS[1]) in checks["passthrough"]["message"]
+
+
+# Login, every VM, the host tree, logout.
+CONVERGED_SOAP_REQUESTS = 11
+
+
+def test_a_converged_rerun_of_the_role_reads_once_and_changes_nothing(lab, run_tasks, tmp_path):
+    """The role alone (no guest is reached): the first run hands esxi-31's GPUs over and gives pt-vm-01 a pair; the
+    second reads once, runs neither step and makes no change."""
+    path = tmp_path / "pt.yml"
+    path.write_text(yaml.safe_dump({"all": {"children": {
+        "passthrough_guests": {"hosts": {"pt-guest-01": {"passthrough_vm_name": "pt-vm-01", "passthrough_gpus": 2,
+                                                         "passthrough_nvlink": True}}},
+        "vcenter": {"vars": {"passthrough_nvlink_sets": {HOST: PAIRS}, "gpu_passthrough_host_nvidia_smi": False}}}}}))
+    role = [{"name": "gpu_passthrough", "ansible.builtin.include_role": {"name": "gpuops.vgpu.gpu_passthrough"}}]
+    first = run_tasks(role, inventories=[path])
+    assert [task.split(" : ")[-1] for task in first.module_runs] == [
+        PLAN_TASK, "Hand the hosts' GPUs to passthrough", GIVE_TASK]
+    assert held(lab)["pt-vm-01"] == ("poweredOn", PAIRS[0])
+
+    before = lab.state()
+    lab.reset_stats()
+    again = run_tasks(role, inventories=[path])
+    stats = lab.stats()
+    assert [task.split(" : ")[-1] for task in again.module_runs] == [PLAN_TASK], "the read alone runs a module"
+    plan = next(r for r in again.results if r["_task"].endswith(PLAN_TASK))
+    assert (plan["host_differences"], plan["vm_differences"]) == ([], [])
+    assert [r["_task"] for r in again.results if r.get("changed")] == []
+    assert lab.state() == before
+    assert stats["soap_requests"] <= CONVERGED_SOAP_REQUESTS, stats
+    assert not [method for method in stats["by_method"] if method.endswith("_Task") or "Passthru" in method], stats

@@ -153,6 +153,25 @@ def test_restore_from_another_controller_puts_drs_dpm_back_from_vcenter_and_clea
     assert any("Nothing to restore" in str(result.get("msg", "")) for result in again.results)
 
 
+# Login, the cluster, the custom field definitions, DRS/DPM and the record, logout.
+RESTORE_READ_SOAP_REQUESTS = 13
+
+
+def test_a_restore_with_nothing_to_put_back_is_one_read_per_cluster(lab, run_tasks, start, prepared):
+    play(lab, run_tasks, [include("restore")])
+    assert automation(lab) == start["gpu-cluster"] and custom_value(lab) == ""
+    before = lab.state()
+    lab.reset_stats()
+    again = play(lab, run_tasks, [include("restore"), include("restore", cluster_vgpu_cluster="mixed-cluster")])
+    stats = lab.stats()
+    assert [task.split(" : ")[-1] for task in again.module_runs] == [
+        "Put DRS and DPM back as they were before the vGPU work"] * 2, "no file record to read, one read per cluster"
+    assert [result["_task"] for result in again.results if result.get("changed")] == []
+    assert lab.state() == before
+    assert stats["soap_requests"] <= 2 * RESTORE_READ_SOAP_REQUESTS, stats
+    assert not [method for method in stats["by_method"] if method.endswith("_Task") or method == "SetField"], stats
+
+
 def test_prepare_and_restore_in_one_run(lab, run_tasks, start, tmp_path):
     play(lab, run_tasks, [include(), include("restore")])
     assert automation(lab) == start["gpu-cluster"] and custom_value(lab) == ""

@@ -18,6 +18,7 @@ GUESTS = {
     "gpu-vm-04": {"vgpu_profile": "grid_p40-3q"},
     "no-vgpu": {},
 }
+CHANGE_STEPS = "Plan, put the profiles on the VMs and read where they landed"
 
 
 @pytest.fixture
@@ -41,6 +42,11 @@ def placement(run):
     facts = [r["ansible_facts"]["vgpu_assign_placement"] for r in run.results
              if "vgpu_assign_placement" in r.get("ansible_facts", {})]
     return facts[-1]
+
+
+def differences(run):
+    return [r["ansible_facts"]["vgpu_assign_differences"] for r in run.results
+            if "vgpu_assign_differences" in r.get("ansible_facts", {})][-1]
 
 
 def pending(run_tasks, inventory, **variables):
@@ -78,9 +84,13 @@ def test_profiles_from_inventory_powered_on_and_placed(lab, run_tasks, guests_in
         assert placed[name]["host"] == truth["host"]
     assert lab.vm("gpu-vm-03")["vgpus"] == []
 
+    before = lab.state()
     again = run_role(run_tasks, lab, guests_inventory, vgpu_assign_power_on=True)
-    assigned = [r for r in again.results if r.get("_task", "").endswith("Put the vGPU profiles on the VMs, in one task for all of them")]
-    assert assigned and assigned[0]["changed"] is False
+    assert [r["_task"] for r in again.results if r.get("changed")] == []
+    assert differences(again) == [], "the one read finds nothing to change, so the change steps do not run"
+    assert [r for r in again.results if r["_task"].endswith(CHANGE_STEPS)][0]["skipped"] is True
+    assert lab.state() == before
+    assert dict((entry["name"], entry) for entry in placement(again)) == placed
     assert pending(run_tasks, guests_inventory, vgpu_assign_power_on=True) is False
     assert pending(run_tasks, guests_inventory) is False
 
@@ -165,3 +175,72 @@ def test_bad_role_input_fails_without_showing_the_password(lab, run_tasks, guest
                     expect_failure=True, verbosity=3, callback="ansible.builtin.default")
     assert "vgpu_assign_power" in run.stdout and "maybe" in run.stdout
     assert lab.connection["password"] not in run.stdout + run.stderr
+
+
+# The site's choices (inventories/lab/job.yml): plan both clusters, shut running guests down for a change, run every VM.
+SITE_CHOICES = {"vgpu_assign_plan": True, "vgpu_assign_power": "shutdown_guest", "vgpu_assign_power_on": True}
+READ_TASK = "Read the GPUs, the VMs and what interrupted runs left"
+# Login, the host tree, the custom field definitions, the VM names and custom values, the VMs, one QueryConfigTarget
+# per compute resource, logout.
+CONVERGED_SOAP_REQUESTS = 18
+
+
+def converged(lab, run_tasks, inventory):
+    """The guests' VMs as the site asks, after a first run that changed them."""
+    direct = Direct(lab)
+    try:
+        for host in ("esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"):
+            direct.shared_direct(host)
+    finally:
+        direct.close()
+    first = run_role(run_tasks, lab, inventory, **SITE_CHOICES)
+    assert differences(first) and any(task.endswith("Put the vGPU profiles on the VMs, in one task for all of them")
+                                      for task in first.module_runs)
+    return first
+
+
+def test_a_converged_rerun_reads_once_and_changes_nothing(lab, run_tasks, guests_inventory):
+    converged(lab, run_tasks, guests_inventory)
+    before = lab.state()
+    lab.reset_stats()
+    again = run_role(run_tasks, lab, guests_inventory, **SITE_CHOICES)
+    stats = lab.stats()
+    assert [task.split(" : ")[-1] for task in again.module_runs] == [READ_TASK], "the read alone runs a module"
+    assert [r["_task"] for r in again.results if r.get("changed")] == []
+    assert differences(again) == []
+    assert all(entry["ok"] and entry["gpu"] for entry in placement(again)), "placed and checked from the one read"
+    assert lab.state() == before
+    assert stats["soap_requests"] <= CONVERGED_SOAP_REQUESTS, stats
+    assert not [method for method in stats["by_method"] if method.endswith("_Task") or method == "SetField"], stats
+
+    check = run_role(run_tasks, lab, guests_inventory, check=True, **SITE_CHOICES)
+    assert [task.split(" : ")[-1] for task in check.module_runs] == [READ_TASK]
+    assert not [r for r in check.results if r.get("changed")] and lab.state() == before
+
+
+def test_a_converged_layer_still_finishes_what_an_interrupted_run_left(lab, run_tasks, guests_inventory):
+    """gpu-vm-07, which no request names, was powered off by a run that died: the one read finds its power record,
+    so vm_vgpu runs, makes the recorded change, powers it on and says so; then the layer is converged again."""
+    converged(lab, run_tasks, guests_inventory)
+    direct = Direct(lab)
+    try:
+        direct.add_vgpu("gpu-vm-07", "grid_p40-2q")
+        direct.power_on("gpu-vm-07")
+        direct.left_off_by_an_interrupted_run("gpu-vm-07", {"state": "present", "profiles": ["grid_p40-4q"],
+                                                            "host": None})
+    finally:
+        direct.close()
+    assert lab.vm("gpu-vm-07")["power_state"] == "poweredOff"
+    run = run_role(run_tasks, lab, guests_inventory, **SITE_CHOICES)
+    found = differences(run)
+    assert len(found) == 1 and found[0].startswith(
+        "gpu-vm-07 carries the power record of run 20261128T090000Z-4242 (ops@ctl02, "), found
+    said = [r["msg"] for r in run.results if r["_task"].endswith("Say what an interrupted run had left")]
+    assert said and said[0][0].startswith("gpu-vm-07: powered on (powered off by run 20261128T090000Z-4242 of "
+                                          "ops@ctl02")
+    vm = lab.vm("gpu-vm-07")
+    assert vm["power_state"] == "poweredOn" and [v["profile"] for v in vm["vgpus"]] == ["grid_p40-4q"]
+    assert not vm["custom_values"].get("gpuops.vgpu.vm_vgpu.power")
+
+    again = run_role(run_tasks, lab, guests_inventory, **SITE_CHOICES)
+    assert differences(again) == [] and [task.split(" : ")[-1] for task in again.module_runs] == [READ_TASK]

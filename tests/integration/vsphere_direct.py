@@ -7,6 +7,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
+import json
+
 from pyVim.connect import Disconnect, SmartConnect
 from pyVim.task import WaitForTask
 from pyVmomi import vim
@@ -106,3 +109,18 @@ class Direct:
 
     def power_off(self, vm_name):
         WaitForTask(self.vm(vm_name).PowerOffVM_Task())
+
+    def left_off_by_an_interrupted_run(self, vm_name, want, run="20261128T090000Z-4242", by="ops@ctl02"):
+        """A running VM that a vm_vgpu run on another controller powered off and died before powering on again:
+        its power record as vm_vgpu writes it (this vCenter, the VM's cluster, vCenter's time, the change ``want``),
+        then the power-off."""
+        vm = self.vm(vm_name)
+        now = self.si.CurrentTime().astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        record = {"v": 1, "run": run, "by": by, "vcenter": self.content.about.instanceUuid,
+                  "cluster": vm.runtime.host.parent._moId, "power": "poweredOn",
+                  "at": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "want": want}
+        manager = self.content.customFieldsManager
+        field = next((f for f in manager.field if f.name == "gpuops.vgpu.vm_vgpu.power"), None) or \
+            manager.AddCustomFieldDef(name="gpuops.vgpu.vm_vgpu.power", moType=vim.VirtualMachine)
+        manager.SetField(entity=vm, key=field.key, value=json.dumps(record))
+        self.power_off(vm_name)

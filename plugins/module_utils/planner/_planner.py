@@ -33,7 +33,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._state import 
 
 MODES = ("equal_size", "mixed_size")
 POLICIES = ("performance", "consolidation")
-__all__ = ["plan", "MODES", "POLICIES", "REASONS"]
+__all__ = ["plan", "kept_in_place", "MODES", "POLICIES", "REASONS"]
 
 
 def plan(inventory, requests, mode="equal_size", assignment_policy=None, symmetric=False, headroom=0,
@@ -68,6 +68,16 @@ def plan(inventory, requests, mode="equal_size", assignment_policy=None, symmetr
                 "mode=mixed_size would place %d more request(s) on mixed-size capable GPUs (%s); the hosts need vGPU "
                 "17 or later on vSphere 8.0 Update 3 or later." % (more, ", ".join(sorted(models))))
     return result
+
+
+def kept_in_place(inventory, requests):
+    """The VMs of ``requests`` that ``plan()`` (respecting what runs) keeps where they run: it moves none of them
+    and carves nothing for them. Raises ``InputError`` for input ``plan()`` would refuse."""
+    planner = Planner(MODES[0], None, False, True)
+    planner.read_inventory(inventory)
+    planner.read_requests(requests)
+    planner.keep_or_release()
+    return [request.vm for request in planner.requests if request.current]
 
 
 def _int_at_least(value, minimum, what):
@@ -255,7 +265,7 @@ class Planner(object):
     # ---- planning ----------------------------------------------------------------------------------------------
 
     def run(self):
-        self._keep_or_release()
+        self.keep_or_release()
         for gpu in self.gpus:
             if gpu.state == "idle":
                 gpu.host.give_idle(gpu)
@@ -267,7 +277,7 @@ class Planner(object):
         self.equal.run()
         return Report(self).build()
 
-    def _keep_or_release(self):
+    def keep_or_release(self):
         """Requested VMs that already run where their request allows stay; the others leave their GPUs."""
         shares = {}
         for gpu in self.gpus:

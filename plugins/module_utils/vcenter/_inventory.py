@@ -4,7 +4,8 @@
 """GPU inventory of vCenter hosts: what ``gpu_info`` returns and what the other vCenter modules build on.
 
 Reading costs few round trips: one PropertyCollector call for the inventory tree and the hosts' graphics data, one
-for the VMs that run or were asked about (plus one for VM names when VMs are asked about by name), whatever their
+for the VMs that run or were asked about (plus one for VM names when VMs are asked about by name, which also reads
+the VMs' power records when they are asked for, after one read of the custom field definitions), whatever their
 number, and one QueryConfigTarget per cluster (or standalone host) for vCenter's own profile facts.
 """
 
@@ -13,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _vm_power_records as _power_records
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, NotFound
 
 try:
@@ -33,18 +35,29 @@ VM_PROPERTIES = [
 ]
 
 
-def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, vm_names=None):
-    """Hosts (with GPUs and profiles) selected by cluster / names / all, and the requested VMs.
+def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, vm_names=None, power_records=False):
+    """Hosts (with GPUs and profiles) selected by cluster / names / all, the requested VMs, and with
+    ``power_records`` the vm_vgpu power records of the VMs on those hosts or on none.
 
-    Returns ``{"hosts": [...], "vms": [...]}`` shaped as documented in the ``gpu_info`` module.
+    Returns ``{"hosts": [...], "vms": [...]}`` (and ``power_records``) shaped as documented in the ``gpu_info``
+    module.
     """
     hosts = client.hosts(HOST_PROPERTIES, cluster=cluster, esxi_hostnames=esxi_hostnames, datacenter=datacenter,
                          compute_properties=["environmentBrowser"])
     host_names = dict((item["moid"], item["name"]) for item in hosts)
-    wanted_vms = []
-    if vm_names:
-        names = client.retrieve({vim.VirtualMachine: ["name"], vim.HostSystem: ["name"]})
-        wanted_vms = _named_vms(names[vim.VirtualMachine], vm_names)
+    # No record field in vCenter means no VM carries a record: then the VMs' custom values need no reading.
+    records = _power_records.PowerRecords(client) if power_records else None
+    scan = records is not None and records.find_key() is not None
+    wanted_vms, recorded = [], []
+    if vm_names or scan:
+        names = client.retrieve({vim.VirtualMachine: ["name"] + (["customValue", "runtime.host"] if scan else []),
+                                 vim.HostSystem: ["name"]})
+        wanted_vms = _named_vms(names[vim.VirtualMachine], vm_names) if vm_names else []
+        if scan:
+            in_scope = [item for item in names[vim.VirtualMachine]
+                        if item.get("runtime.host") is None or item["runtime.host"]._moId in host_names]
+            recorded = _power_records.listed(records, in_scope, dict(
+                (item["moid"], item["name"]) for item in names[vim.HostSystem]))
         host_names.update((item["moid"], item["name"]) for item in names[vim.HostSystem])
     running = {}
     for host in hosts:
@@ -63,7 +76,10 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
     facts = vcenter_profile_facts(client, hosts)
     result_hosts = [_describe_host(host, vm_items, facts) for host in hosts]
     result_vms = [describe_vm(vm_items[vm._moId], host_names) for vm in wanted_vms]
-    return {"hosts": result_hosts, "vms": result_vms}
+    result = {"hosts": result_hosts, "vms": result_vms}
+    if power_records:
+        result["power_records"] = recorded
+    return result
 
 
 def vcenter_profile_facts(client, hosts):

@@ -77,6 +77,23 @@ def request_from(record, name):
             "state": want["state"], "profiles": list(want["profiles"]), "host": want.get("host")}
 
 
+def listed(records, items, host_names):
+    """The records among ``items`` (VM reads with ``name``, ``customValue`` and ``runtime.host``) as ``gpu_info``
+    lists them, by VM name: who left each and when, or why it cannot be read."""
+    found = []
+    for item in items:
+        record = parse(records.value(item))
+        if record is None:
+            continue
+        host = item.get("runtime.host")
+        damaged = isinstance(record, str)
+        found.append({"name": item.get("name"), "moid": item["moid"],
+                      "host": host_names.get(host._moId) if host is not None else None,
+                      "run": None if damaged else record["run"], "by": None if damaged else record["by"],
+                      "recorded_at": None if damaged else record["at"], "problem": record if damaged else None})
+    return sorted(found, key=lambda entry: (entry["name"] or "", entry["moid"]))
+
+
 class PowerRecords(field_records.FieldRecords):
     """The records of one vCenter: the field's key, writing and clearing records, and the person check."""
 

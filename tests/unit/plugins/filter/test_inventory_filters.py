@@ -16,6 +16,7 @@ from ansible_collections.gpuops.vgpu.plugins.filter.inventory import (
     apply_plan,
     plan_scopes,
     site_clusters,
+    vgpu_differences,
     vgpu_guests,
     vgpu_placement,
     vgpu_requests,
@@ -139,7 +140,7 @@ def test_placement_when_the_vms_should_run():
 def test_filter_map():
     assert FilterModule().filters() == {"site_clusters": site_clusters, "vgpu_guests": vgpu_guests, "vgpu_requests": vgpu_requests,
                                         "plan_scopes": plan_scopes, "apply_plan": apply_plan,
-                                        "vgpu_placement": vgpu_placement}
+                                        "vgpu_placement": vgpu_placement, "vgpu_differences": vgpu_differences}
 
 
 @pytest.mark.parametrize("vgpu_clusters, vcenter_cluster, clusters", [

@@ -33,7 +33,8 @@ def test_reads_hosts_gpus_and_vms_and_never_changes(monkeypatch, capsys, client,
         ("idle-1", "esxi-02", "poweredOff")]
     assert [call[0] for call in client.calls] == ["retrieve", "retrieve", "retrieve_objects"]
     assert sessions[0].params == dict(CONNECTION, cluster="gpu-cluster", esxi_hostnames=None, datacenter=None,
-                                      vms=["idle-1"])
+                                      vms=["idle-1"], power_records=False)
+    assert "power_records" not in result
     assert sessions[0].closed
 
 

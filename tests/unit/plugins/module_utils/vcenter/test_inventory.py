@@ -7,6 +7,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import types
+
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _inventory
@@ -186,3 +189,67 @@ def test_duplicate_vm_names_are_refused(client):
     client.tree[vim.VirtualMachine].append({"obj": vim.VirtualMachine("vm-4"), "moid": "vm-4", "name": "idle-1"})
     with pytest.raises(InputError, match="idle-1"):
         _inventory.read_inventory(client, vm_names=["idle-1"])
+
+
+def _record(run, at="2026-11-28T09:00:00.000000Z"):
+    return json.dumps({"v": 1, "run": run, "by": "ops@ctl02", "controller": "ctl02", "pid": 42, "vcenter": "vc-1",
+                       "cluster": "domain-c7", "power": "poweredOn", "at": at,
+                       "want": {"state": "present", "profiles": ["grid_p40-8q"], "host": None}})
+
+
+def with_power_records(client, field_defined=True):
+    """The power record field, and VMs that carry records: train-1 (esxi-01), idle-1 a damaged one (esxi-02),
+    vm-8 on esxi-sa and vm-9 on no host."""
+    manager = vim.CustomFieldsManager("CustomFieldsManager")
+    client.content = types.SimpleNamespace(customFieldsManager=manager)
+    fields = [vim.CustomFieldsManager.FieldDef(key=7, name="other"),
+              vim.CustomFieldsManager.FieldDef(key=101, name="gpuops.vgpu.vm_vgpu.power")]
+    client.vm_props["CustomFieldsManager"] = {"field": fields if field_defined else fields[:1]}
+
+    def value(text, key=101):
+        return [vim.CustomFieldsManager.StringValue(key=key, value=text)]
+
+    tree = client.tree[vim.VirtualMachine]
+    tree[0].update({"customValue": value(_record("r-1")), "runtime.host": vim.HostSystem("host-1")})
+    tree[1].update({"customValue": value(_record("r-1"), key=7), "runtime.host": vim.HostSystem("host-1")})
+    tree[2].update({"customValue": value('{"v": 1, "run"'), "runtime.host": vim.HostSystem("host-2")})
+    tree.append({"obj": vim.VirtualMachine("vm-8"), "moid": "vm-8", "name": "batch-8",
+                 "customValue": value(_record("r-2")), "runtime.host": vim.HostSystem("host-9")})
+    tree.append({"obj": vim.VirtualMachine("vm-9"), "moid": "vm-9", "name": "orphan-9",
+                 "customValue": value(_record("r-3")) + value("", key=7)})
+    asked = []
+    plain = client.retrieve
+
+    def retrieve(specs, root=None):
+        asked.append(dict((vim_type.__name__, sorted(paths)) for vim_type, paths in specs.items()))
+        return plain(specs, root)
+
+    client.retrieve = retrieve
+    return asked
+
+
+def test_power_records_of_the_vms_on_the_hosts_read_or_on_none(client):
+    asked = with_power_records(client)
+    inventory = _inventory.read_inventory(client, cluster="gpu-cluster", vm_names=["idle-1"], power_records=True)
+    assert [(r["name"], r["host"], r["run"], r["by"], r["problem"] is None) for r in inventory["power_records"]] == [
+        ("idle-1", "esxi-02", None, None, False), ("orphan-9", None, "r-3", "ops@ctl02", True),
+        ("train-1", "esxi-01", "r-1", "ops@ctl02", True)]
+    assert "cut short" in inventory["power_records"][0]["problem"]
+    assert inventory["power_records"][2]["recorded_at"] == "2026-11-28T09:00:00.000000Z"
+    assert asked[1]["vim.VirtualMachine"] == ["customValue", "name", "runtime.host"], "one read for names and records"
+    assert [vm["name"] for vm in inventory["vms"]] == ["idle-1"]
+
+    everywhere = _inventory.read_inventory(client, power_records=True)
+    assert [r["name"] for r in everywhere["power_records"]] == ["batch-8", "idle-1", "orphan-9", "train-1"]
+    assert everywhere["vms"] == []
+
+
+def test_power_records_cost_one_read_where_no_vm_can_carry_one(client):
+    asked = with_power_records(client, field_defined=False)
+    inventory = _inventory.read_inventory(client, cluster="gpu-cluster", power_records=True)
+    assert inventory["power_records"] == []
+    assert [call[0] for call in client.calls] == ["retrieve", "retrieve_objects", "retrieve_objects"]
+    assert len(asked) == 1, "no VM read for records that cannot exist"
+    named = _inventory.read_inventory(client, cluster="gpu-cluster", vm_names=["idle-1"], power_records=True)
+    assert asked[-1]["vim.VirtualMachine"] == ["name"] and named["power_records"] == []
+    assert "power_records" not in _inventory.read_inventory(client, cluster="gpu-cluster")
