@@ -9,12 +9,15 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: vlcm_info
-short_description: vSphere Lifecycle Manager depots, their components, a cluster's image and its compliance
+short_description: vSphere Lifecycle Manager depots, their components, a cluster's hosts, image and compliance
 version_added: 0.1.0
 description:
   - Returns the offline depots of vSphere Lifecycle Manager (vLCM) with the components each carries, every
-    component version the depots hold, and for a cluster whether it is managed with a single image, its desired
-    image and its last compliance scan.
+    component version the depots hold, and for a cluster whether it is managed with a single image, its hosts, its
+    desired image and its last compliance scan.
+  - With O(bundles), also reads offline bundles on the host that runs the module (the controller, for the
+    collection's vCenter plays) and returns the components each carries, so that one task tells what the bundles
+    bring and what vLCM already holds.
   - Reads only; it starts no scan (M(gpuops.vgpu.vlcm_remediate) in check mode scans).
 author:
   - gpuops maintainers (@gpuops)
@@ -34,12 +37,18 @@ options:
   gather:
     description:
       - What to read. V(depots) costs one call per depot; the others one call each.
-      - V(image) and V(compliance) need O(cluster).
-      - Default is everything that applies, V(depots) and V(components), and with O(cluster) also V(image) and
-        V(compliance).
+      - V(hosts), V(image) and V(compliance) need O(cluster).
+      - Default is everything that applies, V(depots) and V(components), and with O(cluster) also V(hosts),
+        V(image) and V(compliance).
     type: list
     elements: str
-    choices: [depots, components, image, compliance]
+    choices: [depots, components, hosts, image, compliance]
+  bundles:
+    description:
+      - Offline bundles (component depot zips) to read on the host that runs the module, whatever O(gather) says.
+        Only their metadata is read; a missing or corrupt file fails the module before any call to vCenter.
+    type: list
+    elements: path
 requirements:
   - requests
 """
@@ -70,6 +79,19 @@ EXAMPLES = r"""
     password: "{{ vcenter_password }}"
     validate_certs: "{{ vcenter_validate_certs }}"
     gather: [depots]
+
+# depot_dir: where the bundles are on the controller (in the lab: .tmp/lab/depot).
+- name: What a bundle carries, and every component version the depots hold, in one task
+  gpuops.vgpu.vlcm_info:
+    hostname: "{{ vcenter_hostname }}"
+    port: "{{ vcenter_port }}"
+    username: "{{ vcenter_username }}"
+    password: "{{ vcenter_password }}"
+    validate_certs: "{{ vcenter_validate_certs }}"
+    bundles:
+      - "{{ depot_dir }}/NVD-VGPU-800_525.105.14-1OEM.800.1.0.20613240_21506612.zip"
+    gather: [components]
+  register: vlcm_read
 """
 
 RETURN = r"""
@@ -99,6 +121,18 @@ components:
   description: Every component version the depots hold (C(name), C(version), C(display_name),
     C(display_version), C(vendor), C(summary), C(release_date), C(category), C(urgency)), base image included.
   returned: when O(gather) has V(components)
+  type: list
+  elements: dict
+bundles:
+  description:
+    - The offline bundles of O(bundles), in that order, each with C(path), C(file_name), C(size), C(vendors) and
+      C(components) as RV(gpuops.vgpu.vlcm_depot#module:bundle) describes them.
+  returned: when O(bundles) is given
+  type: list
+  elements: dict
+hosts:
+  description: The hosts of the cluster (C(name), C(id), C(connection_state)), by name.
+  returned: when O(cluster) is given and O(gather) has V(hosts)
   type: list
   elements: dict
 cluster:
@@ -131,12 +165,14 @@ def argument_spec():
         cluster=dict(type="str"),
         datacenter=dict(type="str"),
         gather=dict(type="list", elements="str", choices=GATHER_CHOICES),
+        bundles=dict(type="list", elements="path"),
     )
 
 
 def run(module, client):
     p = module.params
-    return read_vlcm(client, cluster_name=p["cluster"], datacenter=p["datacenter"], gather=p["gather"])
+    return read_vlcm(client, cluster_name=p["cluster"], datacenter=p["datacenter"], gather=p["gather"],
+                     bundles=p["bundles"])
 
 
 def main():

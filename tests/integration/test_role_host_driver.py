@@ -17,12 +17,22 @@ from vlcm_lab import (
     DRIVER_VERSION,
     GPU_HOSTS,
     Depot,
+    Rest,
     cluster_state,
     host_components,
+    routes_called,
+    set_image,
     vlcm_lab_at_start,
 )
 
 IMAGE = {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION, DAEMON: DAEMON_VERSION}
+DRIVER_535, DAEMON_535 = "535.54.06-1OEM.800.1.0.20613240", "535.54.06-0.0.0000"
+# What a converged cluster costs: the one read and the plan made from it.
+READ_AND_PLAN = ["Read the bundles and the cluster's vLCM state", "Decide which steps the cluster needs"]
+# The read's REST requests: the session, the datacenter and the cluster, whether it has an image, its hosts, image
+# and last compliance scan, the depots' content, the logout.
+MAX_CONVERGED_REST_REQUESTS = 9
+SCAN = "POST /api/esx/settings/clusters/{cluster}/software?action=scan&vmw-task=true"
 
 
 @pytest.fixture
@@ -50,6 +60,12 @@ def by_task(run):
 
 def items(run, task):
     return by_task(run)[task].get("results", [])
+
+
+def executed(run):
+    """The role's tasks that ran (not skipped), argument validation aside, in order."""
+    return [r["_task"].split(" : ", 1)[1] for r in run.results
+            if " : " in r["_task"] and not r.get("skipped") and "Validating arguments" not in r["_task"]]
 
 
 def test_check_mode_lists_the_components_and_changes_nothing(lab, run_tasks, bundles):
@@ -80,10 +96,9 @@ def test_a_corrupt_bundle_stops_the_role_before_any_import(lab, run_tasks, bundl
     corrupt = bundles["depot"].corrupt()
     run = role(lab, run_tasks, expect_failure=True, host_driver_bundles=[bundles["paths"][0], corrupt],
                host_driver_bundle_url_prefix=bundles["prefix"], host_driver_accept_eula=True)
-    read = run.failed[0]
-    assert read["_task"].endswith("Read the offline bundles before importing any")
-    assert [item.get("failed", False) for item in read["results"]] == [False, True]
-    assert "%s is not a valid ESXi offline bundle" % corrupt in read["results"][1]["msg"]
+    [read] = run.failed
+    assert read["_task"].endswith("Read the bundles and the cluster's vLCM state")
+    assert read["msg"].startswith("%s is not a valid ESXi offline bundle" % corrupt)
     assert lab.state()["depots"] == []
 
 
@@ -114,8 +129,7 @@ def test_full_run_installs_the_driver_on_every_host(lab, run_tasks, bundles):
     checks = items(run, "Check that every host complies and runs each component at its version")
     runs = "%s %s, %s %s" % (DRIVER, DRIVER_VERSION, DAEMON, DAEMON_VERSION)
     assert [r["msg"] for r in checks] == ["Host %s runs %s." % (name, runs) for name in GPU_HOSTS]
-    imports = items(run, "Import the offline bundles into vLCM")
-    assert [r["changed"] for r in imports] == [False, False], "vLCM already holds their content (from file URLs)"
+    assert items(run, "Import the offline bundles into vLCM") == [], "vLCM already holds their content (file URLs)"
     assert sorted(d["location"] for d in lab.state()["depots"]) == sorted("file://" + p for p in bundles["paths"])
 
 
@@ -129,3 +143,59 @@ def test_a_second_run_changes_nothing(lab, run_tasks, bundles):
     assert not any(item.get("changed") for r in run.results for item in r.get("results", []))
     assert lab.state()["hosts"] == before["hosts"]
     assert lab.state()["depots"] == before["depots"]
+
+
+def test_a_converged_cluster_costs_one_read_in_real_runs_and_check_mode(lab, run_tasks, bundles):
+    asked = dict(host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+                 host_driver_accept_eula=True)
+    role(lab, run_tasks, **asked)
+    before = lab.state()
+    for check in (False, True):
+        lab.reset_stats()
+        run = role(lab, run_tasks, check=check, **asked)
+        assert executed(run) == READ_AND_PLAN, "check mode %s" % check
+        assert not any(r.get("changed") for r in run.results)
+        stats = lab.stats()
+        assert stats["soap_requests"] == 0
+        assert stats["rest_requests"] <= MAX_CONVERGED_REST_REQUESTS, stats["rest_by_route"]
+        assert routes_called(lab) == {}, "no import, image draft, scan or remediation"
+    assert lab.state() == before
+
+
+def test_an_image_changed_after_the_last_scan_gets_the_hosts_remediated(lab, run_tasks, bundles):
+    role(lab, run_tasks, host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+         host_driver_accept_eula=True)
+    depot, rest = bundles["depot"], Rest(lab)
+    newer = [depot.driver("535.54.06"), depot.daemon("535.54.06")]
+    for path in newer:
+        info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
+                         {"source_type": "PULL", "location": depot.url(path)})
+        assert info["status"] == "SUCCEEDED", info
+    # The image moves on outside the role; vLCM's last scan, from the role's remediation, still shows every host
+    # complying, running the 525 driver.
+    set_image(rest, {DRIVER: DRIVER_535, DAEMON: DAEMON_535})
+    run = role(lab, run_tasks, host_driver_bundles=newer, host_driver_bundle_url_prefix=bundles["prefix"],
+               host_driver_accept_eula=True)
+    assert executed(run) == READ_AND_PLAN + [
+        "Import, set the image, remediate and verify where the cluster differs",
+        "Show the components each bundle carries", "Remediate the hosts to the image",
+        "Check that every host complies and runs each component at its version"]
+    assert sorted(by_task(run)["Remediate the hosts to the image"]["pending"]) == GPU_HOSTS
+    newer_image = {"ESXi": BASE_IMAGE, DRIVER: DRIVER_535, DAEMON: DAEMON_535}
+    assert host_components(lab) == dict((name, newer_image) for name in GPU_HOSTS)
+
+
+def test_a_rescan_scans_a_converged_cluster_and_changes_nothing(lab, run_tasks, bundles):
+    asked = dict(host_driver_bundles=bundles["paths"], host_driver_bundle_url_prefix=bundles["prefix"],
+                 host_driver_accept_eula=True)
+    role(lab, run_tasks, **asked)
+    before = lab.state()
+    lab.reset_stats()
+    run = role(lab, run_tasks, host_driver_rescan=True, **asked)
+    assert executed(run) == READ_AND_PLAN + [
+        "Import, set the image, remediate and verify where the cluster differs",
+        "Show the components each bundle carries", "Remediate the hosts to the image",
+        "Check that every host complies and runs each component at its version"]
+    assert not any(r.get("changed") for r in run.results)
+    assert list(routes_called(lab)) == [SCAN]
+    assert lab.state()["hosts"] == before["hosts"]

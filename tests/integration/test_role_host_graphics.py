@@ -7,10 +7,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from pyVmomi import vim
+
 from vsphere_direct import Direct
 
 CLUSTER_HOSTS = ["esxi-01.lab.local", "esxi-02.lab.local", "esxi-03.lab.local"]
 P40 = "0000:3b:00.0"
+SET = "Set the graphics type, assignment policy and restart Xorg where changed"
+READ_BACK = ["Read the active graphics type of every GPU", "Check that every GPU runs the wanted graphics type"]
+# host_graphics' one read of the hosts: login, one container view read for all hosts, logout.
+MAX_CONVERGED_SOAP_REQUESTS = 8
 
 
 def role(lab, run_tasks, check=False, expect_failure=False, verbosity=0, callback="ansible.posix.json", **role_vars):
@@ -23,6 +29,12 @@ def role(lab, run_tasks, check=False, expect_failure=False, verbosity=0, callbac
 def task(run, name):
     """The result of the role's task called ``name`` (the callback prefixes the role's name)."""
     return next(result for result in run.results if result["_task"].endswith(name))
+
+
+def executed(run):
+    """The role's tasks that ran (not skipped), argument validation aside, in order."""
+    return [r["_task"].split(" : ", 1)[1] for r in run.results
+            if " : " in r["_task"] and not r.get("skipped") and "Validating arguments" not in r["_task"]]
 
 
 def restarts(lab):
@@ -114,3 +126,39 @@ def test_the_password_stays_out_of_the_output(lab, run_tasks):
     password = lab.vcenter_vars["vcenter_password"]
     assert "Check that every GPU runs the wanted graphics type" in run.stdout
     assert password not in run.stdout + run.stderr
+
+
+def test_a_converged_cluster_costs_one_read_and_no_read_back(lab, run_tasks):
+    first = role(lab, run_tasks)
+    assert executed(first) == [SET] + READ_BACK
+    before = lab.state()
+    for check in (False, True):
+        lab.reset_stats()
+        run = role(lab, run_tasks, check=check)
+        assert executed(run) == [SET], "check mode %s" % check
+        assert not any(result.get("changed") for result in run.results)
+        stats = lab.stats()
+        assert stats["soap_requests"] <= MAX_CONVERGED_SOAP_REQUESTS, stats["by_method"]
+        assert stats["rest_requests"] == 0
+    assert lab.state() == before
+
+
+def test_a_gpu_waiting_for_its_type_gets_the_restart_and_the_read_back(lab, run_tasks):
+    role(lab, run_tasks, host_graphics_esxi_hostnames=["esxi-01.lab.local"], host_graphics_type="shared")
+    # The configuration as the role sets it, without the Xorg restart that makes the type active.
+    direct = Direct(lab)
+    try:
+        direct.host("esxi-01.lab.local").configManager.graphicsManager.UpdateGraphicsConfig(vim.host.GraphicsConfig(
+            hostDefaultGraphicsType="sharedDirect", sharedPassthruAssignmentPolicy="performance",
+            deviceType=[vim.host.GraphicsConfig.DeviceType(deviceId=P40, graphicsType="sharedDirect")]))
+    finally:
+        direct.close()
+    assert lab.host("esxi-01.lab.local")["gpus"][0]["graphics_type"] == "shared"
+    start = restarts(lab)
+
+    run = role(lab, run_tasks, host_graphics_esxi_hostnames=["esxi-01.lab.local"])
+    assert executed(run) == [SET] + READ_BACK
+    assert task(run, SET)["hosts"][0]["xorg_restart_reason"].startswith("GPU(s) %s did not run" % P40)
+    assert task(run, READ_BACK[1])["msg"] == "1 GPU(s) run sharedDirect."
+    assert lab.host("esxi-01.lab.local")["gpus"][0]["graphics_type"] == "sharedDirect"
+    assert restarts(lab) == dict(start, **{"esxi-01.lab.local": start["esxi-01.lab.local"] + 1})

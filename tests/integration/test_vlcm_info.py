@@ -79,3 +79,18 @@ def test_cluster_without_image_management(lab, run_tasks):
 def test_image_without_cluster_is_refused(lab, run_tasks):
     result = info(run_tasks, expect_failure=True, gather=["image"])
     assert "gather image needs the cluster option" in result["msg"]
+
+
+def test_bundles_on_the_controller_and_the_hosts_in_one_read(lab, run_tasks):
+    depot = Depot(lab)
+    bundles = [depot.driver("535.54.06"), depot.daemon()]
+    lab.reset_stats()
+    result = info(run_tasks, cluster="gpu-cluster", bundles=bundles, gather=["components", "hosts"])
+    assert [(b["path"], [(c["name"], c["version"]) for c in b["components"]]) for b in result["bundles"]] == [
+        (bundles[0], [(DRIVER, "535.54.06-1OEM.800.1.0.20613240")]), (bundles[1], [(DAEMON, DAEMON_VERSION)])]
+    held = [(c["name"], c["version"]) for c in result["components"]]
+    assert (DAEMON, DAEMON_VERSION) in held and (DRIVER, "535.54.06-1OEM.800.1.0.20613240") not in held
+    truth = sorted((h["name"], h["connection_state"]) for h in lab.state()["hosts"] if h["cluster"] == "gpu-cluster")
+    assert [(h["name"], h["connection_state"].lower()) for h in result["hosts"]] == [
+        (name, state.lower()) for name, state in truth]
+    assert lab.stats()["soap_requests"] == 0

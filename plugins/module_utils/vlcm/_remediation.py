@@ -62,12 +62,18 @@ def _statuses(summary):
 VM_POWER_ACTIONS = {"keep": "DO_NOT_CHANGE_VMS_POWER_STATE", "power_off": "POWER_OFF_VMS", "suspend": "SUSPEND_VMS"}
 
 
+def components_off(host, components):
+    """``"name version"`` of each of ``components`` (``{name: version}``) that a host of a compliance summary does
+    not run at that version, in the order of ``components``."""
+    running = host.get("components") or {}
+    return ["%s %s" % (name, version) for name, version in (components or {}).items()
+            if (running.get(name) or {}).get("current") != version]
+
+
 def hosts_off_components(hosts, components):
     """The names of the hosts (of a compliance summary) that do not run each of ``components`` (``{name: version}``)
     at that version."""
-    return [host["name"] for host in hosts
-            if any(((host.get("components") or {}).get(name) or {}).get("current") != version
-                   for name, version in (components or {}).items())]
+    return [host["name"] for host in hosts if components_off(host, components)]
 
 
 def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, datacenter=None, precheck=True,

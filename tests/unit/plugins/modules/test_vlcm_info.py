@@ -7,6 +7,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import sys
+
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.modules import vlcm_info
@@ -15,11 +18,16 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.vlcm.vlcm_f
     DAEMON,
     DAEMON_VERSION,
     DRIVER,
+    DRIVER_535,
     DRIVER_VERSION,
     HOSTS,
     install,
     run_module,
 )
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "lab", "tools"))
+import make_bundle  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture
@@ -90,3 +98,37 @@ def test_an_unknown_cluster_names_the_known_ones(vcenter, capsys):
     assert failed
     assert result["msg"] == "Cluster 'gpu' was not found. Known clusters: gpu-cluster, mixed-cluster."
     assert vcenter.closed
+
+
+def test_the_hosts_of_a_cluster(vcenter, capsys):
+    failed, result = run({"cluster": "gpu-cluster", "gather": ["hosts"]}, capsys)
+    assert not failed and sorted(result) == ["changed", "cluster", "hosts"]
+    assert [(h["name"], h["id"], h["connection_state"]) for h in result["hosts"]] == [
+        (name, "host-%d" % i, "CONNECTED") for i, name in enumerate(HOSTS, 1)]
+
+
+def test_hosts_without_a_cluster_fail_before_connecting(vcenter, capsys):
+    failed, result = run({"gather": ["hosts"]}, capsys)
+    assert failed and result["msg"].startswith("gather hosts needs the cluster option.")
+    assert vcenter.built_with is None
+
+
+def test_bundles_on_the_controller_are_read_with_what_vlcm_holds(vcenter, capsys, tmp_path):
+    driver = make_bundle.nvidia_host_driver(str(tmp_path), driver="535.54.06")
+    daemon = make_bundle.nvidia_gpu_mgmt_daemon(str(tmp_path), driver="525.105.14")
+    failed, result = run({"bundles": [driver, daemon], "gather": ["components"]}, capsys)
+    assert not failed and result["changed"] is False
+    assert [(b["path"], b["file_name"]) for b in result["bundles"]] == [
+        (driver, os.path.basename(driver)), (daemon, os.path.basename(daemon))]
+    assert [[(c["name"], c["version"]) for c in b["components"]] for b in result["bundles"]] == [
+        [(DRIVER, DRIVER_535)], [(DAEMON, DAEMON_VERSION)]]
+    assert (DRIVER, DRIVER_535) not in [(c["name"], c["version"]) for c in result["components"]]
+
+
+def test_a_corrupt_bundle_fails_before_vcenter_is_asked(vcenter, capsys, tmp_path):
+    good = make_bundle.nvidia_host_driver(str(tmp_path), driver="525.105.14")
+    corrupt = tmp_path / "NVD-VGPU-800_corrupt.zip"
+    corrupt.write_bytes(b"PK\x03\x04 an interrupted download")
+    failed, result = run({"bundles": [good, str(corrupt)], "cluster": "gpu-cluster"}, capsys)
+    assert failed and result["msg"].startswith("%s is not a valid ESXi offline bundle" % corrupt)
+    assert vcenter.built_with is None
