@@ -50,7 +50,9 @@ def inventory(tmp_path, guests, gpus, nvlink=True):
     group = {"vars": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_user": "root",
                       "ansible_python_interpreter": "/usr/bin/python3", "ansible_ssh_common_args": common,
                       "ansible_ssh_private_key_file": os.path.join(STATE_DIR, "guest_ssh_key"),
-                      "passthrough_nvlink": nvlink},
+                      "passthrough_nvlink": nvlink,
+                      # NCCL's all-reduce test as the lab guests carry it (inventories/lab/job.yml).
+                      "gpu_validate_nccl_all_reduce_perf": "/srv/lab-artifacts/nccl/all_reduce_perf"},
              "hosts": dict((name, {"ansible_port": guest["ssh_port"], "passthrough_vm_name": GUESTS[name],
                                    "passthrough_gpus": gpus[name]})
                            for name, guest in guests.items() if name in gpus)}
