@@ -110,6 +110,12 @@ def doctor_gathered(hostvars, names, kind):
     return found
 
 
+def doctor_cuda_as_file(home):
+    """``doctor_guest_cuda_home | gpuops.vgpu.doctor_cuda_as_file``: whether the CUDA version at ``home`` must be read
+    from its ``version.json`` as a file, because ``gpu_guest_info``'s toolkit read does not cover ``home``."""
+    return not _doctor_facts.read_by_guest_info(home)
+
+
 class FilterModule(object):
     """The doctor's filters."""
 
@@ -122,4 +128,5 @@ class FilterModule(object):
             "doctor_table": doctor_table,
             "hosts_alike": hosts_alike,
             "doctor_gathered": doctor_gathered,
+            "doctor_cuda_as_file": doctor_cuda_as_file,
         }

@@ -39,9 +39,15 @@ attributes:
     support: none
 options:
   cluster:
-    description: Name of the cluster.
+    description: Name of the cluster. Give O(cluster) or O(clusters).
     type: str
-    required: true
+  clusters:
+    description:
+      - Names of several clusters, locked or released in one call, in the order given. All or none - when one of
+        them cannot be taken, the locks this call took are given back before the task fails.
+      - The result lists each cluster's outcome in RV(locks).
+    type: list
+    elements: str
   datacenter:
     description: Datacenter of the cluster; needed when several datacenters have a cluster of that name.
     type: str
@@ -84,6 +90,11 @@ EXAMPLES = r"""
     cluster: gpu-cluster
     run_id: "{{ cluster_lock_run_id }}"
     state: absent
+
+- name: Both GPU clusters in one call, or neither
+  gpuops.vgpu.cluster_lock:
+    clusters: [gpu-cluster, mixed-cluster]
+    run_id: "{{ cluster_lock_run_id }}"
 """
 
 RETURN = r"""
@@ -99,8 +110,13 @@ broke:
   type: dict
 cluster:
   description: The cluster.
-  returned: always
+  returned: with O(cluster)
   type: str
+locks:
+  description: With O(clusters), the outcome for each cluster (C(cluster), C(changed), C(lock), C(broke)), in order.
+  returned: with O(clusters)
+  type: list
+  elements: dict
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
@@ -111,7 +127,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock 
 
 def argument_spec():
     return vcenter_spec(
-        cluster=dict(type="str", required=True), datacenter=dict(type="str"),
+        cluster=dict(type="str"), clusters=dict(type="list", elements="str"), datacenter=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         run_id=dict(type="str", required=True), owner=dict(type="str"),
         ttl=dict(type="int", default=3600), wait=dict(type="int", default=300),
@@ -123,7 +139,8 @@ def run(module, client):
 
 
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+               required_one_of=[("cluster", "clusters")], mutually_exclusive=[("cluster", "clusters")])
 
 
 if __name__ == "__main__":

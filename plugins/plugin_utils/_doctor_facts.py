@@ -19,6 +19,8 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_k8s import nod
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import nvlink_sets
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 
+# Where the CUDA runfile links the toolkit it installs as the default (the doctor's default doctor_guest_cuda_home).
+CUDA_LINK = "/usr/local/cuda"
 COMPONENTS = {
     "driver_components": ["NVD-VGPU-*", "NVD-AIE-*"],
     "daemon_components": ["nvd-gpu-mgmt-daemon"],
@@ -73,7 +75,10 @@ def _outcome(result, key):
 
 
 def _smi(value):
-    """nvidia-smi facts from a registered ``nvidia_smi_info`` result, from ``ansible_facts`` or as they are."""
+    """nvidia-smi facts from a registered ``nvidia_smi_info`` or ``gpu_guest_info`` result, from ``ansible_facts``
+    or as they are."""
+    if isinstance(value, dict) and "gpu_guest" in value:
+        value = dict(value, nvidia_smi=(value["gpu_guest"] or {}).get("nvidia_smi"))
     if isinstance(value, dict) and "ansible_facts" in value and "nvidia_smi" not in value:
         value = value["ansible_facts"]
     if isinstance(value, dict) and "gpus" in value and "nvidia_smi" not in value:
@@ -148,7 +153,7 @@ def collect(raw, options=None):
         "hosts": [_host_facts(h, raw, scanned.get(h.get("cluster"), {}).get(h["name"]), opts) for h in hosts],
         "vms": [_vm_facts(vm) for vm in inventory.get("vms") or []],
         "vms_error": None if vcenter_error else raw.get("vms_error"),
-        "guests": [_guest_facts(g) for g in _guests(raw)],
+        "guests": [_guest_facts(g, raw.get("guest_cuda_home") or CUDA_LINK) for g in _guests(raw)],
         "guests_group": raw.get("guests_group"),
         "bmc_gathered": raw.get("bmc_gathered", True) is not False,
         "k8s_nodes": node_facts(raw.get("k8s") or {}),
@@ -295,8 +300,11 @@ def _vm_facts(vm):
             "memory_fully_reserved": vm.get("memory_fully_reserved")}
 
 
-def _cuda_toolkit(value):
-    """The installed CUDA version from a slurp of ``version.json``, a parsed ``version.json`` or a string."""
+def _cuda_toolkit(value, home=CUDA_LINK):
+    """The CUDA version at ``home``: from a ``gpu_guest_info`` read of the toolkits (the ``/usr/local/cuda`` link or
+    one of ``/usr/local/cuda-*``), a slurp of ``version.json``, a parsed ``version.json`` or a string."""
+    if isinstance(value, dict) and "gpu_guest" in value:
+        return _toolkit_at((value["gpu_guest"] or {}).get("cuda") or {}, home)
     if isinstance(value, dict) and ("content" in value or value.get("failed") or value.get("unreachable")):
         data, _error = _outcome(value, "content")
         try:
@@ -308,7 +316,22 @@ def _cuda_toolkit(value):
     return str(value) if value else None
 
 
-def _guest_facts(guest):
+def read_by_guest_info(home):
+    """Whether ``gpu_guest_info``'s toolkit read tells the CUDA version at ``home``; elsewhere ``version.json`` is
+    read as a file."""
+    home = str(home).rstrip("/")
+    return home == CUDA_LINK or (home.startswith(CUDA_LINK + "-") and "/" not in home[len(CUDA_LINK):])
+
+
+def _toolkit_at(cuda, home):
+    home = str(home).rstrip("/")
+    if home == CUDA_LINK:
+        return (cuda.get("link") or {}).get("version")
+    return next((toolkit.get("version") for toolkit in cuda.get("toolkits") or [] if toolkit.get("path") == home),
+                None)
+
+
+def _guest_facts(guest, cuda_home=CUDA_LINK):
     smi, error = _smi(guest.get("nvidia_smi"))
     smi = smi or {}
     return {
@@ -322,7 +345,7 @@ def _guest_facts(guest):
         "msg": smi.get("msg"),
         "driver_version": smi.get("driver_version"),
         "cuda_version": smi.get("cuda_version"),
-        "cuda_toolkit": _cuda_toolkit(guest.get("cuda")),
+        "cuda_toolkit": _cuda_toolkit(guest.get("cuda"), cuda_home),
         "gpus": [dict((k, g.get(k)) for k in ("name", "license_product", "license_status", "licensed",
                                               "license_expiry")) for g in smi.get("gpus") or []],
     }

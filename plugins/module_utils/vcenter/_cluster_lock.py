@@ -249,11 +249,35 @@ def with_run_identity(params):
 
 
 def run_lock(client, params, check_mode):
-    """The cluster_lock module: input checked first, then take or release."""
+    """The cluster_lock module: input checked first, then take or release each cluster's lock.
+
+    With ``clusters``, taking is all or none: when one cannot be taken, those this call took are given back before
+    the error. Releasing goes through every cluster and then names those held by another run."""
     check_input(params)
     me = dict(whoami(params["owner"]), run_id=params["run_id"])
-    cluster = client.cluster(params["cluster"], params["datacenter"])
-    lock = ClusterLock(client, cluster, params["cluster"], me)
+    if params["cluster"]:
+        return _lock_one(client, params, me, params["cluster"], check_mode)
+    results, refused = [], []
+    for name in params["clusters"]:
+        try:
+            results.append(_lock_one(client, params, me, name, check_mode))
+        except Busy as err:
+            if params["state"] == "absent":
+                refused.append(err)
+                continue
+            if not check_mode:
+                for taken in results:
+                    if taken["changed"]:
+                        _lock_one(client, dict(params, state="absent", **{"break": False}), me, taken["cluster"], False)
+            raise
+    if refused:
+        raise Busy(" ".join(err.message for err in refused), hint=refused[0].hint,
+                   held_by=[err.details.get("held_by") for err in refused], locks=results)
+    return {"changed": any(item["changed"] for item in results), "locks": results}
+
+
+def _lock_one(client, params, me, name, check_mode):
+    lock = ClusterLock(client, client.cluster(name, params["datacenter"]), name, me)
     if params["state"] == "absent":
         return lock.release(params["break"], check_mode)
     return lock.take(params["ttl"], params["wait"], params["break"], check_mode)

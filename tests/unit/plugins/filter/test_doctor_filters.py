@@ -18,7 +18,7 @@ from ansible_collections.gpuops.vgpu.tests.unit.plugins.plugin_utils.doctor_data
 
 
 def test_filter_names():
-    assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_facts", "doctor_gathered",
+    assert sorted(doctor.FilterModule().filters()) == ["doctor_checks", "doctor_cuda_as_file", "doctor_facts", "doctor_gathered",
                                                        "doctor_outcome", "doctor_summary", "doctor_table",
                                                        "hosts_alike"]
     assert sorted(fleet_report.FilterModule().filters()) == ["fleet_report_data", "fleet_report_html"]

@@ -162,3 +162,59 @@ def test_input_is_checked_first():
     with pytest.raises(Exception) as err:
         lock.check_input(params)
     assert "ttl 59 is too short" in str(err.value)
+
+
+class FakeSite(FakeVCenter):
+    """Several clusters, each with its own lock field."""
+
+    def __init__(self, *names):
+        super(FakeSite, self).__init__()
+        del self.cluster  # looked up by name here
+        self.clusters = dict((name, Obj(_moId="domain-c%d" % (10 + index))) for index, name in enumerate(names))
+
+    def cluster(self, name, datacenter):
+        return self.clusters[name]
+
+    def plant_on(self, name, **holder):
+        field = self.AddCustomFieldDef(lock.field_name(self.clusters[name]._moId), None)
+        self.SetField(self.clusters[name], field.key, json.dumps(holder))
+        self.log = []
+
+    def locked(self):
+        return sorted(field.name[len(lock.FIELD_PREFIX):] for field in self.fields)
+
+
+def site_params(state="present", **changes):
+    params = dict(cluster=None, clusters=["gpu-cluster", "mixed-cluster", "ai-cluster"], datacenter=None,
+                  state=state, run_id="run-a", owner="alice@ctl-01", ttl=3600, wait=0)
+    params["break"] = False
+    params.update(changes)
+    return params
+
+
+def test_several_clusters_are_locked_in_one_call_each_with_its_outcome():
+    vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
+    result = lock.run_lock(vc, site_params(), check_mode=False)
+    assert result["changed"] is True and vc.locked() == ["domain-c10", "domain-c11", "domain-c12"]
+    assert [item["cluster"] for item in result["locks"]] == ["gpu-cluster", "mixed-cluster", "ai-cluster"]
+    again = lock.run_lock(vc, site_params(), check_mode=False)
+    assert again["changed"] is False and [item["changed"] for item in again["locks"]] == [False] * 3
+
+
+def test_several_clusters_are_all_or_none_when_one_is_held_by_another_run():
+    vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
+    vc.plant_on("mixed-cluster", **OTHER)
+    with pytest.raises(Busy, match="mixed-cluster is locked by awx@ctl-02"):
+        lock.run_lock(vc, site_params(), check_mode=False)
+    # gpu-cluster, taken first, was given back; ai-cluster was never reached.
+    assert vc.locked() == ["domain-c11"] and vc.log == ["add", "set", "remove"]
+
+
+def test_releasing_several_clusters_releases_every_own_lock_then_names_the_others():
+    vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
+    lock.run_lock(vc, site_params(clusters=["gpu-cluster", "ai-cluster"]), check_mode=False)
+    vc.plant_on("mixed-cluster", **OTHER)
+    with pytest.raises(Busy, match="mixed-cluster is locked by awx@ctl-02") as raised:
+        lock.run_lock(vc, site_params(state="absent"), check_mode=False)
+    assert vc.locked() == ["domain-c11"]
+    assert [item["cluster"] for item in raised.value.details["locks"]] == ["gpu-cluster", "ai-cluster"]
