@@ -35,7 +35,7 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg="; ".join(checked.error_messages))
             return result
         try:
-            answer = reconcile(checked.validated_parameters, self._task.check_mode)
+            answer = reconcile(None, checked.validated_parameters, self._task.check_mode)
         except GpuopsError as err:
             result.update(dict((key, value) for key, value in err.details.items() if value is not None),
                           failed=True, msg=str(err))

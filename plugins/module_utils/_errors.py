@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from contextlib import contextmanager
+
 
 class GpuopsError(Exception):
     """Base error. ``hint`` tells the user what to do; ``details`` are returned with the failure."""
@@ -66,3 +68,14 @@ class MissingLibrary(GpuopsError):
 
 class Busy(GpuopsError):
     """Another run holds the object (a cluster lock) and did not let go in the time allowed."""
+
+
+@contextmanager
+def keeping_warnings(warnings):
+    """Logic that collects ``warnings`` for its result before a step that may fail: an error that leaves the block
+    carries them (``err.warnings``), and ``run_module`` warns them with the failure."""
+    try:
+        yield warnings
+    except Exception as err:
+        err.warnings = list(warnings)
+        raise

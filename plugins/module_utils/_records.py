@@ -136,8 +136,9 @@ def current_text(path):
         return None
 
 
-def reconcile(params, check_mode):
-    """The record_file module: read ``path``, or write ``data`` (a JSON object) or ``content`` (text) to it."""
+def reconcile(client, params, check_mode):
+    """The record_file module: read ``path``, or write ``data`` (a JSON object) or ``content`` (text) to it, on the
+    machine this runs on (``client`` is unused: files are read and written directly)."""
     path, fix, required = params["path"], params["fix"], params["required_keys"] or []
     if params["data"] is None and params["content"] is None:
         data = read_record(path, required, fix)

@@ -195,7 +195,7 @@ intents:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_settings import apply_bios_settings
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._bios_settings import bios_settings
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient
 
 
@@ -210,15 +210,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    params = module.params
-    return apply_bios_settings(client, params["baseuri"], attributes=params["attributes"], profile=params["profile"],
-                               strict=params["strict"], reboot=params["reboot"], reset_type=params["reset_type"],
-                               reboot_timeout=params["reboot_timeout"], check_mode=module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=RedfishClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), bios_settings, client=RedfishClient.from_params, supports_check_mode=True,
                mutually_exclusive=[("attributes", "profile")], required_one_of=[("attributes", "profile")])
 
 

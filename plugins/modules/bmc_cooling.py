@@ -145,7 +145,7 @@ diff:
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import redfish_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._cooling import INTENTS, apply_cooling
+from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._cooling import INTENTS, bmc_cooling
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import RedfishClient
 
 
@@ -158,15 +158,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    params = module.params
-    return apply_cooling(client, params["baseuri"], intent=params["intent"], settings=params["settings"],
-                         reboot=params["reboot"], reboot_timeout=params["reboot_timeout"],
-                         check_mode=module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=RedfishClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), bmc_cooling, client=RedfishClient.from_params, supports_check_mode=True,
                mutually_exclusive=[("intent", "settings")], required_one_of=[("intent", "settings")])
 
 

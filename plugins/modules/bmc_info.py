@@ -160,12 +160,8 @@ def argument_spec():
     return redfish_spec(bios_profile=dict(type="str", choices=["gpu_virtualization"]))
 
 
-def run(module, client):
-    return read_bmc(client, bios_profile=module.params["bios_profile"], baseuri=module.params["baseuri"])
-
-
 def main():
-    run_module(argument_spec(), run, client=RedfishClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), read_bmc, client=RedfishClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -257,9 +257,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_autom
     DPM_BEHAVIORS,
     DRS_BEHAVIORS,
     FIELDS,
-    reconcile,
+    cluster_automation,
 )
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
 
 
 def _fields():
@@ -278,12 +277,8 @@ def argument_spec():
                         adopt_previous=dict(type="dict", options=_fields()), run_id=dict(type="str"))
 
 
-def run(module, client):
-    return reconcile(client, with_run_identity(module.params), module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), cluster_automation, client=VCenterClient.from_params, supports_check_mode=True,
                mutually_exclusive=[["restore", field] for field in FIELDS]
                + [["restore_recorded", other] for other in ("record", "restore") + FIELDS])
 

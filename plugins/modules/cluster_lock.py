@@ -134,12 +134,8 @@ def argument_spec():
         **{"break": dict(type="bool", default=False)})
 
 
-def run(module, client):
-    return run_lock(client, module.params, module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), run_lock, client=VCenterClient.from_params, supports_check_mode=True,
                required_one_of=[("cluster", "clusters")], mutually_exclusive=[("cluster", "clusters")])
 
 

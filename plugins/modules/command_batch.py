@@ -88,24 +88,8 @@ outcomes:
            stdout: "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.6, V11.6.124"}}
 """
 
-import os
-
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.commands import run_commands
-
-
-def run(module):
-    def command(argv, stdin):
-        return module.run_command(argv, data=stdin)
-
-    def find_executable(program):
-        return module.get_bin_path(program) if "/" not in program else (program if _executable(program) else None)
-
-    return {"changed": False, "outcomes": run_commands(module.params["commands"], command, find_executable)}
-
-
-def _executable(path):
-    return os.path.isfile(path) and os.access(path, os.X_OK)
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import Host, run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.commands import command_batch
 
 
 def argument_spec():
@@ -120,7 +104,7 @@ def argument_spec():
 
 
 def main():
-    run_module(argument_spec(), run)
+    run_module(argument_spec(), command_batch, client=Host)
 
 
 if __name__ == "__main__":

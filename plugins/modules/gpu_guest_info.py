@@ -225,31 +225,11 @@ gpu_guest:
       returned: when gathered
 """
 
-import os
-
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import Host, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import (
     PROBES,
-    Guest,
-    GuestFiles,
-    read_gpu_state,
+    gpu_guest_info,
 )
-
-# The guest's root; tests point it at a fake tree.
-ROOT = "/"
-
-
-def run(module):
-    def command(args):
-        return module.run_command(args, environ_update={"LC_ALL": "C"})
-
-    guest = Guest(GuestFiles(ROOT), command, path_dirs=os.environ.get("PATH", "").split(os.pathsep),
-                  nvidia_smi_path=module.params["nvidia_smi_path"], query_format=module.params["query_format"])
-    state = read_gpu_state(guest, module.params["gather"], module.params["files"], module.params["services"])
-    result = {"gpu_guest": state}
-    if module.params["set_facts"]:
-        result["ansible_facts"] = {"gpu_guest": state}
-    return result
 
 
 def argument_spec():
@@ -265,7 +245,7 @@ def argument_spec():
 
 
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True)
+    run_module(argument_spec(), gpu_guest_info, client=Host, supports_check_mode=True)
 
 
 if __name__ == "__main__":

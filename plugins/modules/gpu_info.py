@@ -311,7 +311,7 @@ power_records:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import read_inventory
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import gpu_info
 
 
 def argument_spec():
@@ -319,15 +319,8 @@ def argument_spec():
                         power_records=dict(type="bool", default=False))
 
 
-def run(module, client):
-    params = module.params
-    return read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
-                          datacenter=params["datacenter"], vm_names=params["vms"],
-                          power_records=params["power_records"])
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), gpu_info, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

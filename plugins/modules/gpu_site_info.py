@@ -137,9 +137,8 @@ clusters:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import LazyClient, run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._site_info import GATHER_CHOICES, read_site
 
 
@@ -153,13 +152,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    with LazyClient(VCenterRestClient.from_params, module.params) as rest:
-        return read_site(client, rest, module.params)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), read_site, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

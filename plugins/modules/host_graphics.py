@@ -213,13 +213,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    changed, hosts, diff = configure(client, module.params, module.check_mode, module.warn)
-    return dict(changed=changed, hosts=hosts, diff=diff)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), configure, client=VCenterClient.from_params, supports_check_mode=True,
                required_one_of=[["cluster", "esxi_hostnames"]])
 
 

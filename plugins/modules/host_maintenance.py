@@ -151,8 +151,7 @@ blocking_vms:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _host_reboot
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_maintenance import converge
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._host_reboot import host_maintenance
 
 
 def argument_spec():
@@ -166,14 +165,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    if module.params["state"] == "rebooted":
-        return _host_reboot.converge(client, module.params, module.check_mode)
-    return converge(client, module.params, module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), host_maintenance, client=VCenterClient.from_params, supports_check_mode=True,
                required_one_of=[["cluster", "esxi_hostnames"]])
 
 

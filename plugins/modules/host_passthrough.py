@@ -169,13 +169,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    changed, hosts = configure(client, module.params, module.check_mode)
-    return dict(changed=changed, hosts=hosts)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True,
+    run_module(argument_spec(), configure, client=VCenterClient.from_params, supports_check_mode=True,
                required_one_of=[["cluster", "esxi_hostnames"], ["devices", "models", "all_gpus_not_used_for_vgpu"]])
 
 

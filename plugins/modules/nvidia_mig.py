@@ -97,22 +97,8 @@ commands:
   elements: str
 """
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import NotFound
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._mig import manage
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import SEARCH_DIRS
-
-
-def run(module):
-    path = module.params["path"] or module.get_bin_path("nvidia-smi", opt_dirs=SEARCH_DIRS)
-    if path is None:
-        raise NotFound("nvidia-smi is not in PATH nor in %s." % ", ".join(SEARCH_DIRS),
-                       hint="Install the GPU driver first, or set path.")
-
-    def smi(args):
-        return module.run_command([path] + args, environ_update={"LC_ALL": "C"})
-
-    return manage(smi, module.params, module.check_mode)
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import Host, run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._mig import nvidia_mig
 
 
 def argument_spec():
@@ -126,7 +112,7 @@ def argument_spec():
 
 
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True)
+    run_module(argument_spec(), nvidia_mig, client=Host, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -221,49 +221,8 @@ nvidia_smi:
       returned: when present
 """
 
-import os
-
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError
-from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
-    MISSING_KINDS,
-    SEARCH_DIRS,
-    NvidiaSmiError,
-    collect,
-)
-
-
-def _binary(module):
-    path = module.params["path"]
-    if path:
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise NvidiaSmiError("not_installed", "No executable nvidia-smi at %s." % path)
-        return path
-    found = module.get_bin_path("nvidia-smi", opt_dirs=SEARCH_DIRS)
-    if found is None:
-        raise NvidiaSmiError("not_installed", "nvidia-smi is not in PATH nor in %s." % ", ".join(SEARCH_DIRS))
-    return found
-
-
-def run(module):
-    path = module.params["path"]
-    try:
-        path = _binary(module)
-
-        def nvidia_smi(args):
-            return module.run_command([path] + args, environ_update={"LC_ALL": "C"})
-
-        facts = collect(nvidia_smi, module.params["gather"], module.params["query_format"])
-        facts.update(present=True, path=path)
-    except NvidiaSmiError as err:
-        if module.params["fail_on_missing"] or err.kind not in MISSING_KINDS:
-            details = dict((k, v) for k, v in err.as_dict().items() if k != "msg")
-            raise GpuopsError(err.message, hint=err.hint, path=path, **details)
-        facts = {"present": False, "kind": err.kind, "msg": err.message, "path": path, "gpus": [], "errors": {}}
-    result = {"nvidia_smi": facts}
-    if module.params["set_facts"]:
-        result["ansible_facts"] = {"nvidia_smi": facts}
-    return result
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import Host, run_module
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._smi_info import nvidia_smi_info
 
 
 def argument_spec():
@@ -277,7 +236,7 @@ def argument_spec():
 
 
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True)
+    run_module(argument_spec(), nvidia_smi_info, client=Host, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -232,12 +232,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    return plan(client, module.params)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), plan, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

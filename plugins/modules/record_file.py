@@ -126,12 +126,8 @@ def argument_spec():
     )
 
 
-def run(module):
-    return reconcile(module.params, module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True, mutually_exclusive=MUTUALLY_EXCLUSIVE)
+    run_module(argument_spec(), reconcile, supports_check_mode=True, mutually_exclusive=MUTUALLY_EXCLUSIVE)
 
 
 if __name__ == "__main__":

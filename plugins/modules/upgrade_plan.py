@@ -194,12 +194,8 @@ ok:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._upgrade import POLICIES, refusal, upgrade_plan
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._upgrade_inventory import read_upgrade_inventory
-
-PLAN_OPTIONS = ("target_guest_driver", "policy", "vm_policies", "max_hosts_out", "host_drivers",
-                "current_host_driver", "guest_drivers", "current_guest_driver", "depot_host_drivers",
-                "remediation_s", "guest_cuda", "current_guest_cuda")
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._upgrade import POLICIES
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._upgrade_inventory import plan_upgrade
 
 
 def argument_spec():
@@ -222,23 +218,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    params = module.params
-    hosts, hot_migrate = read_upgrade_inventory(client, cluster=params["cluster"],
-                                                esxi_hostnames=params["esxi_hostnames"],
-                                                datacenter=params["datacenter"])
-    options = dict((name, params[name]) for name in PLAN_OPTIONS)
-    result = upgrade_plan(hosts, params["target_host_driver"], hot_migrate=hot_migrate, **options)
-    problem = refusal(result)
-    if problem is not None and not params["allow_blocked"]:
-        raise problem
-    for note in result["notes"]:
-        module.warn(note)
-    return dict(result, hot_migrate=hot_migrate)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), plan_upgrade, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -112,12 +112,8 @@ def argument_spec():
     return vcenter_spec(settings=dict(type="dict", required=True), allow_new=dict(type="bool", default=False))
 
 
-def run(module, client):
-    return apply_settings(client, module.params["settings"], module.params["allow_new"], module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), apply_settings, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -364,7 +364,7 @@ stats:
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
-from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._planner import MODES, POLICIES, plan
+from ansible_collections.gpuops.vgpu.plugins.module_utils.planner._planner import MODES, POLICIES, vgpu_plan
 
 
 def argument_spec():
@@ -384,18 +384,8 @@ def argument_spec():
     )
 
 
-def run(module):
-    params = module.params
-    result = plan(params["inventory"], params["requests"], mode=params["mode"],
-                  assignment_policy=params["assignment_policy"], symmetric=params["symmetric"],
-                  headroom=params["headroom"], respect_current=params["respect_current"])
-    for note in result["notes"]:
-        module.warn(note)
-    return result
-
-
 def main():
-    run_module(argument_spec(), run, supports_check_mode=True)
+    run_module(argument_spec(), vgpu_plan, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -154,15 +154,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    p = module.params
-    return change_cluster_image(client, p["cluster"], p["components"], p["remove_components"], p["commit_message"],
-                                module.warn, module.log, datacenter=p["datacenter"], timeout=p["timeout"],
-                                check_mode=module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), change_cluster_image, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

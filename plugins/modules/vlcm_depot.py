@@ -183,14 +183,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    p = module.params
-    return ensure_depot(client, p["location"], p["state"], module.warn, module.log, src=p["src"],
-                        description=p["description"], timeout=p["timeout"], check_mode=module.check_mode)
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), ensure_depot, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

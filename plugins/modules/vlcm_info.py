@@ -157,7 +157,7 @@ compliance:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._info import GATHER_CHOICES, read_vlcm
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._info import GATHER_CHOICES, vlcm_info
 
 
 def argument_spec():
@@ -169,14 +169,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    p = module.params
-    return read_vlcm(client, cluster_name=p["cluster"], datacenter=p["datacenter"], gather=p["gather"],
-                     bundles=p["bundles"])
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), vlcm_info, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -196,15 +196,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    p = module.params
-    return remediate(client, p["cluster"], p["esxi_hostnames"], p["accept_eula"], module.warn, module.log,
-                     datacenter=p["datacenter"], precheck=p["precheck"], timeout=p["timeout"],
-                     check_mode=module.check_mode, vm_power_action=p["vm_power_action"], components=p["components"])
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterRestClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), remediate, client=VCenterRestClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -163,7 +163,7 @@ vms:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_passthrough import PassthroughAssignment
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_passthrough import assign_passthrough
 
 
 def argument_spec():
@@ -186,12 +186,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    return PassthroughAssignment(client, module.params, module.check_mode).run()
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), assign_passthrough, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

@@ -298,8 +298,7 @@ recovered:
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import vcenter_spec
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import VgpuAssignment, check_limits
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu import assign_vgpus
 
 
 def argument_spec():
@@ -329,13 +328,8 @@ def argument_spec():
     )
 
 
-def run(module, client):
-    check_limits(module.params)
-    return VgpuAssignment(client, with_run_identity(module.params), module.check_mode, log=module.log).run()
-
-
 def main():
-    run_module(argument_spec(), run, client=VCenterClient.from_params, supports_check_mode=True)
+    run_module(argument_spec(), assign_vgpus, client=VCenterClient.from_params, supports_check_mode=True)
 
 
 if __name__ == "__main__":

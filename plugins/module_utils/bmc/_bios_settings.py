@@ -31,6 +31,13 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish impor
 FAILED_JOB_STATES = ("Failed", "CompletedWithErrors")
 
 
+def bios_settings(client, params, check_mode):
+    """The ``bios_settings`` module: ``apply_bios_settings`` with its options."""
+    return apply_bios_settings(client, params["baseuri"], attributes=params["attributes"], profile=params["profile"],
+                               strict=params["strict"], reboot=params["reboot"], reset_type=params["reset_type"],
+                               reboot_timeout=params["reboot_timeout"], check_mode=check_mode)
+
+
 def apply_bios_settings(client, baseuri, attributes=None, profile=None, strict=False, reboot="never",
                         reset_type="graceful", reboot_timeout=1800, check_mode=False):
     """Set ``attributes`` (by name) or the ``profile``'s intents on the server behind ``client``; returns the

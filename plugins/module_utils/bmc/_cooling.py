@@ -54,6 +54,12 @@ HPE_INTENTS = {"default": {"ThermalConfig": "OptimalCooling"}, "passive_gpu": {"
 SUPERMICRO_INTENTS = {"default": ["Standard", "Optimal"], "passive_gpu": ["HeavyIO"], "max_cooling": ["FullSpeed"]}
 
 
+def bmc_cooling(client, params, check_mode):
+    """The ``bmc_cooling`` module: ``apply_cooling`` with its options."""
+    return apply_cooling(client, params["baseuri"], intent=params["intent"], settings=params["settings"],
+                         reboot=params["reboot"], reboot_timeout=params["reboot_timeout"], check_mode=check_mode)
+
+
 def apply_cooling(client, baseuri, intent=None, settings=None, reboot="never", reboot_timeout=1800,
                   check_mode=False):
     """Set ``intent`` or the vendor ``settings`` on the server behind ``client``; returns bmc_cooling's result."""

@@ -15,8 +15,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.bmc._thermal import re
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish import link_of
 
 
-def read_bmc(client, bios_profile=None, baseuri=None):
-    """What ``bmc_info`` returns; with ``bios_profile`` also the BIOS compared with it, as ``bios_settings`` in check
+def read_bmc(client, params, check_mode):
+    """What ``bmc_info`` returns; with the ``bios_profile`` option also the BIOS compared with it, as ``bios_settings`` in check
     mode returns it (``bios_profile``, or its failure in ``bios_profile_error``)."""
     system = client.system()
     vendor = client.vendor()
@@ -44,8 +44,9 @@ def read_bmc(client, bios_profile=None, baseuri=None):
         fans=thermal["fans"],
         inlet_celsius=inlet[0] if inlet else None,
     )
-    if bios_profile:
-        result["bios_profile"], result["bios_profile_error"] = _compare_profile(client, baseuri, bios_profile)
+    if params["bios_profile"]:
+        result["bios_profile"], result["bios_profile_error"] = _compare_profile(client, params["baseuri"],
+                                                                                params["bios_profile"])
     return result
 
 

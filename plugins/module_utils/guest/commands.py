@@ -10,9 +10,26 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 
-__all__ = ["run_commands"]
+__all__ = ["command_batch", "run_commands"]
+
+
+def command_batch(client, params, check_mode):
+    """The ``command_batch`` module: ``run_commands`` with the host's ``run_command`` and ``get_bin_path``."""
+    def command(argv, stdin):
+        return client.run_command(argv, data=stdin)
+
+    def find_executable(program):
+        return client.get_bin_path(program) if "/" not in program else (program if _executable(program) else None)
+
+    return {"changed": False, "outcomes": run_commands(params["commands"], command, find_executable)}
+
+
+def _executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
 def run_commands(commands, run, find_executable):

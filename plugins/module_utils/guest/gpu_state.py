@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import functools
+import os
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._access import CommandFailed, Guest, GuestFiles
@@ -39,10 +40,27 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     collect,
 )
 
-__all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "read_gpu_state", "read_nvidia_smi"]
+__all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "gpu_guest_info", "read_gpu_state", "read_nvidia_smi"]
+
+# The guest's root; tests point it at a fake tree.
+ROOT = "/"
 
 # collect()'s keys for commands this read never runs.
 _UNUSED_SMI_KEYS = ("topology", "nvlink", "list", "vgpu", "mig", "gathered", "errors")
+
+
+def gpu_guest_info(client, params, check_mode):
+    """The ``gpu_guest_info`` module: ``read_gpu_state`` of the machine it runs on, and the facts if asked."""
+    def command(args):
+        return client.run_command(args, environ_update={"LC_ALL": "C"})
+
+    guest = Guest(GuestFiles(ROOT), command, path_dirs=os.environ.get("PATH", "").split(os.pathsep),
+                  nvidia_smi_path=params["nvidia_smi_path"], query_format=params["query_format"])
+    state = read_gpu_state(guest, params["gather"], params["files"], params["services"])
+    result = {"gpu_guest": state}
+    if params["set_facts"]:
+        result["ansible_facts"] = {"gpu_guest": state}
+    return result
 
 
 def read_gpu_state(guest, probes=None, files=(), services=()):

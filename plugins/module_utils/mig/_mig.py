@@ -11,10 +11,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, NotFound
 from ansible_collections.gpuops.vgpu.plugins.module_utils.mig import _layout
 from ansible_collections.gpuops.vgpu.plugins.module_utils.mig._profiles import mig_model
-from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_mig, parse_query
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import SEARCH_DIRS, parse_mig, parse_query
 
 VGPU_HINT = ("A vGPU's MIG layout is the hypervisor's: change the VM's vGPU profile (gpuops.vgpu.vm_vgpu) "
              "instead, or leave mig_mode and layout unset here to only read it.")
@@ -128,6 +128,20 @@ def apply(smi, steps):
             tuples = ["%d:%d" % (profiles[name]["profile_id"], start) for name, start in step["placements"]]
             run(["mig", "-i", index, "-cgi", ",".join(tuples), "-C"])
     return commands
+
+
+def nvidia_mig(client, params, check_mode):
+    """The ``nvidia_mig`` module: ``manage`` with the host's nvidia-smi (``path``, else found in PATH or
+    ``SEARCH_DIRS``)."""
+    path = params["path"] or client.get_bin_path("nvidia-smi", opt_dirs=SEARCH_DIRS)
+    if path is None:
+        raise NotFound("nvidia-smi is not in PATH nor in %s." % ", ".join(SEARCH_DIRS),
+                       hint="Install the GPU driver first, or set path.")
+
+    def smi(args):
+        return client.run_command([path] + args, environ_update={"LC_ALL": "C"})
+
+    return manage(smi, params, check_mode)
 
 
 def manage(smi, params, check_mode):

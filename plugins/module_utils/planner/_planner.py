@@ -36,6 +36,14 @@ POLICIES = ("performance", "consolidation")
 __all__ = ["plan", "kept_in_place", "MODES", "POLICIES", "REASONS"]
 
 
+def vgpu_plan(client, params, check_mode):
+    """The ``vgpu_plan`` module: ``plan`` with its options, the notes also as warnings."""
+    result = plan(params["inventory"], params["requests"], mode=params["mode"],
+                  assignment_policy=params["assignment_policy"], symmetric=params["symmetric"],
+                  headroom=params["headroom"], respect_current=params["respect_current"])
+    return dict(result, warnings=list(result["notes"]))
+
+
 def plan(inventory, requests, mode="equal_size", assignment_policy=None, symmetric=False, headroom=0,
          respect_current=True):
     """Plan where each requested VM's vGPUs go. Raises ``InputError`` for input it cannot read.

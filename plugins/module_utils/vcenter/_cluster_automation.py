@@ -18,6 +18,7 @@ __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _field_records as field_records
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
 
 try:
     from pyVmomi import vim
@@ -163,6 +164,11 @@ class Cluster(object):
                              % (" Its record %s stays for the next run." % FIELD if self.record else ""),
                              fault=outcome["fault"], previous=previous, current=current, record=self.record)
         return current
+
+
+def cluster_automation(client, params, check_mode):
+    """The ``cluster_automation`` module: ``reconcile`` under this run's identity (``with_run_identity``)."""
+    return reconcile(client, with_run_identity(params), check_mode)
 
 
 def reconcile(client, params, check_mode):

@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError, keeping_warnings
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import (
@@ -277,8 +277,8 @@ def apply_change(client, change, done):
         done.append("Xorg restarted")
 
 
-def configure(client, params, check_mode, warn):
-    """The module's work: returns ``(changed, hosts, diff)``."""
+def configure(client, params, check_mode):
+    """The ``host_graphics`` module: returns the result dict (``changed``, ``hosts``, ``diff``, ``warnings``)."""
     items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
                          datacenter=params.get("datacenter"))
     changes = host_changes(items, params)
@@ -291,22 +291,23 @@ def configure(client, params, check_mode, warn):
     if conflicts and not params.get("force"):
         raise InputError("Refusing to change the graphics type of GPUs that run vGPU VMs: %s."
                          % conflict_text(conflicts), hint="Power those VMs off first, or set force: true.")
+    warnings = []
     if conflicts:
-        warn("Changing the graphics type of GPUs that run vGPU VMs (force): %s." % conflict_text(conflicts))
+        warnings.append("Changing the graphics type of GPUs that run vGPU VMs (force): %s." % conflict_text(conflicts))
 
     results = dict((change.name, _result(change, change.before(), change.before(), False)) for change in changes)
-    if not check_mode:
-        _apply_all(client, changes, results)
-    after = _after_states(client, changes, check_mode)
+    with keeping_warnings(warnings):
+        if not check_mode:
+            _apply_all(client, changes, results)
+        after = _after_states(client, changes, check_mode)
     for change in changes:
         results[change.name] = _result(change, change.before(), after.get(change.name, change.before()),
                                        change.restart)
-        for warning in _warnings(change, results[change.name]["after"], check_mode):
-            warn(warning)
+        warnings.extend(_warnings(change, results[change.name]["after"], check_mode))
     hosts = [results[change.name] for change in changes]
     diff = {"before": dict((host["name"], host["before"]) for host in hosts if host["changed"]),
             "after": dict((host["name"], host["after"]) for host in hosts if host["changed"])}
-    return any(host["changed"] for host in hosts), hosts, diff
+    return dict(changed=any(host["changed"] for host in hosts), hosts=hosts, diff=diff, warnings=warnings)
 
 
 def _warnings(change, after, check_mode):

@@ -176,7 +176,8 @@ def _result(host, after):
 
 
 def configure(client, params, check_mode):
-    """Passthrough on or off for the selected devices of every selected host; returns (changed, hosts)."""
+    """The ``host_passthrough`` module: passthrough on or off for the selected devices of every selected host;
+    returns the result dict (``changed``, ``hosts``)."""
     items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
                          datacenter=params.get("datacenter"))
     offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in items
@@ -194,7 +195,8 @@ def configure(client, params, check_mode):
     if check_mode or not (work or to_reboot):
         for host in to_reboot:
             host.rebooted = True
-        return bool(work or to_reboot), [_result(host, host.predicted(rebooting=host.rebooted)) for host in hosts]
+        return dict(changed=bool(work or to_reboot),
+                    hosts=[_result(host, host.predicted(rebooting=host.rebooted)) for host in hosts])
     done = []
     for host in work:
         try:
@@ -216,7 +218,7 @@ def configure(client, params, check_mode):
         for host in pending:
             host.rebooted = True
         states.update(_read_after(client, pending, pending))
-    return True, [_result(host, states[host.name]) for host in hosts]
+    return dict(changed=True, hosts=[_result(host, states[host.name]) for host in hosts])
 
 
 def _read_after(client, hosts, changed):

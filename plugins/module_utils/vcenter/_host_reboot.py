@@ -22,6 +22,13 @@ HOST_PROPERTIES = ["runtime.inMaintenanceMode", "runtime.connectionState", "runt
 REBOOT_TASK_TIMEOUT = 300  # RebootHost_Task ends once the host took the command
 
 
+def host_maintenance(client, params, check_mode):
+    """The ``host_maintenance`` module: ``converge`` here for ``state: rebooted``, else ``_host_maintenance``'s."""
+    if params["state"] == "rebooted":
+        return converge(client, params, check_mode)
+    return _host_maintenance.converge(client, params, check_mode)
+
+
 def check_rebootable(client, items, timeout, evacuate_powered_off_vms=False):
     """Refusals before any change: bad timeouts, hosts not connected, VMs that block maintenance mode."""
     if timeout < 1:

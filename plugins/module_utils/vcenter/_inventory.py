@@ -35,6 +35,13 @@ VM_PROPERTIES = [
 ]
 
 
+def gpu_info(client, params, check_mode):
+    """The ``gpu_info`` module: ``read_inventory`` with its options."""
+    return read_inventory(client, cluster=params["cluster"], esxi_hostnames=params["esxi_hostnames"],
+                          datacenter=params["datacenter"], vm_names=params["vms"],
+                          power_records=params["power_records"])
+
+
 def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, vm_names=None, power_records=False):
     """Hosts (with GPUs and profiles) selected by cluster / names / all, the requested VMs, and with
     ``power_records`` the vm_vgpu power records of the VMs on those hosts or on none.

@@ -28,8 +28,8 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 HOST_PROPERTIES = sorted(set(vm_side.HOST_PROPERTIES) | {"runtime.connectionState"})
 
 
-def plan(client, params):
-    """The module's result: ``hosts`` and ``vms`` as they are and what would change, and one line per difference
+def plan(client, params, check_mode):
+    """The ``passthrough_plan`` module's result (a read: the same in check mode): ``hosts`` and ``vms`` as they are and what would change, and one line per difference
     in ``host_differences`` and ``vm_differences``."""
     names = [entry["name"] for entry in params["vms"]]
     all_vms = client.retrieve({vim.VirtualMachine: vm_side.VM_PROPERTIES})[vim.VirtualMachine]

@@ -164,10 +164,11 @@ def wanted_values(settings, definitions, values, allow_new):
     return wanted
 
 
-def apply_settings(client, settings, allow_new, check_mode):
-    """The module's work: returns the result dict (``changed``, ``settings``, ``changed_keys``, ``diff``)."""
+def apply_settings(client, params, check_mode):
+    """The ``vcenter_settings`` module: returns the result dict (``changed``, ``settings``, ``changed_keys``,
+    ``diff``)."""
     definitions, values = read_settings(client)
-    wanted = wanted_values(settings, definitions, values, allow_new)
+    wanted = wanted_values(params["settings"], definitions, values, params["allow_new"])
     changed_keys = [key for key in wanted if key not in values or not same_value(values[key], wanted[key])]
     before = dict((key, plain(values.get(key))) for key in wanted)
     after = dict(before)

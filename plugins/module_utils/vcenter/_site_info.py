@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, NotFound
+from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import LazyClient
+from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_automation import reconcile
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import read_inventory
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._settings import plain, read_settings
@@ -49,12 +51,18 @@ def _part(read, *args):
         return None, str(err)
 
 
-def read_site(client, rest, params):
-    """The module's result: ``hosts``, ``vms``, ``clusters`` (one entry per cluster) and ``settings``.
+def read_site(client, params, check_mode):
+    """The ``gpu_site_info`` module's result: ``hosts``, ``vms``, ``clusters`` (one entry per cluster) and
+    ``settings``.
 
-    ``rest`` is the REST client of the vLCM reads; it should connect at its first use (``LazyClient``), so that a
-    run that reads no vLCM state opens no REST session and a refused REST login is each cluster's ``vlcm_error``.
+    The REST client of the vLCM reads connects at its first use (``LazyClient``), so that a run that reads no vLCM
+    state opens no REST session and a refused REST login is each cluster's ``vlcm_error``.
     """
+    with LazyClient(VCenterRestClient.from_params, params) as rest:
+        return _read_site(client, rest, params)
+
+
+def _read_site(client, rest, params):
     gather = set(params["gather"] or GATHER_CHOICES)
     result = {"gathered": [name for name in GATHER_CHOICES if name in gather]}
     selected = list(params["clusters"] or [])

@@ -253,6 +253,11 @@ def describe(item):
             "power_state": item.get("runtime.powerState")}
 
 
+def assign_passthrough(client, params, check_mode):
+    """The ``vm_passthrough`` module: one ``PassthroughAssignment`` run."""
+    return PassthroughAssignment(client, params, check_mode).run()
+
+
 class PassthroughAssignment:
     """One ``vm_passthrough`` run. ``run()`` returns the module result or raises a typed error."""
 

@@ -23,6 +23,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
     NotFound,
     TaskFailed,
 )
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import VM_PROPERTIES, vgpu_devices
 
 try:
@@ -55,14 +56,20 @@ def vm_state(item, host_names):
     }
 
 
+def assign_vgpus(client, params, check_mode):
+    """The ``vm_vgpu`` module: the limits checked before connecting, then one ``VgpuAssignment`` run under this
+    run's identity (``with_run_identity``)."""
+    check_limits(params)
+    return VgpuAssignment(client, with_run_identity(params), check_mode).run()
+
+
 class VgpuAssignment(Recovery):
     """One ``vm_vgpu`` run. ``run()`` returns the module result or raises a typed error."""
 
-    def __init__(self, client, params, check_mode, log=None):
+    def __init__(self, client, params, check_mode):
         self.client = client
         self.params = params
         self.check_mode = check_mode
-        self.log = log or (lambda message: None)
         self.errors = {}
         self.start = []
         self.hosts = {}
@@ -204,13 +211,11 @@ class VgpuAssignment(Recovery):
         powered_off = self._power_off(was_on, objects)
         moves = [index for index in work if changes[index]["move_to"] and index not in self.errors]
         if moves:
-            self.log("Moving %d powered-off VM(s) to their hosts." % len(moves))
             outcomes = self._run([(objects[index], self._relocate_starter(objects[index], changes[index]["move_to"]))
                                   for index in moves])
             self._record(moves, outcomes, "move")
         ready = [index for index in work
                  if index not in self.errors and vm_changes.needs_reconfigure(changes[index])]
-        self.log("Reconfiguring %d VM(s), %d at a time." % (len(ready), self.params["parallel"]))
         outcomes = self._run([(objects[index], self._reconfigure_starter(objects[index], changes[index]))
                               for index in ready])
         self._record(ready, outcomes, "reconfigure")
@@ -218,7 +223,6 @@ class VgpuAssignment(Recovery):
         restore = set(powered_off) | set(index for index in self.start if index in self.held)
         power_on = sorted(restore | set(index for index in self.start if index not in self.errors))
         if power_on:
-            self.log("Powering on %d VM(s)." % len(power_on))
             outcomes = self._run([(objects[index], self._starter(objects[index].PowerOnVM_Task))
                                   for index in power_on])
             self._record(power_on, outcomes, "power on")
@@ -237,7 +241,6 @@ class VgpuAssignment(Recovery):
                 except GpuopsError as err:
                     self.errors[index] = "guest shutdown: %s" % err.message
             asked = [index for index in indexes if index not in self.errors or self.params["hard_power_off"]]
-            self.log("Waiting up to %s s for %d guest(s) to shut down." % (self.params["shutdown_timeout"], len(asked)))
             late = set(self.client.wait_for_values([objects[index] for index in asked], "runtime.powerState",
                                                    ["poweredOff"], self.params["shutdown_timeout"]))
             hard = [index for index in asked if objects[index]._moId in late]

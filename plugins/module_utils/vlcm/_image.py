@@ -57,33 +57,34 @@ def image_changes(current, wanted, remove, available, missing_ok=False):
     return {"set": to_set, "delete": to_delete, "after": after, "missing": problems}
 
 
-def change_cluster_image(client, cluster_name, components, remove_components, commit_message, warn, log,
-                         datacenter=None, timeout=600, check_mode=False):
-    """Bring the components of a cluster's desired image to ``components`` (name to version or None) less
-    ``remove_components``, changing only the difference; the result as ``vlcm_cluster_image`` returns it.
+def change_cluster_image(client, params, check_mode):
+    """The ``vlcm_cluster_image`` module: bring the components of a cluster's desired image to ``components`` (name
+    to version or None) less ``remove_components``, changing only the difference.
 
-    In check mode nothing changes, and a component or version no depot holds yet goes to ``warn`` rather than
-    failing. ``log`` receives the progress of the vLCM tasks.
+    In check mode nothing changes, and a component or version no depot holds yet goes to ``warnings`` rather than
+    failing. ``progress`` holds the progress of the vLCM tasks.
     """
-    wanted = dict((str(name), None if version is None else str(version)) for name, version in components.items())
-    progress = ProgressLog(log)
-    api = Vlcm(client, timeout=timeout, on_progress=progress)
-    cluster = api.cluster(cluster_name, datacenter)
+    wanted = dict((str(name), None if version is None else str(version))
+                  for name, version in params["components"].items())
+    progress = ProgressLog()
+    api = Vlcm(client, timeout=params["timeout"], on_progress=progress)
+    cluster = api.cluster(params["cluster"], params["datacenter"])
     api.require_image(cluster)
     image = api.image(cluster)
     available = api.available() if wanted else {}
-    changes = image_changes(image["components"], wanted, remove_components, available, missing_ok=check_mode)
-    for problem in changes["missing"]:
-        warn("Check mode: %s yet. The real run fails unless an earlier task imports it." % problem)
+    changes = image_changes(image["components"], wanted, params["remove_components"], available,
+                            missing_ok=check_mode)
     result = {
         "changed": bool(changes["set"] or changes["delete"]),
         "cluster": cluster,
         "changes": {"set": changes["set"], "delete": changes["delete"]},
         "image": {"base_image": image["base_image"], "components": changes["after"]},
         "diff": {"before": {"components": image["components"]}, "after": {"components": changes["after"]}},
+        "warnings": ["Check mode: %s yet. The real run fails unless an earlier task imports it." % problem
+                     for problem in changes["missing"]],
     }
     if result["changed"] and not check_mode:
-        result["commit"] = api.change_image(cluster, changes["set"], changes["delete"], commit_message)
+        result["commit"] = api.change_image(cluster, changes["set"], changes["delete"], params["commit_message"])
         result["image"] = api.image(cluster)
     if progress.lines:
         result["progress"] = progress.lines

@@ -16,6 +16,12 @@ GATHER_CHOICES = ["depots", "components", "hosts", "image", "compliance"]
 CLUSTER_GATHERS = {"hosts", "image", "compliance"}
 
 
+def vlcm_info(client, params, check_mode):
+    """The ``vlcm_info`` module: ``read_vlcm`` with its options."""
+    return read_vlcm(client, cluster_name=params["cluster"], datacenter=params["datacenter"],
+                     gather=params["gather"], bundles=params["bundles"])
+
+
 def read_vlcm(client, cluster_name=None, datacenter=None, gather=None, bundles=None):
     """Read what ``gather`` names (default: all that applies); the result as ``vlcm_info`` returns it.
 

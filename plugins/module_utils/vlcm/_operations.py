@@ -266,10 +266,9 @@ def vapi_draft(err):
 
 class ProgressLog:
     """Progress of vCenter tasks while a module waits: each change (a host done, a new step) and a heartbeat every
-    ``heartbeat`` seconds go to ``log`` (the module's log) and into ``lines``, which the module returns."""
+    ``heartbeat`` seconds go into ``lines``, which the module returns."""
 
-    def __init__(self, log, heartbeat=30):
-        self.log = log
+    def __init__(self, heartbeat=30):
         self.heartbeat = heartbeat
         self.lines = []
         self._last = None
@@ -288,4 +287,3 @@ class ProgressLog:
         if message:
             line += ": %s" % message
         self.lines.append(line)
-        self.log(line)

@@ -11,7 +11,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import ApiError, InputError, TaskFailed
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
+    ApiError,
+    InputError,
+    TaskFailed,
+    keeping_warnings,
+)
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vlcm._operations import (
     ProgressLog,
     Vlcm,
@@ -76,38 +81,38 @@ def hosts_off_components(hosts, components):
     return [host["name"] for host in hosts if components_off(host, components)]
 
 
-def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, datacenter=None, precheck=True,
-              timeout=3600, check_mode=False, vm_power_action=None, components=None):
-    """Remediate the hosts of a cluster (those in ``esxi_hostnames``, else all) that do not comply with its image;
-    the result as ``vlcm_remediate`` returns it.
+def remediate(client, params, check_mode):
+    """The ``vlcm_remediate`` module: remediate the hosts of a cluster (those in ``esxi_hostnames``, else all) that
+    do not comply with its image.
 
     ``vm_power_action`` (a ``VM_POWER_ACTIONS`` key) sets what vLCM does with the powered-on VMs of a host before
     maintenance mode for this remediation only; the cluster's configured settings are put back afterwards.
     In check mode only the scan runs; ``components`` (``{name: version}``, what an earlier task of the run puts into
     the image, which check mode did not) adds the hosts that do not run them to ``pending``, so that check mode
     names every host a real run would remediate. Without ``accept_eula`` a remediation fails before it starts; pre-check
-    errors fail it with nothing changed, pre-check warnings go to ``warn``. ``log`` receives the progress of the
-    vLCM tasks, which the result also carries.
+    errors fail it with nothing changed, pre-check warnings go to ``warnings`` (with the failure too, if it fails).
+    ``progress`` holds the progress of the vLCM tasks.
     """
-    progress = ProgressLog(log)
-    api = Vlcm(client, timeout=timeout, on_progress=progress)
-    cluster = api.cluster(cluster_name, datacenter)
+    esxi_hostnames, vm_power_action = params["esxi_hostnames"], params["vm_power_action"]
+    progress = ProgressLog()
+    api = Vlcm(client, timeout=params["timeout"], on_progress=progress)
+    cluster = api.cluster(params["cluster"], params["datacenter"])
     api.require_image(cluster)
     host_ids = api.host_ids(cluster, esxi_hostnames) if esxi_hostnames else []
     before = compliance_summary(api.scan(cluster))
     scoped = [h for h in before["hosts"] if not host_ids or h["id"] in host_ids]
     pending = [h["name"] for h in scoped if h["status"] == "NON_COMPLIANT"]
     if check_mode:
-        pending += [name for name in hosts_off_components(scoped, components) if name not in pending]
+        pending += [name for name in hosts_off_components(scoped, params["components"]) if name not in pending]
     result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
-              "progress": progress.lines}
+              "progress": progress.lines, "warnings": []}
     if not pending or check_mode:
         if not check_mode:
             result["compliance_after"] = before
         result["diff"] = {"before": _statuses(before), "after": dict(_statuses(before), **dict(
             (name, "COMPLIANT") for name in pending))}
         return result
-    if not accept_eula:
+    if not params["accept_eula"]:
         raise InputError("Remediating hosts %s of cluster '%s' needs the VMware End User License Agreement "
                          "accepted." % (", ".join(pending), cluster["name"]),
                          hint="Set accept_eula: true to accept it (https://www.vmware.com/download/eula.html). "
@@ -116,20 +121,20 @@ def remediate(client, cluster_name, esxi_hostnames, accept_eula, warn, log, data
     if vm_power_action is not None:
         configured = api.apply_policy(cluster)
         api.set_apply_policy(cluster, dict(configured, pre_remediation_power_action=VM_POWER_ACTIONS[vm_power_action]))
-    try:
-        if precheck:
-            _precheck(api, cluster, host_ids, warn, result)
-        _apply(api, cluster, host_ids, result)
-    finally:
-        if configured is not None:
-            api.set_apply_policy(cluster, configured)
+    with keeping_warnings(result["warnings"]):
+        try:
+            if params["precheck"]:
+                _precheck(api, cluster, host_ids, result)
+            _apply(api, cluster, host_ids, result)
+        finally:
+            if configured is not None:
+                api.set_apply_policy(cluster, configured)
     return result
 
 
-def _precheck(api, cluster, host_ids, warn, result):
+def _precheck(api, cluster, host_ids, result):
     issues = check_issues(api.check(cluster, host_ids))
-    for warning in issues["warnings"]:
-        warn("Remediation pre-check: %s" % warning)
+    result["warnings"].extend("Remediation pre-check: %s" % warning for warning in issues["warnings"])
     if issues["errors"]:
         raise ApiError("The remediation pre-check of cluster '%s' failed: %s"
                        % (cluster["name"], " ".join(issues["errors"])),

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from ansible.module_utils import basic
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import gpu_state
 from ansible_collections.gpuops.vgpu.plugins.modules import gpu_guest_info
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.guest.guest_trees import TOKEN, FakeGuest
@@ -22,7 +23,7 @@ def guest(tmp_path, monkeypatch):
     """A fake guest that the module reads as its root; run_command answers from it and records the environment."""
     fake = FakeGuest(tmp_path / "guest")
     fake.environments = []
-    monkeypatch.setattr(gpu_guest_info, "ROOT", fake.root)
+    monkeypatch.setattr(gpu_state, "ROOT", fake.root)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
 
     def run_command(_module, args, **kwargs):

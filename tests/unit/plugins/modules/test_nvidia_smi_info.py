@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _smi_info
 from ansible_collections.gpuops.vgpu.plugins.modules import nvidia_smi_info
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_args import patch_module_args
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import fixture_path
@@ -80,7 +81,7 @@ class StandIn:
 @pytest.fixture
 def smi(tmp_path, monkeypatch):
     """Installs a stand-in nvidia-smi as the only one on PATH; the module's search dirs are emptied."""
-    monkeypatch.setattr(nvidia_smi_info, "SEARCH_DIRS", [])
+    monkeypatch.setattr(_smi_info, "SEARCH_DIRS", [])
     count = [0]
 
     def install(scenario, on_path=True):

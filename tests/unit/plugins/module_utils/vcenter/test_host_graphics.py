@@ -104,9 +104,8 @@ class Outcome:
 
 
 def _configure(client, check_mode=False, **options):
-    warnings = []
-    changed, hosts, diff = hg.configure(client, _params(**options), check_mode, warnings.append)
-    return Outcome(changed, hosts, diff, warnings)
+    result = hg.configure(client, _params(**options), check_mode)
+    return Outcome(result["changed"], result["hosts"], result["diff"], result["warnings"])
 
 
 def _steps(client):

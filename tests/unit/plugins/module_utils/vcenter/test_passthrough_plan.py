@@ -77,7 +77,7 @@ def converged():
 
 def test_nothing_differs_where_both_modules_would_change_nothing_in_two_reads():
     client = converged()
-    result = plan(client, params())
+    result = plan(client, params(), False)
     assert (result["host_differences"], result["vm_differences"], result["changed"]) == ([], [], False)
     assert client.reads == ["vms", "hosts"]
     assert result["hosts"] == [{"name": HOST, "changing_devices": [], "reboot_pending_devices": [], "problem": None}]
@@ -87,7 +87,7 @@ def test_nothing_differs_where_both_modules_would_change_nothing_in_two_reads():
 
 def test_a_host_that_differs_holds_the_vms_back():
     client = FakeClient([a100_host(enabled=GPUS[:3])], converged().vm_items)
-    result = plan(client, params())
+    result = plan(client, params(), False)
     assert result["host_differences"] == ["%s: 0000:af:00.0 to passthrough" % HOST]
     assert result["vm_differences"] == ["pt-vm-01: after the hosts' GPUs go to passthrough",
                                         "pt-vm-02: after the hosts' GPUs go to passthrough"]
@@ -96,7 +96,7 @@ def test_a_host_that_differs_holds_the_vms_back():
 
 def test_a_device_waiting_for_a_reboot_is_a_host_difference():
     client = FakeClient([a100_host(active=GPUS[:3])], converged().vm_items)
-    assert plan(client, params())["host_differences"] == ["%s: 0000:af:00.0 wait for a reboot" % HOST]
+    assert plan(client, params(), False)["host_differences"] == ["%s: 0000:af:00.0 wait for a reboot" % HOST]
 
 
 @pytest.mark.parametrize("changes, problem", [
@@ -105,40 +105,40 @@ def test_a_device_waiting_for_a_reboot_is_a_host_difference():
     ({"models": ["L40S"], "all_gpus_not_used_for_vgpu": False}, "%s: Host %s has no GPU of model L40S." % (HOST, HOST)),
 ])
 def test_where_host_passthrough_would_refuse_the_host_differs(changes, problem):
-    assert plan(converged(), params(**changes))["host_differences"] == [problem]
+    assert plan(converged(), params(**changes), False)["host_differences"] == [problem]
 
 
 def test_a_disconnected_host_differs():
     client = converged()
     client.host_items[0]["runtime.connectionState"] = "disconnected"
-    assert plan(client, params())["host_differences"] == ["%s: is disconnected" % HOST]
+    assert plan(client, params(), False)["host_differences"] == ["%s: is disconnected" % HOST]
 
 
 def test_what_vm_passthrough_would_give_or_refuse_is_named_per_vm():
     client = FakeClient([a100_host()], [vm("pt-vm-01", mmio=False), vm("pt-vm-02", PAIRS[1])])
-    result = plan(client, params())
+    result = plan(client, params(), False)
     assert result["vm_differences"] == [
         "pt-vm-01: gets 0000:3b:00.0, 0000:5e:00.0; needs pciPassthru.64bitMMIOSizeGB, pciPassthru.use64bitMMIO"]
     assert result["vms"][0]["wanted"] == PAIRS[0]
-    refused = plan(converged(), params(vms=[{"name": "pt-vm-01", "gpus": 3, "devices": None, "state": None}]))
+    refused = plan(converged(), params(vms=[{"name": "pt-vm-01", "gpus": 3, "devices": None, "state": None}]), False)
     assert refused["vm_differences"] == [
         "pt-vm-01: Nothing was changed: pt-vm-01 asks for 3 GPU(s) as whole NVLink sets; host %s cannot give that."
         % HOST]
 
 
 def test_vms_whose_nvlink_sets_are_read_later_are_left_to_vm_passthrough():
-    result = plan(converged(), params(nvlink_from_hosts=[HOST, "esxi-01"]))
+    result = plan(converged(), params(nvlink_from_hosts=[HOST, "esxi-01"]), False)
     assert result["vm_differences"] == ["pt-vm-01: its host's NVLink sets come from the host's nvidia-smi",
                                         "pt-vm-02: its host's NVLink sets come from the host's nvidia-smi"]
     facts = {"gpus": [{"pci_bus_id": "00000000:%s:00.0" % bus} for bus in ("3B", "5E", "86", "AF")],
              "topology": {"nvlink_pairs": [{"a": "GPU0", "b": "GPU1", "links": 12},
                                            {"a": "GPU2", "b": "GPU3", "links": 12}]}}
-    assert plan(converged(), params(nvlink_from_hosts=[HOST], host_nvidia_smi={HOST: facts}))["vm_differences"] == []
-    assert plan(converged(), params(nvlink_from_hosts=[HOST], nvlink=False))["vm_differences"] == []
+    assert plan(converged(), params(nvlink_from_hosts=[HOST], host_nvidia_smi={HOST: facts}), False)["vm_differences"] == []
+    assert plan(converged(), params(nvlink_from_hosts=[HOST], nvlink=False), False)["vm_differences"] == []
 
 
 def test_a_vm_without_a_host_differs_and_a_missing_vm_fails():
     client = FakeClient([a100_host()], [vm("pt-vm-01", host=None), vm("pt-vm-02", PAIRS[0])])
-    assert plan(client, params())["vm_differences"] == ["pt-vm-01: has no host"]
+    assert plan(client, params(), False)["vm_differences"] == ["pt-vm-01: has no host"]
     with pytest.raises(NotFound, match="VM.s. not found: pt-vm-01, pt-vm-02"):
-        plan(FakeClient([a100_host()], []), params())
+        plan(FakeClient([a100_host()], []), params(), False)

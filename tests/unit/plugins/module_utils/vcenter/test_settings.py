@@ -151,11 +151,11 @@ def test_only_changed_keys_are_sent_in_one_update_and_a_rerun_sends_nothing():
                         {"vgpu.hotmigrate.enabled": False, "a.int": 10, "a.long": VmomiSupport.long(7)})
     settings = {"vgpu.hotmigrate.enabled": "true", "a.int": "10", "a.long": 8}
 
-    predicted = vs.apply_settings(client, settings, allow_new=False, check_mode=True)
+    predicted = vs.apply_settings(client, {"settings": settings, "allow_new": False}, check_mode=True)
     assert client.updates == []
     assert predicted["changed_keys"] == ["a.long", "vgpu.hotmigrate.enabled"]
 
-    result = vs.apply_settings(client, settings, allow_new=False, check_mode=False)
+    result = vs.apply_settings(client, {"settings": settings, "allow_new": False}, check_mode=False)
     assert len(client.updates) == 1
     sent = dict((option.key, option.value) for option in client.updates[0])
     assert sent == {"vgpu.hotmigrate.enabled": True, "a.long": 8}
@@ -168,7 +168,7 @@ def test_only_changed_keys_are_sent_in_one_update_and_a_rerun_sends_nothing():
                               "after": {"a.long": 8, "vgpu.hotmigrate.enabled": True}}
     assert result["settings"]["after"]["a.long"].__class__ is int, "plain JSON data, not pyVmomi's long"
 
-    again = vs.apply_settings(client, settings, allow_new=False, check_mode=False)
+    again = vs.apply_settings(client, {"settings": settings, "allow_new": False}, check_mode=False)
     assert again["changed"] is False and again["changed_keys"] == []
     assert len(client.updates) == 1
 
@@ -176,6 +176,6 @@ def test_only_changed_keys_are_sent_in_one_update_and_a_rerun_sends_nothing():
 def test_bad_values_fail_before_anything_is_sent():
     client = FakeClient({"vgpu.hotmigrate.enabled": BOOL, "a.int": INT}, {"vgpu.hotmigrate.enabled": False})
     with pytest.raises(InputError, match="a.int"):
-        vs.apply_settings(client, {"vgpu.hotmigrate.enabled": True, "a.int": "lots"}, allow_new=False,
+        vs.apply_settings(client, {"settings": {"vgpu.hotmigrate.enabled": True, "a.int": "lots"}, "allow_new": False},
                           check_mode=False)
     assert client.updates == []
