@@ -140,7 +140,7 @@ components:
       description: Vendor of the component.
       type: str
 progress:
-  description: Progress of the vCenter tasks the module waited for, one line per step (also in the module's log).
+  description: Progress of the vCenter tasks the module waited for, one line per step.
   returned: when the module waited for a task
   type: list
   elements: str

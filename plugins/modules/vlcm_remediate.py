@@ -17,7 +17,7 @@ description:
     returns them to service. Hosts that already comply are left alone, so a second run changes nothing.
   - With O(precheck=true) (the default), vLCM's pre-checks run first; a host that cannot be remediated, such as
     one whose powered-on vGPU VMs cannot move because vGPU vMotion is off, fails the module before any host changes.
-  - Waits for the remediation, logging its progress as it goes, and reports the outcome per host and the
+  - Waits for the remediation, noting its progress as it goes, and reports the outcome per host and the
     compliance before and after. When a host fails, the module fails naming the host and the reason; hosts done
     before it stay remediated, the rest stay as they were.
   - Remediation needs the VMware End User License Agreement accepted; the module accepts it only with
@@ -91,8 +91,7 @@ requirements:
   - requests
 notes:
   - Uses the vSphere Automation REST API (C(/api/esx/settings/clusters/{cluster}/software)).
-  - Progress is written to the module's log (syslog or journal on the host that runs the module) as the tasks
-    advance, one line per step and at least every 30 seconds, and returned in RV(progress).
+  - Progress is returned in RV(progress), one line per step and at least every 30 seconds while the tasks run.
 """
 
 EXAMPLES = r"""
@@ -170,7 +169,7 @@ compliance_after:
   returned: when not in check mode
   type: dict
 progress:
-  description: Progress of the vCenter tasks, one line per step (also in the module's log).
+  description: Progress of the vCenter tasks, one line per step.
   returned: always
   type: list
   elements: str
