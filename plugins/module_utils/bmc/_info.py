@@ -16,8 +16,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._redfish impor
 
 
 def read_bmc(client, params, check_mode):
-    """What ``bmc_info`` returns; with the ``bios_profile`` option also the BIOS compared with it, as ``bios_settings`` in check
-    mode returns it (``bios_profile``, or its failure in ``bios_profile_error``)."""
+    """What ``bmc_info`` returns; with the ``bios_profile`` option also the BIOS compared with it, as
+    ``bios_settings`` in check mode returns it (``bios_profile``, or its failure in ``bios_profile_error``)."""
     system = client.system()
     vendor = client.vendor()
     bios = {"attributes": {}, "pending": {}, "registry": None, "supported_apply_times": []}

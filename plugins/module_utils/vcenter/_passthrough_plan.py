@@ -29,8 +29,8 @@ HOST_PROPERTIES = sorted(set(vm_side.HOST_PROPERTIES) | {"runtime.connectionStat
 
 
 def plan(client, params, check_mode):
-    """The ``passthrough_plan`` module's result (a read: the same in check mode): ``hosts`` and ``vms`` as they are and what would change, and one line per difference
-    in ``host_differences`` and ``vm_differences``."""
+    """The ``passthrough_plan`` module's result (a read: the same in check mode): ``hosts`` and ``vms`` as they
+    are and what would change, and one line per difference in ``host_differences`` and ``vm_differences``."""
     names = [entry["name"] for entry in params["vms"]]
     all_vms = client.retrieve({vim.VirtualMachine: vm_side.VM_PROPERTIES})[vim.VirtualMachine]
     by_name = dict((item["name"], item) for item in all_vms)

@@ -67,7 +67,7 @@ def test_the_result_goes_through_with_changed_false_unless_set(capsys):
     code, result = run_main(module_main(run), {"name": "a"}, capsys, check_mode=True)
     assert code == 0 and seen == [("a", True)]
     assert result["hosts"] == ["esxi-01"] and result["changed"] is False
-    code, result = run_main(module_main(lambda client, params, check_mode: {"changed": True}), {"name": "a"}, capsys)
+    code, result = run_main(module_main(lambda *handoff: {"changed": True}), {"name": "a"}, capsys)
     assert result["changed"] is True
 
 
@@ -78,7 +78,7 @@ def test_the_diff_is_returned_only_with_diff(capsys):
     assert "diff" not in run_main(module_main(run), {"name": "a"}, capsys)[1]
     assert run_main(module_main(run), {"name": "a"}, capsys, diff=True)[1]["diff"] == {
         "before": {"a": 1}, "after": {"a": 2}}
-    assert "diff" not in run_main(module_main(lambda client, params, check_mode: {"diff": None}), {"name": "a"}, capsys, diff=True)[1]
+    assert "diff" not in run_main(module_main(lambda *handoff: {"diff": None}), {"name": "a"}, capsys, diff=True)[1]
 
 
 def test_a_gpuops_error_fails_with_message_hint_and_details(capsys):
@@ -142,7 +142,7 @@ def test_the_client_is_built_at_its_first_use_from_the_params_and_closed(capsys)
 
 def test_a_client_never_used_is_never_built(capsys):
     events = []
-    run_main(module_main(lambda client, params, check_mode: {}, lambda params: Client(events, params)), {"name": "vc"}, capsys)
+    run_main(module_main(lambda *handoff: {}, lambda params: Client(events, params)), {"name": "vc"}, capsys)
     assert events == []
 
 
@@ -162,7 +162,8 @@ def test_a_client_that_fails_to_connect_fails_the_module(capsys):
     def connect(params):
         raise NotFound("vCenter vc.test refused the login of user 'admin'.")
 
-    code, result = run_main(module_main(lambda client, params, check_mode: client.read(), connect), {"name": "vc"}, capsys)
+    code, result = run_main(module_main(lambda client, params, check_mode: client.read(), connect), {"name": "vc"},
+                            capsys)
     assert code == 1 and result["msg"] == "vCenter vc.test refused the login of user 'admin'."
 
 
