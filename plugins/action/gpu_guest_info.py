@@ -2,21 +2,41 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Controller side of gpuops.vgpu.gpu_guest_info: with ``reuse``, one read of a guest serves every later read in
-the same play until something says the guest changed.
+the same play while the guest is as it was read.
 
-The state read is kept in the host fact ``gpu_guest_info_cache`` with what it was read under: the play, the count
-``gpu_guest_info_changes`` (roles that change a guest add one to it) and the nvidia-smi options. A later read with
-``reuse`` that asks for nothing more than was read is answered from it without reaching the guest. A read under
-the same key that asks for more reads only what is missing and adds it to the kept state. Otherwise (the first
-read, or the guest changed) the guest is read with every probe, the files and services read before, and those
-that the play names in ``gpu_guest_info_reads`` for its later reads, so that those find them.
+The state read is kept in the host fact ``gpu_guest_info_cache`` with what it was read under (the play, the
+nvidia-smi options, the host variable ``gpu_guest_info_changes``) and a fingerprint of the guest taken just before
+the read. A later read with ``reuse`` first takes the fingerprint again, in one shell command over the open
+connection (no module is sent); where it differs, whatever changed the guest, the guest is read again. A read
+under the same key and fingerprint that asks for nothing more than was read is answered from the kept state; one
+that asks for more reads only what is missing and adds it to the kept state. Otherwise (the first read, or the
+guest changed) the guest is read with every probe, the files and services read before, and those that the play
+names in ``gpu_guest_info_reads`` for its later reads, so that those find them.
+
+Why a fingerprint on the guest rather than a count of changes: a count moved by the roles goes stale as soon as a
+task forgets to move it, and the controller has no place where an action plugin sees the other tasks' results
+(each task runs in a worker forked for it; only callbacks, which must be enabled in ansible.cfg, and the strategy
+see them). The fingerprint sees every change, whoever made it and whether or not it said ``changed``, for one
+round trip that costs a fraction of a module run. It holds what the probes read that a change leaves a trace in:
+``stat`` (inode, size, mode, owner, nanosecond modification and change times; of the path and of what it points
+to) of the files and services' unit files asked for and of the fixed places the probes read (package databases,
+modprobe.d, gridd.conf and the tokens, the toolkits under /usr/local, the loader and profile scripts, the
+directories searched for nvidia-smi, nvcc and nvidia-ctk, the kernel's modules), the boot id, the NVIDIA and
+nouveau lines of /proc/modules, and systemd's LoadState, ActiveState, UnitFileState and FragmentPath of the services
+asked for (nvidia-gridd's InvocationID too: a restart changes what nvidia-smi says of the license). What changes
+on its own without any of those, nvidia-smi's live answers and the clock's synchronisation, is as fresh as the
+read. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
+import re
+
 from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.module_utils.six.moves import shlex_quote
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
@@ -26,6 +46,26 @@ CACHE_FACT = "gpu_guest_info_cache"
 CHANGES_VAR = "gpu_guest_info_changes"
 # What the play's later reads ask for: a list of {files: [...], services: [...]}, one per role (playbooks/guests.yml).
 READS_VAR = "gpu_guest_info_reads"
+
+# The places the probes read whatever files and services are asked for (see the module's probes).
+BASE_PATHS = (
+    "/etc/os-release", "/usr/lib/os-release", "/var/lib/dpkg/status", "/var/lib/rpm", "/var/lib/rpm/rpmdb.sqlite",
+    "/var/lib/rpm/Packages", "/usr/lib/sysimage/rpm", "/usr/lib/sysimage/rpm/rpmdb.sqlite",
+    "/var/log/nvidia-installer.log", "/usr/bin/nvidia-uninstall", "/etc/modprobe.d", "/lib/modprobe.d",
+    "/usr/lib/modprobe.d", "/etc/modprobe.d/*", "/lib/modprobe.d/*", "/usr/lib/modprobe.d/*", "/sys/module/nvidia",
+    "/sys/module/nouveau", "/etc/nvidia", "/etc/nvidia/gridd.conf", "/etc/nvidia/gridd.conf.template",
+    "/etc/nvidia/ClientConfigToken", "/etc/nvidia/ClientConfigToken/*", "/usr/local", "/usr/local/cuda*",
+    "/usr/local/cuda*/version.json", "/usr/local/cuda*/bin", "/usr/local/cuda*/include",
+    "/usr/local/cuda*/include/cudnn_version*.h", "/usr/include/cudnn_version*.h",
+    "/usr/include/x86_64-linux-gnu/cudnn_version*.h", "/etc/environment", "/etc/profile.d", "/etc/profile.d/*",
+    "/etc/ld.so.conf.d", "/etc/ld.so.conf.d/*", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+    "/bin", "/sbin", "/opt/nvidia/bin", "/usr/local/nvidia/bin", "/etc/systemd/system", "/lib/systemd/system",
+    "/usr/lib/systemd/system", "/run/systemd/system",
+)
+# inode, size, mode, owner, group, modification and change times (to the nanosecond), type.
+STAT_FORMAT = "%i %s %a %u %g %y %z %F"
+_STAT_LINE = re.compile(r"^([LF])\|(.*?)\|")
+_STAT_ERROR = re.compile(r"'(.*)'")
 
 
 class ActionModule(ActionBase):
@@ -41,8 +81,10 @@ class ActionModule(ActionBase):
 
         key = self._cache_key(args, task_vars)
         cached = task_vars.get(CACHE_FACT) or {}
-        cached_state = cached.get("state") if cached.get("key") == key else None
         later = list(self._templar.template(task_vars.get(READS_VAR) or []))
+        files, services = covered(args, cached.get("state"), later)
+        now = self._fingerprint(files, services, args.get("nvidia_smi_path"))
+        cached_state = cached.get("state") if cached.get("key") == key and unchanged(cached, now) else None
         if cached_state is None and cached.get("state"):
             later.append(cached["state"])
         module_args, merge = read_plan(args, cached_state, later)
@@ -55,7 +97,7 @@ class ActionModule(ActionBase):
         if not answer.get("failed"):
             state = merged(cached_state, answer["gpu_guest"]) if merge else answer["gpu_guest"]
             facts = dict(answer.get("ansible_facts") or {})
-            facts[CACHE_FACT] = {"key": key, "state": state}
+            facts[CACHE_FACT] = {"key": key, "state": state, "fingerprint": now}
             result.update(ansible_facts=facts, gpu_guest=state, reused=False)
         return result
 
@@ -66,6 +108,93 @@ class ActionModule(ActionBase):
             "query_format": args.get("query_format") or "xml",
             "nvidia_smi_path": args.get("nvidia_smi_path"),
         }
+
+    def _fingerprint(self, files, services, nvidia_smi_path):
+        """The guest's fingerprint over ``files`` and ``services`` (see the module docstring), from one shell
+        command; None where it cannot be taken."""
+        answer = self._low_level_execute_command(fingerprint_command(files, services, nvidia_smi_path), sudoable=True)
+        if answer.get("rc") != 0:
+            return None
+        return parse_fingerprint(answer.get("stdout", ""), files, services)
+
+
+def covered(args, state, later_reads):
+    """The files and services a fingerprint taken now covers: those asked for, those of ``state`` (the kept read)
+    and those of ``later_reads``, sorted."""
+    files = set(args.get("files") or [])
+    services = set(args.get("services") or [])
+    for read in list(later_reads) + ([state] if state else []):
+        files.update(read.get("files") or [])
+        services.update(read.get("services") or [])
+    return sorted(files), sorted(services)
+
+
+def _unit(name):
+    return name if "." in name else name + ".service"
+
+
+def fingerprint_command(files, services, nvidia_smi_path=None):
+    """One POSIX shell command printing the guest's fingerprint: sections of the fixed places (``@base``), of
+    ``files`` and of ``services``, and ``@end``."""
+    quoted = " ".join(shlex_quote(path) for path in files)
+    units = " ".join(shlex_quote(_unit(name)) for name in services)
+    stat = ("stat -c 'F|%%n|%s' -- \"$@\" 2>&1; stat -L -c 'L|%%n|%s' -- \"$@\" 2>&1" % (STAT_FORMAT, STAT_FORMAT))
+    paths = " ".join(BASE_PATHS + ((shlex_quote(nvidia_smi_path),) if nvidia_smi_path else ()))
+    return " ".join([
+        "LC_ALL=C; export LC_ALL; echo @base;",
+        "set --; for p in %s /lib/modules/\"$(uname -r)\" /lib/modules/\"$(uname -r)\"/modules.dep;" % paths,
+        "do [ -e \"$p\" ] || [ -h \"$p\" ] && set -- \"$@\" \"$p\"; done; %s;" % stat,
+        "cat /proc/sys/kernel/random/boot_id 2>&1; grep -E '^(nvidia|nouveau)' /proc/modules 2>&1;",
+        "systemctl show --property=InvocationID,ActiveState,UnitFileState nvidia-gridd.service 2>&1;",
+        "echo @files; set --; for p in %s; do if [ -e \"$p\" ] || [ -h \"$p\" ]; then set -- \"$@\" \"$p\";" % quoted,
+        "else echo \"F|$p|absent\"; fi; done; [ $# -eq 0 ] || { %s; };" % stat,
+        "echo @services;",
+        ("systemctl show --property=LoadState,ActiveState,UnitFileState,FragmentPath -- %s 2>&1;" % units
+         if services else ""),
+        "echo @end",
+    ])
+
+
+def parse_fingerprint(output, files, services):
+    """``{"base": digest, "file:PATH": digest, "service:UNIT": digest}`` from ``fingerprint_command``'s output, or
+    None where it is cut short or ``stat`` did not answer (then nothing is reused)."""
+    sections = {}
+    name = None
+    for line in output.splitlines():
+        if line in ("@base", "@files", "@services", "@end"):
+            name = line[1:]
+            sections[name] = []
+        elif name is not None:
+            sections[name].append(line)
+    if "end" not in sections or not any(_STAT_LINE.match(line) for line in sections["base"]):
+        return None
+    print_ = {"base": _digest(sections["base"])}
+    per_file = dict((path, []) for path in files)
+    for line in sections["files"]:
+        match = _STAT_LINE.match(line) or _STAT_ERROR.search(line)
+        path = match.group(match.lastindex) if match else None
+        for target in ([path] if path in per_file else per_file):
+            per_file[target].append(line)
+    for path, lines in per_file.items():
+        print_["file:" + path] = _digest(lines)
+    blocks = "\n".join(sections["services"]).strip().split("\n\n")
+    for index, service in enumerate(services):
+        lines = [blocks[index]] if len(blocks) == len(services) else sections["services"]
+        print_["service:" + service] = _digest(lines)
+    return print_
+
+
+def unchanged(cached, now):
+    """Whether the guest is as ``cached`` (the kept read) found it: its fingerprint was taken and every part of it
+    is the same in ``now``."""
+    before = cached.get("fingerprint")
+    if not before or not now:
+        return False
+    return all(now.get(part) == digest for part, digest in before.items())
+
+
+def _digest(lines):
+    return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def read_plan(args, cached_state, later_reads):

@@ -2,10 +2,11 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """gpu_guest_info with reuse on a lab guest over SSH: a read that the play's earlier read covers is answered on the
-controller without reaching the guest (a file created on the guest in between is not seen), the first read also
-covers what the play's gpu_guest_info_reads names, a read that asks for more reads only what is missing, and the
-guest is read again when a task said the guest changed (gpu_guest_info_changes), in a new play, and always without
-reuse.
+controller without reading the guest again while the guest is as it was read (a file that no read covers, created in
+between, does not matter), the first read also covers what the play's gpu_guest_info_reads names, a read that asks
+for more reads only what is missing, and the guest is read again after a task of a role that knows nothing of the
+read changed what it reports (a file created, then rewritten in place at the same size by a task that says it
+changed nothing), after gpu_guest_info_changes moved, in a new play, and always without reuse.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,6 +25,8 @@ GUEST = "reuse-guest"
 PROBE = "/etc/gpuops-reuse-probe"
 # A file a later read of the play asks for (gpu_guest_info_reads).
 LATER = "/etc/os-release"
+# A file that no read covers.
+ELSEWHERE = "/var/tmp/gpuops-reuse-elsewhere"
 CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
 
 
@@ -32,22 +35,36 @@ def read(name, **options):
     return {"name": "Read (%s)" % name, "gpuops.vgpu.gpu_guest_info": args, "register": name}
 
 
+# A role of someone else's that changes what the reads report and never says so: the next read sees it all the same.
+UNTOLD_ROLE = [
+    {"name": "Write the probe", "ansible.builtin.copy": {"dest": PROBE, "content": "a", "mode": "0644"}},
+    {"name": "Read the guest after the write", "gpuops.vgpu.gpu_guest_info": {
+        "gather": ["os"], "files": [PROBE], "reuse": True}, "register": "after_role"},
+    {"name": "Rewrite the probe in place, as large as before, saying nothing changed",
+     "ansible.builtin.shell": "printf b > %s" % PROBE, "changed_when": False},
+]
+
+
 PLAYBOOK_TEXT = [
     {"name": "One play", "hosts": "all", "gather_facts": False, "vars": {"gpu_guest_info_reads": [{"files": [LATER]}]},
      "tasks": [
         read("first"),
-        {"name": "Create the probe without saying so", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
+        {"name": "Create a file no read covers", "ansible.builtin.file": {"path": ELSEWHERE, "state": "touch"}},
         read("covered", gather=["os", "cuda"], files=[PROBE, LATER]),
         read("more", services=["ssh"]),
+        {"name": "Change the guest in a role that does not say so", "ansible.builtin.include_role": {
+            "name": "untold"}},
+        read("after_rewrite"),
         {"name": "Say that the guest changed", "ansible.builtin.set_fact": {
             "gpu_guest_info_changes": "{{ gpu_guest_info_changes | default(0) | int + 1 }}"}},
+        read("after_bump"),
         {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
-        read("after_change"),
-        {"name": "Create the probe again", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
         read("plain", reuse=False),
+        {"name": "Create the probe again", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
         {"name": "Keep the answers", "ansible.builtin.copy": {
             "dest": "{{ answers }}/one.json", "content": "{{ {'first': first, 'covered': covered, 'more': more,"
-            " 'after_change': after_change, 'plain': plain} | to_json }}"}, "delegate_to": "localhost"},
+            " 'after_role': after_role, 'after_rewrite': after_rewrite, 'after_bump': after_bump, 'plain': plain}"
+            " | to_json }}"}, "delegate_to": "localhost"},
     ]},
     {"name": "Another play", "hosts": "all", "gather_facts": False, "tasks": [
         {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
@@ -68,10 +85,13 @@ def probe_seen(answer):
     return answer["gpu_guest"]["files"][PROBE]["exists"]
 
 
-def test_a_covered_read_never_reaches_the_guest_and_a_change_or_new_play_reads_again(guest):
+def test_a_covered_read_is_not_read_again_and_any_change_or_new_play_reads_again(guest):
     playbook = os.path.join(guest["state_dir"], "reuse.yml")
     with open(playbook, "w") as handle:
         json.dump(PLAYBOOK_TEXT, handle)
+    os.makedirs(os.path.join(guest["state_dir"], "roles", "untold", "tasks"), exist_ok=True)
+    with open(os.path.join(guest["state_dir"], "roles", "untold", "tasks", "main.yml"), "w") as handle:
+        json.dump(UNTOLD_ROLE, handle)
     report = os.path.join(guest["state_dir"], "remote-tasks-reuse.json")
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_CALLBACK_PLUGINS=CALLBACKS, ANSIBLE_CALLBACKS_ENABLED="remote_tasks",
@@ -86,18 +106,24 @@ def test_a_covered_read_never_reaches_the_guest_and_a_change_or_new_play_reads_a
         two = json.load(handle)
 
     assert not one["first"]["reused"] and not probe_seen(one["first"])
-    # Every probe was read the first time, so this read is covered: answered as the guest was, probe unseen.
+    # Every probe was read the first time and nothing it covers changed since, so this read is answered from it.
     assert one["covered"]["reused"] and not probe_seen(one["covered"]) and "cuda" in one["covered"]["gpu_guest"]
     assert one["covered"]["gpu_guest"]["files"][LATER]["exists"] is True
-    # A service not read before: the guest is read for it alone; the rest is the kept read, probe unseen.
+    # A service not read before: the guest is read for it alone; the rest is the kept read.
     assert not one["more"]["reused"] and not probe_seen(one["more"]) and "cuda" in one["more"]["gpu_guest"]
     assert one["more"]["gpu_guest"]["services"]["ssh"]["active"] is True
-    # After gpu_guest_info_changes moved, the probe's removal is seen.
-    assert not one["after_change"]["reused"] and not probe_seen(one["after_change"])
-    assert "reused" not in one["plain"] and probe_seen(one["plain"])
+    # The role never said it changed the guest: its write is seen, and so is the rewrite that claimed no change.
+    assert not one["after_role"]["reused"] and probe_seen(one["after_role"])
+    assert not one["after_rewrite"]["reused"] and probe_seen(one["after_rewrite"])
+    before, after = (one[name]["gpu_guest"]["files"][PROBE] for name in ("after_role", "after_rewrite"))
+    assert before["size"] == after["size"] == 1 and before["checksum"] != after["checksum"]
+    # gpu_guest_info_changes is still honoured.
+    assert not one["after_bump"]["reused"]
+    assert "reused" not in one["plain"] and not probe_seen(one["plain"])
     assert not two["reused"] and not probe_seen(two)
     with open(report) as handle:
         counted = json.load(handle)
     assert on_guest(guest, "test", "-e", PROBE).returncode == 1
-    # first, more, after_change, plain and next_play reached the guest, as did the four file tasks; covered did not.
-    assert counted["remote_tasks"][GUEST] == 9, counted["tasks"][GUEST]
+    # first, more, after_role, after_rewrite, after_bump, plain and next_play reached the guest, as did the six file
+    # and shell tasks; covered did not.
+    assert counted["remote_tasks"][GUEST] == 13, counted["tasks"][GUEST]

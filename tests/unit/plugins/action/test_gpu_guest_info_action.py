@@ -1,13 +1,25 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""gpu_guest_info's reuse on the controller: what a read asks the guest for, and how a partial read is kept."""
+"""gpu_guest_info's reuse on the controller: what a read asks the guest for, how a partial read is kept, and that a
+guest changed by anything since the kept read (its fingerprint differs) is read again."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.action.gpu_guest_info import merged, read_plan
+import subprocess
+
+from unittest.mock import MagicMock
+
+from ansible_collections.gpuops.vgpu.plugins.action.gpu_guest_info import (
+    ActionModule,
+    fingerprint_command,
+    merged,
+    parse_fingerprint,
+    read_plan,
+    unchanged,
+)
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import PROBES
 
 LATER = [{"files": ["/etc/nvidia/gridd.conf", "/etc/profile.d/cuda.sh"]},
@@ -56,3 +68,115 @@ def test_a_partial_read_is_added_to_the_kept_state():
     assert state["errors"] == {"files": {"msg": "Permission denied"}}
     # The kept state itself is left as it was.
     assert KEPT["errors"] == {} and "/etc/ld.so.conf.d/cuda.conf" not in KEPT["files"]
+
+
+GRIDD = "/etc/nvidia/gridd.conf"
+OUTPUT = "\n".join([
+    "@base", "F|/var/lib/dpkg/status|12 800 644 0 0 2026-01-01 10:00:00.100000000 +0000 2026-01-01 10:00:00.1 +0000 "
+    "regular file", "0d6e2c0e-boot", "nvidia 56000000 0 - Live 0x0",
+    "@files", "F|%s|40 24 644 0 0 2026-01-01 10:00:00.200000000 +0000 2026-01-01 10:00:00.2 +0000 regular file" % GRIDD,
+    "L|%s|40 24 644 0 0 2026-01-01 10:00:00.200000000 +0000 2026-01-01 10:00:00.2 +0000 regular file" % GRIDD,
+    "F|/etc/profile.d/cuda.sh|absent",
+    "@services", "LoadState=loaded\nActiveState=active\nUnitFileState=enabled", "",
+    "LoadState=not-found\nActiveState=inactive\nUnitFileState=", "@end"])
+FILES = [GRIDD, "/etc/profile.d/cuda.sh"]
+SERVICES = ["nvidia-gridd", "prometheus-node-exporter"]
+
+
+def test_the_fingerprint_has_a_part_per_file_and_service_asked_for():
+    print_ = parse_fingerprint(OUTPUT, FILES, SERVICES)
+    assert sorted(print_) == ["base", "file:" + GRIDD, "file:/etc/profile.d/cuda.sh", "service:nvidia-gridd",
+                              "service:prometheus-node-exporter"]
+    assert print_["service:nvidia-gridd"] != print_["service:prometheus-node-exporter"]
+
+
+def test_a_fingerprint_cut_short_or_without_stat_is_none():
+    assert parse_fingerprint(OUTPUT.replace("@end", ""), FILES, SERVICES) is None
+    assert parse_fingerprint("@base\nsh: stat: not found\n@files\n@services\n@end", [], []) is None
+
+
+def test_any_change_to_what_was_read_makes_the_kept_read_unusable():
+    before = parse_fingerprint(OUTPUT, FILES, SERVICES)
+    assert unchanged({"fingerprint": before}, before)
+    # Fewer parts then than now (a later read asks for another file): the parts taken then decide.
+    assert unchanged({"fingerprint": {"base": before["base"]}}, before)
+    for changed in (OUTPUT.replace("10:00:00.200000000", "10:00:00.200000001"),  # gridd.conf written, same size
+                    OUTPUT.replace("F|/etc/profile.d/cuda.sh|absent",
+                                   "F|/etc/profile.d/cuda.sh|41 9 644 0 0 x x regular file"),  # created
+                    OUTPUT.replace("0d6e2c0e-boot", "77aa-boot"),  # rebooted
+                    OUTPUT.replace("nvidia 56000000 0 - Live 0x0\n", ""),  # module unloaded
+                    OUTPUT.replace("ActiveState=active", "ActiveState=inactive")):  # service stopped
+        assert not unchanged({"fingerprint": before}, parse_fingerprint(changed, FILES, SERVICES)), changed
+    assert not unchanged({"fingerprint": before}, None) and not unchanged({}, before)
+
+
+def test_the_fingerprint_command_sees_a_file_change_on_this_machine(tmp_path):
+    probe = tmp_path / "probe"
+    probe.write_text("a")
+
+    def take():
+        files = [str(probe), str(tmp_path / "absent")]
+        out = subprocess.run(["/bin/sh", "-c", fingerprint_command(files, [])], stdout=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout
+        return parse_fingerprint(out, files, [])
+
+    first = take()
+    assert first is not None and unchanged({"fingerprint": first}, take())
+    probe.write_text("b")  # same size, within the same second
+    assert not unchanged({"fingerprint": first}, take())
+
+
+def _action(args, answers, guest):
+    """The action plugin for a task with ``args`` on a guest whose fingerprint command prints ``guest["output"]``;
+    module runs are appended to ``answers``."""
+    task = MagicMock(args=args, async_val=0, check_mode=False, _play=MagicMock(_uuid="play-1"))
+    connection = MagicMock()
+    connection._shell.tmpdir = "/tmp/x"
+    action = ActionModule(task, connection, MagicMock(), MagicMock(), MagicMock(template=lambda value: value),
+                          MagicMock())
+    action._low_level_execute_command = lambda cmd, sudoable=True: {"rc": 0, "stdout": guest["output"]}
+
+    def execute_module(module_name, module_args, task_vars):
+        answers.append(module_args)
+        state = {"gathered": list(PROBES), "errors": {}, "os": {"family": "Debian"},
+                 "files": dict((path, {"exists": True}) for path in module_args.get("files", [])),
+                 "services": dict((name, {"active": True}) for name in module_args.get("services", []))}
+        return {"changed": False, "gpu_guest": state}
+
+    action._execute_module = execute_module
+    return action
+
+
+def test_a_read_is_reused_until_the_guest_changes_whoever_changed_it():
+    guest = {"output": OUTPUT}
+    runs = []
+    args = {"gather": ["os"], "files": [GRIDD], "services": ["nvidia-gridd"], "reuse": True}
+    task_vars = {}
+    first = _action(args, runs, guest).run(task_vars=task_vars)
+    assert first["reused"] is False and len(runs) == 1
+    task_vars.update(first["ansible_facts"])
+    second = _action(args, runs, guest).run(task_vars=task_vars)
+    assert second["reused"] is True and len(runs) == 1
+    # A task that never said so rewrote gridd.conf: the next read reads the whole guest again.
+    guest["output"] = OUTPUT.replace("10:00:00.200000000", "10:00:00.300000000")
+    third = _action(args, runs, guest).run(task_vars=task_vars)
+    assert third["reused"] is False and len(runs) == 2 and "gather" not in runs[1]
+    task_vars.update(third["ansible_facts"])
+    assert _action(args, runs, guest).run(task_vars=task_vars)["reused"] is True and len(runs) == 2
+
+
+def test_a_guest_whose_fingerprint_cannot_be_taken_is_always_read():
+    guest = {"output": "@base\nsh: 1: stat: not found\n@files\n@services\n@end"}
+    runs = []
+    args = {"gather": ["os"], "reuse": True}
+    task_vars = dict(_action(args, runs, guest).run(task_vars={})["ansible_facts"])
+    assert _action(args, runs, guest).run(task_vars=task_vars)["reused"] is False and len(runs) == 2
+
+
+def test_moving_gpu_guest_info_changes_still_reads_the_guest_again():
+    guest = {"output": OUTPUT}
+    runs = []
+    args = {"gather": ["os"], "reuse": True}
+    task_vars = dict(_action(args, runs, guest).run(task_vars={})["ansible_facts"])
+    task_vars["gpu_guest_info_changes"] = 1
+    assert _action(args, runs, guest).run(task_vars=task_vars)["reused"] is False and len(runs) == 2
