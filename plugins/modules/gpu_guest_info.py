@@ -78,8 +78,14 @@ options:
     default: false
   reuse:
     description:
-      - Answer from the guest's state already read in this play, without reaching the guest, when that read covers
-        the probes, O(files) and O(services) asked for and nothing has said since that the guest changed.
+      - Answer from the guest's state already read in this play, without running the module, when that read covers
+        the probes, O(files) and O(services) asked for and the guest is as it found it.
+      - Whether the guest is as it was read is told by a fingerprint taken with the read and again before each
+        reuse, in one shell command (no module) - C(stat) of the files, unit files and places the probes read, the
+        boot id, the NVIDIA and nouveau kernel modules loaded, and systemd's state of the services read and of
+        nvidia-gridd. Any change to those, by any task (whether it reports a change or not) or anything else,
+        makes the next read go to the guest. What changes without such a trace (nvidia-smi's live answers, the
+        clock's synchronisation) is as fresh as the read.
       - A read under the same conditions that asks for more reads only the missing probes, files and services and
         adds them to the kept read.
       - Otherwise (the first read, or the guest changed) the guest is read with every probe, the files and
@@ -87,12 +93,10 @@ options:
         C({files, services}), what the play's later reads will ask for) as well. The read is kept in the host fact
         C(gpu_guest_info_cache) for the next read with O(reuse). More probes, files and services than asked for
         may then be returned.
-      - A task that changes the guest says so by adding one to the host variable C(gpu_guest_info_changes)
-        (C(ansible.builtin.set_fact)); the gpuops.vgpu guest roles do it after their changes. A read kept from
-        another play is never reused.
+      - A read kept from another play is never reused. Moving the host variable C(gpu_guest_info_changes) (an
+        integer) still makes the next read go to the guest; no task needs to.
       - The gpuops.vgpu guest roles pass the variable C(gpu_guest_info_reuse) (default V(false)) here;
-        C(playbooks/guests.yml) sets it, as nothing else touches the guests in its play. Set it only in a play
-        where every task that changes the guests says so.
+        C(playbooks/guests.yml) sets it.
       - Handled on the controller (the module's action plugin).
     type: bool
     default: false
