@@ -34,9 +34,9 @@ __metaclass__ = type
 
 import hashlib
 import re
+from shlex import quote as shlex_quote
 
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible.module_utils.six.moves import shlex_quote
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
@@ -141,8 +141,8 @@ def fingerprint_command(files, services, nvidia_smi_path=None):
     stat = ("stat -c 'F|%%n|%s' -- \"$@\" 2>&1; stat -L -c 'L|%%n|%s' -- \"$@\" 2>&1" % (STAT_FORMAT, STAT_FORMAT))
     paths = " ".join(BASE_PATHS + ((shlex_quote(nvidia_smi_path),) if nvidia_smi_path else ()))
     return " ".join([
-        "LC_ALL=C; export LC_ALL; echo @base;",
-        "set --; for p in %s /lib/modules/\"$(uname -r)\" /lib/modules/\"$(uname -r)\"/modules.dep;" % paths,
+        "LC_ALL=C; export LC_ALL; echo @base; k=$(uname -r);",
+        "set --; for p in %s \"/lib/modules/$k\" \"/lib/modules/$k/modules.dep\";" % paths,
         "do [ -e \"$p\" ] || [ -h \"$p\" ] && set -- \"$@\" \"$p\"; done; %s;" % stat,
         "cat /proc/sys/kernel/random/boot_id 2>&1; grep -E '^(nvidia|nouveau)' /proc/modules 2>&1;",
         "systemctl show --property=InvocationID,ActiveState,UnitFileState nvidia-gridd.service 2>&1;",
