@@ -33,8 +33,7 @@ def _tasks(items):
         if isinstance(task, dict):
             yield task
             for part in ("block", "rescue", "always"):
-                for inner in _tasks(task.get(part)):
-                    yield inner
+                yield from _tasks(task.get(part))
 
 
 def shared_reads(role_dir):
