@@ -16,6 +16,8 @@
    converged re-run, and the converged re-run of a baseline commit on the same lab (bench/bench_site.py; --skip-site).
 7. The converged site.yml on the default lab (make lab's), this checkout against a baseline commit, each first run
    then three converged re-runs (bench/bench_converged.py; --skip-converged).
+8. On the lab the converged run leaves up: what a vCenter module task costs with the module run in the task's worker
+   and in a module process of its own, and what a debug task costs (bench/bench_in_process.py; --skip-in-process).
 
 Each measurement runs --reps times on a freshly started lab; the table gives the median and the spread (min-max).
 Results go to bench/results/latest.json.
@@ -236,6 +238,7 @@ def main():
     parser.add_argument("--site-guests", type=int, default=20)
     parser.add_argument("--skip-site", action="store_true")
     parser.add_argument("--skip-converged", action="store_true")
+    parser.add_argument("--skip-in-process", action="store_true")
     args = parser.parse_args()
     if max(args.sizes) > args.vms:
         sys.exit("--sizes may not exceed --vms.")
@@ -269,6 +272,9 @@ def main():
     if not args.skip_converged:
         print("Converged site.yml on the default lab (bench/bench_converged.py)", flush=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_converged.py")], check=True, cwd=ROOT)
+        if not args.skip_in_process:
+            print("A vCenter module task in the worker and in a module process (bench/bench_in_process.py)", flush=True)
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_in_process.py")], check=True, cwd=ROOT)
     if not args.skip_site:
         print("site.yml at scale (bench/bench_site.py)", flush=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "bench_site.py"), "--hosts", str(args.hosts),

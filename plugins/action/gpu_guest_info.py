@@ -2,9 +2,9 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Controller side of gpuops.vgpu.gpu_guest_info: with ``reuse``, one read of a guest serves every later read in
-the same play while the guest is as it was read.
+the same ansible-playbook run while the guest is as it was read (the guest roles' reads, then the doctor's).
 
-The state read is kept in the host fact ``gpu_guest_info_cache`` with what it was read under (the play, the
+The state read is kept in the host fact ``gpu_guest_info_cache`` with what it was read under (the run, the
 nvidia-smi options, the host variable ``gpu_guest_info_changes``) and a fingerprint of the guest taken just before
 the read. A later read with ``reuse`` first takes the fingerprint again, in one shell command over the open
 connection (no module is sent); where it differs, whatever changed the guest, the guest is read again. A read
@@ -33,6 +33,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import hashlib
+import os
 import re
 from shlex import quote as shlex_quote
 
@@ -103,7 +104,7 @@ class ActionModule(ActionBase):
 
     def _cache_key(self, args, task_vars):
         return {
-            "play": _play_id(self._task),
+            "run": _run_id(self._task),
             "changes": int(task_vars.get(CHANGES_VAR) or 0),
             "query_format": args.get("query_format") or "xml",
             "nvidia_smi_path": args.get("nvidia_smi_path"),
@@ -234,9 +235,19 @@ def merged(state, addition):
     return result
 
 
+def _run_id(task):
+    """The ansible-playbook run the task belongs to: its process (the parent of the worker each task runs in) and
+    when that started, so that a read kept from an earlier run (through a fact cache, or a reused process id) is
+    never reused. Where the process cannot be told (no /proc), the play."""
+    parent = os.getppid()
+    try:
+        with open("/proc/%d/stat" % parent) as handle:
+            return "%d-%s" % (parent, handle.read().rsplit(")", 1)[1].split()[19])
+    except (IOError, OSError, IndexError):
+        return _play_id(task)
+
+
 def _play_id(task):
-    """The play the task runs in: a read kept from another play (or an earlier run, through a fact cache) is never
-    reused."""
     node = task
     while node is not None:
         play = getattr(node, "_play", None)

@@ -78,8 +78,8 @@ options:
     default: false
   reuse:
     description:
-      - Answer from the guest's state already read in this play, without running the module, when that read covers
-        the probes, O(files) and O(services) asked for and the guest is as it found it.
+      - Answer from the guest's state already read in this ansible-playbook run, without running the module, when
+        that read covers the probes, O(files) and O(services) asked for and the guest is as it found it.
       - Whether the guest is as it was read is told by a fingerprint taken with the read and again before each
         reuse, in one shell command (no module) - C(stat) of the files, unit files and places the probes read, the
         boot id, the NVIDIA and nouveau kernel modules loaded, and systemd's state of the services read and of
@@ -93,8 +93,9 @@ options:
         C({files, services}), what the play's later reads will ask for) as well. The read is kept in the host fact
         C(gpu_guest_info_cache) for the next read with O(reuse). More probes, files and services than asked for
         may then be returned.
-      - A read kept from another play is never reused. Moving the host variable C(gpu_guest_info_changes) (an
-        integer) still makes the next read go to the guest; no task needs to.
+      - A read kept from an earlier run (through a fact cache) is never reused; a later play of the same run reuses
+        it, as the doctor's read of a guest reuses the guest roles' read in C(playbooks/site.yml). Moving the host
+        variable C(gpu_guest_info_changes) (an integer) still makes the next read go to the guest; no task needs to.
       - The gpuops.vgpu guest roles pass the variable C(gpu_guest_info_reuse) (default V(false)) here;
         C(playbooks/guests.yml) sets it.
       - Handled on the controller (the module's action plugin).

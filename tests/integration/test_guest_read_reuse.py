@@ -6,7 +6,8 @@ controller without reading the guest again while the guest is as it was read (a 
 between, does not matter), the first read also covers what the play's gpu_guest_info_reads names, a read that asks
 for more reads only what is missing, and the guest is read again after a task of a role that knows nothing of the
 read changed what it reports (a file created, then rewritten in place at the same size by a task that says it
-changed nothing), after gpu_guest_info_changes moved, in a new play, and always without reuse.
+changed nothing), after gpu_guest_info_changes moved, and always without reuse; a later play of the same run reuses
+the read until the guest changes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -61,16 +62,19 @@ PLAYBOOK_TEXT = [
         {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
         read("plain", reuse=False),
         {"name": "Create the probe again", "ansible.builtin.file": {"path": PROBE, "state": "touch"}},
+        read("last"),
         {"name": "Keep the answers", "ansible.builtin.copy": {
             "dest": "{{ answers }}/one.json", "content": "{{ {'first': first, 'covered': covered, 'more': more,"
             " 'after_role': after_role, 'after_rewrite': after_rewrite, 'after_bump': after_bump, 'plain': plain}"
             " | to_json }}"}, "delegate_to": "localhost"},
     ]},
     {"name": "Another play", "hosts": "all", "gather_facts": False, "tasks": [
+        read("next_play_unchanged"),
         {"name": "Remove the probe", "ansible.builtin.file": {"path": PROBE, "state": "absent"}},
         read("next_play"),
         {"name": "Keep the answer", "ansible.builtin.copy": {
-            "dest": "{{ answers }}/two.json", "content": "{{ next_play | to_json }}"}, "delegate_to": "localhost"},
+            "dest": "{{ answers }}/two.json", "content": "{{ {'unchanged': next_play_unchanged, 'changed': next_play}"
+            " | to_json }}"}, "delegate_to": "localhost"},
     ]},
 ]
 
@@ -85,7 +89,7 @@ def probe_seen(answer):
     return answer["gpu_guest"]["files"][PROBE]["exists"]
 
 
-def test_a_covered_read_is_not_read_again_and_any_change_or_new_play_reads_again(guest):
+def test_a_covered_read_is_not_read_again_in_the_run_and_any_change_reads_again(guest):
     playbook = os.path.join(guest["state_dir"], "reuse.yml")
     with open(playbook, "w") as handle:
         json.dump(PLAYBOOK_TEXT, handle)
@@ -120,10 +124,12 @@ def test_a_covered_read_is_not_read_again_and_any_change_or_new_play_reads_again
     # gpu_guest_info_changes is still honoured.
     assert not one["after_bump"]["reused"]
     assert "reused" not in one["plain"] and not probe_seen(one["plain"])
-    assert not two["reused"] and not probe_seen(two)
+    # A later play of the same run reuses the read while the guest is as it was read, and reads again once not.
+    assert two["unchanged"]["reused"] and probe_seen(two["unchanged"])
+    assert not two["changed"]["reused"] and not probe_seen(two["changed"])
     with open(report) as handle:
         counted = json.load(handle)
     assert on_guest(guest, "test", "-e", PROBE).returncode == 1
-    # first, more, after_role, after_rewrite, after_bump, plain and next_play reached the guest, as did the six file
-    # and shell tasks; covered did not.
-    assert counted["remote_tasks"][GUEST] == 13, counted["tasks"][GUEST]
+    # first, more, after_role, after_rewrite, after_bump, plain, last and next_play reached the guest, as did the six
+    # file and shell tasks; covered and next_play_unchanged did not.
+    assert counted["remote_tasks"][GUEST] == 14, counted["tasks"][GUEST]
