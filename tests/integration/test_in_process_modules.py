@@ -60,8 +60,8 @@ def test_in_the_worker_and_in_a_module_process_every_answer_is_the_same(lab, run
 
 def test_a_change_in_the_worker_is_made_in_vcenter_and_undone(lab, run_tasks):
     take = {"name": "take", "gpuops.vgpu.cluster_lock": {"clusters": [CLUSTER, "mixed-cluster"], "run_id": "w-1"}}
-    release = dict(take, name="release", **{"gpuops.vgpu.cluster_lock": dict(take["gpuops.vgpu.cluster_lock"],
-                                                                               state="absent")})
+    release = {"name": "release",
+               "gpuops.vgpu.cluster_lock": dict(take["gpuops.vgpu.cluster_lock"], state="absent")}
     run = run_tasks([take, take, release])
     assert [result["changed"] for result in run.results] == [True, False, True]
     assert [lock["cluster"] for lock in run.result(0)["locks"]] == [CLUSTER, "mixed-cluster"]
