@@ -38,7 +38,9 @@ def test_tarball_holds_the_collection_and_nothing_of_the_lab(tmp_path):
     for unwanted in ("lab", "bench", "tools", "tests", "extensions", ".venv", ".tmp", ".git", ".ci"):
         assert unwanted not in tops, unwanted
     assert not [name for name in names if name.startswith("playbooks/reports")]
-    assert os.path.getsize(str(tarball)) < 512 * 1024, "the tarball grew to %d bytes" % os.path.getsize(str(tarball))
+    # The collection alone is about 520 KiB (2026-11-29); the lab's binary, a fixture tree or a virtual environment
+    # slipping in would add megabytes.
+    assert os.path.getsize(str(tarball)) < 768 * 1024, "the tarball grew to %d bytes" % os.path.getsize(str(tarball))
     assert "plugins/modules/vm_vgpu.py" in names and "roles/vgpu_assign/meta/argument_specs.yml" in names
 
 
