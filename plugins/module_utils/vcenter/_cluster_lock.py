@@ -256,7 +256,7 @@ def run_lock(client, params, check_mode):
     check_input(params)
     me = dict(whoami(params["owner"]), run_id=params["run_id"])
     if params["cluster"]:
-        return _lock_one(client, params, me, params["cluster"], check_mode)
+        return with_takeovers(_lock_one(client, params, me, params["cluster"], check_mode), check_mode)
     results, refused = [], []
     for name in params["clusters"]:
         try:
@@ -273,7 +273,16 @@ def run_lock(client, params, check_mode):
     if refused:
         raise Busy(" ".join(err.message for err in refused), hint=refused[0].hint,
                    held_by=[err.details.get("held_by") for err in refused], locks=results)
-    return {"changed": any(item["changed"] for item in results), "locks": results}
+    return with_takeovers({"changed": any(item["changed"] for item in results), "locks": results}, check_mode)
+
+
+def with_takeovers(result, check_mode):
+    """``result`` with a warning for each lock taken from another run, so the run says what it took over and why."""
+    verb = "Would take" if check_mode else "Took"
+    taken_over = [lock for lock in result.get("locks", [result]) if lock.get("broke") and lock.get("lock")]
+    warnings = ["%s over the lock of cluster %s from %s: %s." % (
+        verb, lock["cluster"], describe(lock["broke"]), lock["broke"]["reason"]) for lock in taken_over]
+    return dict(result, warnings=warnings) if warnings else result
 
 
 def _lock_one(client, params, me, name, check_mode):

@@ -218,3 +218,20 @@ def test_releasing_several_clusters_releases_every_own_lock_then_names_the_other
         lock.run_lock(vc, site_params(state="absent"), check_mode=False)
     assert vc.locked() == ["domain-c11"]
     assert [item["cluster"] for item in raised.value.details["locks"]] == ["gpu-cluster", "ai-cluster"]
+
+
+@pytest.mark.parametrize("check_mode, verb", [(False, "Took"), (True, "Would take")])
+def test_a_lock_taken_over_from_a_dead_run_is_named_in_a_warning(check_mode, verb):
+    vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
+    vc.plant_on("mixed-cluster", **dict(OTHER, expires="2026-11-25T20:59:59Z"))
+    result = lock.run_lock(vc, site_params(), check_mode=check_mode)
+    assert result["warnings"] == [
+        "%s over the lock of cluster mixed-cluster from awx@ctl-02 (run job-17) since 2026-11-25T20:00:00Z: it expired "
+        "at 2026-11-25T20:59:59Z." % verb]
+    assert vc.locked() == (["domain-c11"] if check_mode else ["domain-c10", "domain-c11", "domain-c12"])
+
+
+def test_a_run_that_takes_free_or_its_own_locks_warns_nothing():
+    vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
+    assert "warnings" not in lock.run_lock(vc, site_params(), check_mode=False)
+    assert "warnings" not in lock.run_lock(vc, site_params(), check_mode=False)
