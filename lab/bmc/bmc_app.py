@@ -11,13 +11,13 @@ ground truth from.
 import io
 import json
 import logging
-import re
 import time
 from urllib.parse import parse_qs
 
 from werkzeug.wrappers import Request, Response
 
 from bmc_accounts import AccountResources
+from bmc_bios import BiosHandlers
 from bmc_boot import BootResources
 from bmc_chaos import Chaos, reset_connection
 from bmc_cooling import Cooling
@@ -29,6 +29,9 @@ from bmc_scp import TASKS, ScpActions
 from bmc_protocol import (METADATA_TYPE, check_protocol, described_by, metadata_document, odata_document,
                           sushy_allow, version_document)
 from bmc_errors import RedfishError
+from bmc_http import HttpHandlers, deep_merge, error_response, json_response, link, norm
+from bmc_lab_endpoints import LabEndpoints
+from bmc_sessions import SessionHandlers
 from bmc_thermal import ThermalResources
 
 LOG = logging.getLogger("bmc")
@@ -36,39 +39,7 @@ PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/odata", "/redfish/v1/$metadata
 SUSHY_TOP = ("/redfish/v1/Systems", "/redfish/v1/UpdateService", "/redfish/v1/CertificateService")
 
 
-def norm(path):
-    return path.rstrip("/") or "/"
-
-
-def deep_merge(base, overlay):
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            deep_merge(base[key], value)
-        else:
-            base[key] = value
-    return base
-
-
-def link(path):
-    return {"@odata.id": path}
-
-
-def json_response(body, status=200, headers=None):
-    response = Response(json.dumps(body, indent=1), status=status, mimetype="application/json")
-    for name, value in (headers or {}).items():
-        response.headers[name] = value
-    response.headers["OData-Version"] = "4.0"
-    return response
-
-
-def error_response(err):
-    headers = dict(err.headers)
-    if err.status == 401:
-        headers.setdefault("WWW-Authenticate", 'Basic realm="Redfish"')
-    return json_response(err.body(), err.status, headers)
-
-
-class BmcApp:
+class BmcApp(HttpHandlers, SessionHandlers, BiosHandlers, LabEndpoints):
     """``new_drivers()`` gives the sushy drivers of this BMC over a fresh state, at start and at every reset;
     ``on_down()`` is called when a test asks the BMC to refuse connections for a while."""
 
@@ -152,19 +123,7 @@ class BmcApp:
         self.routes = dict((norm(path), handler) for path, handler in routes.items())
         self.members = dict((norm(path), handler) for path, handler in members.items())
         self.chaos = Chaos()
-        self.lab_routes = {
-            ("GET", "/lab/state"): lambda request: json_response(self.ground_truth()),
-            ("GET", "/lab/stats"): lambda request: json_response(self.bmc.statistics()),
-            ("POST", "/lab/stats/reset"): self.lab_stats_reset,
-            ("GET", "/lab/faults"): lambda request: json_response(self.bmc.ground_truth()["faults"]),
-            ("POST", "/lab/faults"): self.lab_fault,
-            ("DELETE", "/lab/faults"): self.lab_clear_faults,
-            ("POST", "/lab/reset"): self.lab_reset,
-            ("POST", "/lab/config"): self.lab_config,
-            ("GET", "/lab/chaos"): lambda request: json_response(self.chaos.report()),
-            ("POST", "/lab/chaos"): self.lab_chaos,
-            ("DELETE", "/lab/chaos"): lambda request: json_response(self.chaos.stop()),
-        }
+        self.lab_routes = self.lab_endpoints()
 
     # -- WSGI entry --------------------------------------------------------------------------------------------
 
@@ -265,68 +224,12 @@ class BmcApp:
             return response, None
         return response, json.loads(response.get_data(as_text=True))
 
-    def body(self, request):
-        try:
-            return json.loads(request.get_data(as_text=True) or "null")
-        except ValueError:
-            raise RedfishError(400, "The request body is not valid JSON.", "Base.1.8.MalformedJSON")
-
-    def read_only(self, render):
-        def handler(request):
-            self.allow(request, "GET")
-            return json_response(render())
-        return handler
-
-    def writable(self, render, patch):
-        def handler(request):
-            self.allow(request, "GET", "PATCH")
-            if request.method == "PATCH":
-                return json_response(patch(self.body(request)))
-            return json_response(render())
-        return handler
-
-    def action(self, act):
-        def handler(request):
-            self.allow(request, "POST")
-            return json_response(act(self.body(request)))
-        return handler
-
-    def accepted_action(self, act):
-        def handler(request):
-            self.allow(request, "POST")
-            status, headers, body = act(self.body(request))
-            if body is None:
-                response = Response(status=status)
-                response.headers.update(dict(headers, **{"OData-Version": "4.0"}))
-                return response
-            return json_response(body, status, headers)
-        return handler
-
     def scp_task(self, request, job_id):
         self.allow(request, "GET")
         status, body = self.scp.task_answer(job_id)
         if isinstance(body, str):
             return Response(body, status=status, mimetype="application/xml")
         return json_response(body, status)
-
-    def read_only_member(self, render):
-        def handler(request, member):
-            self.allow(request, "GET")
-            body = render(member)
-            if body is None:
-                raise RedfishError(404, "The resource at the URI %s was not found." % request.path,
-                                   "Base.1.8.ResourceMissingAtURI")
-            return json_response(body, headers={"ETag": body["@odata.etag"]} if "@odata.etag" in body else None)
-        return handler
-
-    def allow(self, request, *methods):
-        """Refuses a method the resource does not take; HEAD goes wherever GET does (``Allow`` lists both)."""
-        if "GET" in methods:
-            methods = ("GET", "HEAD") + tuple(m for m in methods if m != "GET")
-        request.environ["lab.allow"] = ", ".join(methods)
-        if request.method not in methods:
-            raise RedfishError(405, "The method %s is not allowed on %s." % (request.method, request.path),
-                               "Base.1.8.OperationNotAllowed", headers={"Allow": ", ".join(methods)})
 
     # -- documents beside the resources ----------------------------------------------------------------------------
 
@@ -344,7 +247,7 @@ class BmcApp:
         response.headers["OData-Version"] = "4.0"
         return response
 
-    # -- service root, sessions ----------------------------------------------------------------------------------
+    # -- service root ----------------------------------------------------------------------------------------------
 
     def service_root(self, request):
         self.allow(request, "GET")
@@ -367,47 +270,7 @@ class BmcApp:
         environ = dict(request.environ, PATH_INFO="/redfish/v1/", REQUEST_METHOD="GET", QUERY_STRING="")
         return self.root_body(self.sushy_json(Request(environ))[1])
 
-    def session_service(self, request):
-        self.allow(request, "GET")
-        return json_response({
-            "@odata.id": "/redfish/v1/SessionService", "@odata.type": "#SessionService.v1_1_8.SessionService",
-            "Id": "SessionService", "Name": "Session Service", "ServiceEnabled": True, "SessionTimeout": 1800,
-            "Sessions": link(self.paths["sessions"]),
-        })
-
-    def sessions(self, request):
-        self.allow(request, "GET", "POST")
-        base = norm(self.paths["sessions"])
-        if request.method == "POST":
-            body = self.body(request) or {}
-            session_id, token = self.bmc.create_session(body.get("UserName", ""), body.get("Password", ""))
-            location = "%s/%s" % (base, session_id)
-            if self.bmc.profile["sessions"].get("absolute_location"):
-                location = "https://%s%s%s" % (request.host.rsplit(":", 1)[0], location,
-                                               "/" if self.paths["sessions"].endswith("/") else "")
-            return json_response(self.session_body(session_id), 201, {"X-Auth-Token": token, "Location": location})
-        ids = self.bmc.session_ids()
-        return json_response({
-            "@odata.id": self.paths["sessions"], "@odata.type": "#SessionCollection.SessionCollection",
-            "Name": "Session Collection", "Members@odata.count": len(ids),
-            "Members": [link("%s/%s" % (base, i)) for i in ids],
-        })
-
-    def session_body(self, session_id):
-        return {"@odata.id": "%s/%s" % (norm(self.paths["sessions"]), session_id),
-                "@odata.type": "#Session.v1_3_0.Session", "Id": session_id, "Name": "User Session",
-                "UserName": self.bmc.username}
-
-    def session(self, request, session_id):
-        self.allow(request, "GET", "DELETE")
-        if request.method == "DELETE":
-            self.bmc.delete_session(session_id)
-            return Response(status=204)
-        if session_id not in self.bmc.session_ids():
-            raise RedfishError(404, "The session %s does not exist." % session_id, "Base.1.8.ResourceMissingAtURI")
-        return json_response(self.session_body(session_id))
-
-    # -- system and BIOS ---------------------------------------------------------------------------------------
+    # -- system ----------------------------------------------------------------------------------------------------
 
     def system(self, request):
         self.allow(request, "GET", "PATCH")
@@ -453,99 +316,6 @@ class BmcApp:
             request.environ["CONTENT_LENGTH"] = str(len(json.dumps(body).encode()))
             return self.sushy(Request(request.environ))
         return Response(status=204)
-
-    def bios(self, request):
-        self.allow(request, "GET")
-        p = self.bmc.profile["bios"]
-        current = self.bmc.bios_current()
-        settings = {"@odata.type": "#Settings.v1_3_0.Settings", "SettingsObject": link(p["settings_path"]),
-                    "ETag": self.bmc.etag()}
-        if p["apply_times"]:
-            settings["SupportedApplyTimes"] = p["apply_times"]
-        return json_response({
-            "@odata.id": p["path"], "@odata.type": "#Bios.v1_1_0.Bios", "Id": "Bios",
-            "Name": "BIOS Configuration Current Settings", "AttributeRegistry": p["registry"]["id"],
-            "Attributes": current, "@Redfish.Settings": settings,
-        })
-
-    def settings(self, request):
-        self.allow(request, "GET", "PATCH")
-        p = self.bmc.profile["bios"]
-        if request.method == "PATCH":
-            status, headers, messages = self.bmc.patch_settings(self.body(request), request.headers.get("If-Match"))
-            headers["ETag"] = self.bmc.etag()
-            body = {"@Message.ExtendedInfo": messages}
-            if p.get("patch_answer") == "error":
-                # iLO 5 answers a successful PATCH too with an error object that carries the messages.
-                body = {"error": {"code": "iLO.0.10.ExtendedInfo",
-                                  "message": "See @Message.ExtendedInfo for more information.",
-                                  "@Message.ExtendedInfo": messages}}
-            return json_response(body, status, headers)
-        shown, etag = self.bmc.bios_settings()
-        return json_response({
-            "@odata.id": p["settings_path"], "@odata.type": "#Bios.v1_1_0.Bios", "@odata.etag": etag,
-            "Id": "Settings", "Name": "BIOS Configuration Pending Settings",
-            "AttributeRegistry": p["registry"]["id"], "Attributes": shown,
-        }, headers={"ETag": etag})
-
-    def registries(self, request):
-        self.allow(request, "GET")
-        members = [link("/redfish/v1/Registries/Base.1.8.0"), link(self.bmc.profile["bios"]["registry"]["file_path"])]
-        return json_response({
-            "@odata.id": "/redfish/v1/Registries", "@odata.type": "#MessageRegistryFileCollection."
-            "MessageRegistryFileCollection", "Name": "Registry File Collection",
-            "Members@odata.count": len(members), "Members": members,
-        })
-
-    def base_registry_file(self, request):
-        self.allow(request, "GET")
-        return json_response({
-            "@odata.id": "/redfish/v1/Registries/Base.1.8.0",
-            "@odata.type": "#MessageRegistryFile.v1_1_0.MessageRegistryFile", "Id": "Base.1.8.0",
-            "Name": "Base Message Registry File", "Registry": "Base.1.8", "Languages": ["en"],
-            "Location": [{"Language": "en", "PublicationUri": "https://redfish.dmtf.org/registries/Base.1.8.0.json"}],
-        })
-
-    def registry_file(self, request):
-        self.allow(request, "GET")
-        reg = self.bmc.profile["bios"]["registry"]
-        return json_response({
-            "@odata.id": reg["file_path"], "@odata.type": "#MessageRegistryFile.v1_1_0.MessageRegistryFile",
-            "Id": reg["id"], "Name": "BIOS Attribute Registry File", "Registry": reg["id"], "Languages": ["en"],
-            "Location": [{"Language": "en", "Uri": reg["path"]}],
-        })
-
-    def registry(self, request):
-        self.allow(request, "GET")
-        p = self.bmc.profile
-        reg = p["bios"]["registry"]
-        attributes, dependencies = [], []
-        for entry in p["bios"]["attributes"]:
-            name = entry["name"]
-            kind = self.bmc.registry.type_of(name)
-            item = {"AttributeName": name, "DisplayName": _display_name(name), "Type": kind,
-                    "ReadOnly": bool(entry.get("read_only")), "Hidden": False, "DefaultValue": entry.get("value"),
-                    "MenuPath": "./"}
-            if kind == "Enumeration":
-                item["Value"] = [{"ValueName": v, "ValueDisplayName": v} for v in entry["values"]]
-            if kind == "Integer":
-                item.update(LowerBound=entry.get("lower"), UpperBound=entry.get("upper"), ScalarIncrement=1)
-            if kind == "String":
-                item.update(MinLength=0, MaxLength=entry.get("max_length", 256))
-            attributes.append(item)
-            for other, needed in sorted((entry.get("writable_when") or {}).items()):
-                dependencies.append({"DependencyFor": name, "Type": "Map", "Dependency": {
-                    "MapFrom": [{"MapFromAttribute": other, "MapFromCondition": "NEQ",
-                                 "MapFromProperty": "CurrentValue", "MapFromValue": needed}],
-                    "MapToAttribute": name, "MapToProperty": "ReadOnly", "MapToValue": True}})
-        return json_response({
-            "@odata.id": reg["path"], "@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry",
-            "Id": reg["id"], "Name": "BIOS Attribute Registry", "Language": "en", "RegistryVersion": "1.0.0",
-            "OwningEntity": reg["owning_entity"],
-            "SupportedSystems": [{"ProductName": p["system"]["resource"]["Model"],
-                                  "FirmwareVersion": p["system"]["resource"]["BiosVersion"]}],
-            "RegistryEntries": {"Attributes": attributes, "Dependencies": dependencies, "Menus": []},
-        })
 
     # -- managers and Dell jobs ----------------------------------------------------------------------------------
 
@@ -617,68 +387,3 @@ class BmcApp:
         body.update(self.thermal.links())
         body.update(self.power.links())
         return json_response(body)
-
-    # -- lab endpoints (no auth, no faults) ------------------------------------------------------------------------
-
-    def lab(self, request, path):
-        handler = self.lab_routes.get((request.method, path))
-        if handler is None:
-            return json_response({"error": "unknown lab endpoint %s %s" % (request.method, path),
-                                  "endpoints": ["%s %s" % key for key in sorted(self.lab_routes)]}, 404)
-        try:
-            return handler(request)
-        except RedfishError as err:
-            return error_response(err)
-
-    def lab_fault(self, request):
-        fault = self.body(request)
-        if not isinstance(fault, dict):
-            raise RedfishError(400, "POST a JSON object such as {\"kind\": \"http_error\", \"status\": 503}.")
-        self.bmc.add_fault(fault)
-        if fault.get("kind") == "down" and self.on_down:
-            self.on_down()
-        return json_response(self.bmc.ground_truth()["faults"])
-
-    def lab_chaos(self, request):
-        try:
-            self.chaos.start(self.body(request) or {})
-        except (TypeError, ValueError) as err:
-            raise RedfishError(400, "chaos: %s" % err)
-        return json_response(self.chaos.report(), 201)
-
-    def lab_clear_faults(self, request):
-        self.bmc.clear_faults()
-        return Response(status=204)
-
-    def lab_stats_reset(self, request):
-        self.bmc.reset_statistics()
-        return Response(status=204)
-
-    def lab_reset(self, request):
-        self.bmc.factory_reset()
-        self.manager_parts.reset()
-        self.cooling.reset()
-        self.scp.results.clear()
-        self.logs.reset()
-        self.chaos.stop()
-        if self.sushy_written:  # new drivers write their state files: tens of milliseconds
-            self.drivers, self.sushy_written = self.new_drivers(), False
-        return json_response(self.ground_truth())
-
-    def ground_truth(self):
-        """The BMC's state with its cooling setting, and the fan speeds it gives in both places."""
-        truth = self.bmc.ground_truth()
-        truth["thermal"]["fans"] = self.thermal.fans_data
-        truth["cooling"] = self.cooling.state(self.bmc.profile["thermal"]["fans"])
-        truth["power"] = self.power.ground_truth()
-        truth["logs"] = self.logs.ground_truth()
-        return truth
-
-    def lab_config(self, request):
-        body = self.body(request) or {}
-        self.bmc.configure(reset_seconds=body.get("reset_seconds"))
-        return json_response(self.bmc.ground_truth())
-
-
-def _display_name(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.split("_0")[0].replace("_", " ")).strip()
