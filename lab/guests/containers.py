@@ -1,0 +1,133 @@
+"""The lab's guests: Linux containers with systemd as PID 1 that stand for the topology's guest VMs, started and
+removed with podman, reached over SSH with the lab's key (lab/labctl.py starts them with the rest of the lab; tests
+and benchmarks start guests of their own through it)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GUEST_IMAGE = os.path.join(ROOT, "lab", "guests", "guest-image.sh")
+GUEST_STANDINS = os.path.join(ROOT, "lab", "guests", "standins", "build.py")
+# Where lab/guests/guest-image.sh writes the podman settings this machine needs; `make lab` exports it too.
+CONTAINERS_CONF = os.path.join(ROOT, ".tmp", "molecule", "containers.conf")
+GUEST_LABEL = "owner=gpuops-lab"
+# Each guest's sshd is published on 127.0.0.1 at GUEST_SSH_PORT + its index (+ the lab's port offset), unless the
+# topology gives it an ssh_port; the lab's key pair and the guests' host keys are in the state directory.
+GUEST_SSH_PORT = 2201
+# Each guest's node exporter (port 9100 inside, gpuops.vgpu.gpu_monitoring) is published the same way from here
+# (9101, 9102, ...).
+GUEST_METRICS_PORT = 9101
+GUEST_SSH_KEY = "guest_ssh_key"
+GUEST_KNOWN_HOSTS = "guest_known_hosts"
+# How long a guest's systemd may take to come up.
+GUEST_BOOT_TIMEOUT = 60
+
+
+def podman(*args, **kwargs):
+    env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
+    return subprocess.run(["podman"] + list(args), env=env, check=kwargs.get("check", True), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def start_guests(guests, state_dir, port_offset=0, lab=None):
+    """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
+    NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
+    the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
+
+    A guest with ``passthrough: true`` stands for a VM with whole GPUs: its nvidia-smi is the DirectPath stand-in,
+    which reads the lab vCenter (``lab``: ``url``, ``cafile``, ``catalog``) through the container's gateway to the
+    host's loopback (slirp4netns ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``. A guest with
+    ``vgpu_vm`` stands for that vGPU VM the same way: its GRID driver stand-in asks the lab whether the VM's host
+    accepts it (/etc/gpuops-lab/vgpu.json).
+
+    Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
+    ``<name>-<offset>`` so that it runs beside another lab."""
+    env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
+    image = subprocess.run([GUEST_IMAGE], env=env, check=True, stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout.strip().splitlines()[-1]
+    standins = os.path.join(state_dir, "standins")
+    subprocess.run([sys.executable, GUEST_STANDINS, "--out", standins], check=True, stdout=subprocess.DEVNULL)
+    key = os.path.join(state_dir, GUEST_SSH_KEY)
+    if not os.path.exists(key):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gpuops-lab", "-f", key], check=True)
+    with open(key + ".pub") as handle:
+        public_key = handle.read().strip()
+    started = {}
+    for index, guest in enumerate(guests):
+        container = guest["name"] if not port_offset else "%s-%d" % (guest["name"], port_offset)
+        port = guest.get("ssh_port", GUEST_SSH_PORT + index) + port_offset
+        # A guest given its own SSH port gets the metrics port beside it, so two sets of guests never collide.
+        metrics_port = guest.get("metrics_port", GUEST_METRICS_PORT + guest.get("ssh_port", GUEST_SSH_PORT + index)
+                                 - GUEST_SSH_PORT) + port_offset
+        reaches_lab = guest.get("passthrough") or guest.get("vgpu_vm")
+        network = ["--network", "slirp4netns:allow_host_loopback=true"] if reaches_lab else []
+        podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
+               "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port,
+               "--publish", "127.0.0.1:%d:9100" % metrics_port, *network, image, "/sbin/init")
+        started[guest["name"]] = {"container": container, "ssh_port": port, "metrics_port": metrics_port}
+    known_hosts = []
+    for name, guest in sorted(started.items()):
+        container = guest["container"]
+        # Until systemd has made its bus, systemctl cannot even wait for it; a loaded machine takes a while.
+        deadline = time.monotonic() + GUEST_BOOT_TIMEOUT
+        while True:
+            state = podman("exec", container, "systemctl", "is-system-running", "--wait", check=False).stdout.strip()
+            if "Failed to connect to bus" not in state or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        if state not in ("running", "degraded"):
+            sys.exit("The lab guest %s did not boot (systemd: %s)." % (name, state))
+        podman("cp", standins + "/.", "%s:/srv/lab-artifacts" % container)
+        podman("exec", container, "sh", "-ec",
+               "cd /srv/lab-artifacts/tools; install -D -m 0644 vm-pci.dump /usr/share/gpuops-lab/vm-pci.dump; "
+               "install -m 0755 lspci /usr/local/sbin/lspci; install -m 0755 ffmpeg /usr/local/bin/ffmpeg; "
+               "mkdir -p /var/lib/gpuops-lab; install -d -m 0700 /root/.ssh; "
+               "printf '%%s\\n' '%s' >/root/.ssh/authorized_keys; chmod 0600 /root/.ssh/authorized_keys" % public_key)
+        spec = next(g for g in guests if g["name"] == name)
+        if spec.get("passthrough"):
+            install_directpath_smi(container, spec["vm"], lab)
+        if spec.get("vgpu_vm"):
+            write_lab_settings(container, "vgpu.json", spec["vgpu_vm"], lab)
+        host_key = podman("exec", container, "cat", "/etc/ssh/ssh_host_ed25519_key.pub").stdout.split()
+        known_hosts.append("[127.0.0.1]:%d %s %s\n" % (guest["ssh_port"], host_key[0], host_key[1]))
+    with open(os.path.join(state_dir, GUEST_KNOWN_HOSTS), "w") as handle:
+        handle.writelines(known_hosts)
+    return started
+
+
+def write_lab_settings(container, name, vm, lab):
+    """/etc/gpuops-lab/<name> in a guest: the VM it stands for and how it reaches the lab vCenter (its gateway to
+    the host's loopback, the lab's certificate and catalog)."""
+    if not lab:
+        sys.exit("The lab guest %s stands for the VM %s and needs the lab vCenter." % (container, vm))
+    scheme, _, rest = lab["url"].partition("://")
+    host_port, _, path = rest.partition("/")
+    settings = {"vm": vm, "lab_url": "%s://10.0.2.2:%s/%s" % (scheme, host_port.rpartition(":")[2], path),
+                "server_name": host_port.rpartition(":")[0], "cafile": "/etc/gpuops-lab/lab-ca.pem",
+                "catalog": "/etc/gpuops-lab/catalog.json"}
+    podman("exec", container, "mkdir", "-p", "/etc/gpuops-lab")
+    podman("cp", lab["cafile"], "%s:/etc/gpuops-lab/lab-ca.pem" % container)
+    podman("cp", lab["catalog"], "%s:/etc/gpuops-lab/catalog.json" % container)
+    podman("exec", container, "sh", "-ec", "printf '%%s\\n' '%s' >/etc/gpuops-lab/%s" % (json.dumps(settings), name))
+
+
+def install_directpath_smi(container, vm, lab):
+    """The DirectPath nvidia-smi stand-in in a guest, set up to read ``vm``'s GPUs from the lab vCenter."""
+    write_lab_settings(container, "directpath.json", vm, lab)
+    podman("exec", container, "sh", "-ec",
+           "install -d /usr/lib/gpuops-lab; cp /srv/lab-artifacts/directpath/* /usr/lib/gpuops-lab/; "
+           "ln -sf /usr/lib/gpuops-lab/nvidia-smi /usr/bin/nvidia-smi")
+
+
+def stop_guests(started):
+    """The guest containers this lab started (other labs' containers carry the same label)."""
+    if subprocess.run(["sh", "-c", "command -v podman"], stdout=subprocess.DEVNULL).returncode != 0:
+        return
+    names = [name for name in podman("ps", "-a", "--filter", "label=" + GUEST_LABEL, "--format", "{{.Names}}",
+                                     check=False).stdout.split() if name in started]
+    if names:
+        podman("rm", "-f", *names, check=False)
+        print("Removed the lab guests %s." % ", ".join(names))
