@@ -363,12 +363,53 @@ class VCenterClient:
         standalone compute resource the host belongs to (with ``compute_properties`` read), or None; in the order of
         ``esxi_hostnames``, else by name.
         """
-        tree = self.retrieve({
+        hosts, tree = self.hosts_with(properties, {}, compute_properties)
+        compute = tree[vim.ComputeResource]
+        datacenters = [item["name"] for item in tree[vim.Datacenter]]
+        if datacenter:
+            if datacenter not in datacenters:
+                raise NotFound("Datacenter '%s' was not found in vCenter %s." % (datacenter, self.endpoint),
+                               hint="Known datacenters: %s." % (", ".join(sorted(datacenters)) or "none"))
+            hosts = [item for item in hosts if item["datacenter"] == datacenter]
+        if cluster:
+            places = set((item["datacenter"], item["cluster"]) for item in hosts if item["cluster"] == cluster)
+            if not any(isinstance(item["obj"], vim.ClusterComputeResource) and item["name"] == cluster
+                       for item in compute):
+                known = sorted(set(item["name"] for item in compute
+                                   if isinstance(item["obj"], vim.ClusterComputeResource)))
+                raise NotFound("Cluster '%s' was not found in vCenter %s." % (cluster, self.endpoint),
+                               hint="Known clusters: %s." % (", ".join(known) or "none"))
+            if len(places) > 1:
+                raise NotFound("Cluster name '%s' is ambiguous: datacenters %s each have one."
+                               % (cluster, ", ".join(sorted(place[0] for place in places))),
+                               hint="Set the datacenter option to choose one.")
+            hosts = [item for item in hosts if item["cluster"] == cluster]
+        if esxi_hostnames:
+            by_name = dict((item["name"], item) for item in hosts)
+            missing = [name for name in esxi_hostnames if name not in by_name]
+            if missing:
+                scope = cluster and " in cluster '%s'" % cluster or datacenter and " in datacenter '%s'" % datacenter
+                raise NotFound("ESXi host(s) not found%s: %s." % (scope or "", ", ".join(missing)),
+                               hint="Known hosts: %s." % (", ".join(sorted(by_name)) or "none"))
+            return [by_name[name] for name in dict.fromkeys(esxi_hostnames)]
+        return hosts
+
+    def hosts_with(self, properties, others, compute_properties=()):
+        """Every host (placed as ``hosts()`` places them, by name) and the objects of ``others`` (a vim type -> the
+        property paths to read) in the same PropertyCollector call.
+
+        Returns ``(hosts, tree)``: ``tree`` maps each type read (those of ``others``, ``vim.ComputeResource``,
+        ``vim.Datacenter`` and ``vim.Folder`` with its ``name`` and ``parent``) to its retrieve-style items.
+        """
+        specs = {
             vim.HostSystem: sorted(set(properties) | {"name", "parent"}),
             vim.ComputeResource: sorted(set(compute_properties) | {"name", "parent"}),
             vim.Datacenter: ["name"],
-            vim.Folder: ["parent"],
-        })
+            vim.Folder: ["name", "parent"],
+        }
+        for obj_type, paths in others.items():
+            specs[obj_type] = sorted(set(paths) | set(specs.get(obj_type, ())))
+        tree = self.retrieve(specs)
         compute = dict((item["moid"], item) for item in tree[vim.ComputeResource])
         datacenters = dict((item["moid"], item["name"]) for item in tree[vim.Datacenter])
         folders = dict((item["moid"], item.get("parent")) for item in tree[vim.Folder])
@@ -388,30 +429,4 @@ class VCenterClient:
             item["cluster"], item["datacenter"] = place(item)
             item["compute_resource"] = compute.get(item["parent"]._moId) if item.get("parent") is not None else None
             hosts.append(item)
-        if datacenter:
-            if datacenter not in datacenters.values():
-                raise NotFound("Datacenter '%s' was not found in vCenter %s." % (datacenter, self.endpoint),
-                               hint="Known datacenters: %s." % (", ".join(sorted(datacenters.values())) or "none"))
-            hosts = [item for item in hosts if item["datacenter"] == datacenter]
-        if cluster:
-            places = set((item["datacenter"], item["cluster"]) for item in hosts if item["cluster"] == cluster)
-            if not any(isinstance(item["obj"], vim.ClusterComputeResource) and item["name"] == cluster
-                       for item in compute.values()):
-                known = sorted(set(item["name"] for item in compute.values()
-                                   if isinstance(item["obj"], vim.ClusterComputeResource)))
-                raise NotFound("Cluster '%s' was not found in vCenter %s." % (cluster, self.endpoint),
-                               hint="Known clusters: %s." % (", ".join(known) or "none"))
-            if len(places) > 1:
-                raise NotFound("Cluster name '%s' is ambiguous: datacenters %s each have one."
-                               % (cluster, ", ".join(sorted(place[0] for place in places))),
-                               hint="Set the datacenter option to choose one.")
-            hosts = [item for item in hosts if item["cluster"] == cluster]
-        if esxi_hostnames:
-            by_name = dict((item["name"], item) for item in hosts)
-            missing = [name for name in esxi_hostnames if name not in by_name]
-            if missing:
-                scope = cluster and " in cluster '%s'" % cluster or datacenter and " in datacenter '%s'" % datacenter
-                raise NotFound("ESXi host(s) not found%s: %s." % (scope or "", ", ".join(missing)),
-                               hint="Known hosts: %s." % (", ".join(sorted(by_name)) or "none"))
-            return [by_name[name] for name in dict.fromkeys(esxi_hostnames)]
-        return sorted(hosts, key=lambda item: item["name"])
+        return sorted(hosts, key=lambda item: item["name"]), tree

@@ -81,7 +81,7 @@ def read_inventory(client, cluster=None, esxi_hostnames=None, datacenter=None, v
         vm_items = dict((item["moid"], item) for item in client.retrieve_objects(vm_objects, VM_PROPERTIES))
 
     facts = vcenter_profile_facts(client, hosts)
-    result_hosts = [_describe_host(host, vm_items, facts) for host in hosts]
+    result_hosts = [describe_host(host, vm_items, facts) for host in hosts]
     result_vms = [describe_vm(vm_items[vm._moId], host_names) for vm in wanted_vms]
     result = {"hosts": result_hosts, "vms": result_vms}
     if power_records:
@@ -169,7 +169,7 @@ def _passthrough_holders(host, vm_items):
     return holders
 
 
-def _describe_host(host, vm_items, vcenter_facts=None):
+def describe_host(host, vm_items, vcenter_facts=None):
     pci_by_id = dict((dev.id, dev) for dev in host.get("hardware.pciDevice") or [])
     passthru = _passthru_enabled(host)
     holders = _passthrough_holders(host, vm_items) if passthru else {}
