@@ -250,7 +250,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _read(self, options):
         # Imported here: pyVmomi is needed only when vCenter is read, not for a cached inventory.
         from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-        from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._fleet import read_fleet
+        from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import read_fleet
 
         try:
             with VCenterClient(options["hostname"], options["username"], self._password(options),

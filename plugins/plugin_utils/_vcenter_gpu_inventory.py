@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``vcenter_gpu`` inventory plugin's rules: its options checked before any connection, and the GPU fleet that
-``module_utils/vcenter/_fleet.py`` reads turned into the inventory model's groups and variables.
+``_vcenter_fleet.py`` reads turned into the inventory model's groups and variables.
 
 Pure functions over plain data; a bad option raises ``InputError`` naming the option and what to write instead.
 """

@@ -100,7 +100,7 @@ def _write(path, text, mode):
     os.chmod(path, mode)
 
 
-def _inject(credential_type, inputs, private_data_dir, args):
+def inject(credential_type, inputs, private_data_dir, args):
     """One credential: its files and extra vars in env/ (as AWX's inject_credential writes them)."""
     sandbox = jinja2.sandbox.ImmutableSandboxedEnvironment()
     namespace = dict(inputs)
@@ -156,7 +156,7 @@ def write_private_data_dir(path, defs, template, job_id, inventory, credentials,
                      "AWX_PRIVATE_DATA_DIR": CONTAINER_ROOT}
     types = dict((kind["name"], kind) for kind in defs["gpuops_awx_credential_types"])
     for name in template["credentials"]:
-        env.update(_inject(types[name], credentials[name], path, args))
+        env.update(inject(types[name], credentials[name], path, args))
     _write(os.path.join(path, "env", "cmdline"), " ".join(args), stat.S_IRUSR)
     _write(os.path.join(path, "env", "envvars"), yaml.safe_dump(env), stat.S_IRUSR)
     _write(os.path.join(path, "env", "passwords"), yaml.safe_dump(dict((p, "") for p in PASSWORD_PROMPTS)),

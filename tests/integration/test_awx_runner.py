@@ -17,13 +17,14 @@ import subprocess
 import pytest
 import yaml
 
-from awx_job import (artifacts, definitions, files_holding, job_template, run_job, script_inventory,
-                     write_private_data_dir)
+from awx_job import (CONTAINER_ROOT, artifacts, definitions, files_holding, inject, job_template, run_job,
+                     script_inventory, write_private_data_dir)
 from ee_image import build_image, tool
 from site_run import ROOT, not_converged, site_inventory
 
 APPLY = os.path.join(ROOT, "extensions", "awx", "apply.yml")
 VCENTER, BMC, TOKEN = "gpuops.vgpu vCenter", "gpuops.vgpu BMC", "gpuops.vgpu NVIDIA license token"
+VCENTER_INVENTORY = "gpuops.vgpu vCenter inventory"
 # What the credentials carry, so the AWX inventory does not.
 CREDENTIAL_VARS = ("vcenter_username", "vcenter_password", "bmc_username", "bmc_password")
 
@@ -123,7 +124,8 @@ def test_apply_playbook_passes_the_awx_modules_argument_checks(tmp_path):
     answers.write_text(yaml.safe_dump({
         "gpuops_awx_inventory": "gpu datacenter", "gpuops_awx_ee_image": "registry.example.com/gpuops-vgpu-ee:0.1.0",
         "gpuops_awx_project_scm_url": "https://git.example.com/gpuops/vgpu.git",
-        "gpuops_awx_credentials": {VCENTER: "vcenter", BMC: "bmc", TOKEN: "license token"}}))
+        "gpuops_awx_credentials": {VCENTER: "vcenter", BMC: "bmc", TOKEN: "license token",
+                                   VCENTER_INVENTORY: "vcenter inventory"}}))
     env = dict(os.environ, CONTROLLER_HOST="https://127.0.0.1:9", CONTROLLER_USERNAME="admin",
                CONTROLLER_PASSWORD="unused", ANSIBLE_NOCOLOR="1")
     for task in play["tasks"]:
@@ -132,3 +134,30 @@ def test_apply_playbook_passes_the_awx_modules_argument_checks(tmp_path):
                              universal_newlines=True, check=False, timeout=300)
         first = [line for line in run.stdout.splitlines() if line.startswith(("fatal:", "failed:"))][:1]
         assert first and "Failed to get token" in first[0], "%s:\n%s" % (task["name"], run.stdout[-3000:])
+
+
+def test_the_inventory_source_reads_vcenter_with_its_credential_as_awx_injects_it(lab, tmp_path):
+    """The inventory source's file of the project, read by ansible-inventory with the environment and the password
+    file its credential type injects: the lab's GPU hosts, and no secret in the output."""
+    defs = definitions(tmp_path)
+    source = defs["gpuops_awx_inventory_sources"][0]
+    kind = next(kind for kind in defs["gpuops_awx_credential_types"] if kind["name"] == source["credential"])
+    private_data_dir = tmp_path / "update"
+    (private_data_dir / "env").mkdir(parents=True)
+    inputs = {"host": "127.0.0.1", "port": str(lab.port), "username": lab.connection["username"],
+              "password": lab.connection["password"], "validate_certs": False}
+    injected = inject(kind, inputs, str(private_data_dir), [])
+    assert lab.connection["password"] not in yaml.safe_dump(injected)
+    # AWX mounts the private data directory at CONTAINER_ROOT; here the update runs on this machine.
+    injected["GPUOPS_VCENTER_PASSWORD_FILE"] = str(private_data_dir) + injected[
+        "GPUOPS_VCENTER_PASSWORD_FILE"][len(CONTAINER_ROOT):]
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="1", **injected)
+    run = subprocess.run([tool("ansible-inventory"), "-i", os.path.join(ROOT, source["source_path"]), "--list"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                         check=False, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert lab.connection["password"] not in run.stdout + run.stderr
+    found = yaml.safe_load(run.stdout)
+    assert sorted(found["esxi_hosts"]["hosts"]) == sorted(h["name"] for h in lab.state()["hosts"] if h["gpus"])
+    assert found["_meta"]["hostvars"]["localhost"]["vcenter_port"] == lab.port

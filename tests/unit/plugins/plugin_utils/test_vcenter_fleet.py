@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._fleet import read_fleet
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import read_fleet
 
 vim = pytest.importorskip("pyVmomi").vim
 A100, P40 = "0000:3b:00.0", "0000:5e:00.0"
@@ -35,9 +35,9 @@ def _vgpu(key, profile):
 
 
 def _whole(key, pci_id):
-    return vim.vm.device.VirtualPCIPassthrough(
-        key=key, backing=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id=pci_id, deviceId="20f1",
-                                                                                systemId="x", vendorId=0x10DE))
+    backing = vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id=pci_id, deviceId="20f1", systemId="x",
+                                                                    vendorId=0x10DE)
+    return vim.vm.device.VirtualPCIPassthrough(key=key, backing=backing)
 
 
 def _gpu(pci_id, device_id, name):
