@@ -18,6 +18,8 @@ description:
     tokens, SSH settings) still come from the user's own C(group_vars) and C(host_vars).
   - Reads vCenter once - one PropertyCollector call for the inventory tree, the hosts' GPUs and every VM's devices,
     the same round trips for 10 VMs or 1,000 - through the collection's own vCenter client, which the modules use.
+    vCenter may still split a very large answer into pages (C(ContinueRetrievePropertiesEx)), as the API allows
+    when no page size is asked for.
   - ESXi host variables - C(esxi_cluster), C(esxi_datacenter), C(esxi_connection_state), C(esxi_maintenance_mode),
     C(esxi_gpu_models) and C(esxi_gpus) (per GPU C(pci_id), C(model), C(device_name), C(memory_mib),
     C(graphics_type) in effect, C(configured_graphics_type), C(vgpu_mode), C(profile) carved, C(passthrough)).
@@ -55,7 +57,6 @@ options:
     description:
       - vCenter user, for example V(administrator@vsphere.local). Required, here or in the environment.
     type: str
-    aliases: [user]
     env:
       - name: VMWARE_USER
       - name: VMWARE_USERNAME
@@ -65,7 +66,6 @@ options:
         the inventory, its variables or its errors.
       - Required, here or in the environment, unless O(password_file) is set.
     type: str
-    aliases: [pass, pwd]
     env:
       - name: VMWARE_PASSWORD
   password_file:

@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _inventory
@@ -52,7 +54,10 @@ def read_fleet(client):
                   gpu_models=sorted(set(model for model in [_profile_model(v["profile"]) for v in vm["vgpus"]]
                                         + [gpus[pci_id]["model"] for pci_id in passthrough] if model)))
         vms.append(vm)
-    return {"hosts": [described[host["moid"]] for host in hosts if described[host["moid"]]["gpus"]], "vms": vms}
+    fleet = {"hosts": [described[host["moid"]] for host in hosts if described[host["moid"]]["gpus"]], "vms": vms}
+    # pyVmomi's enums and strings are subclasses of str, which Ansible does not store as variables: plain data, as a
+    # module's result is once it has passed through JSON.
+    return json.loads(json.dumps(fleet))
 
 
 def _profile_model(profile):

@@ -27,20 +27,22 @@ PT_HOST = "esxi-31.lab.local"
 PT_GPUS = ["0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0"]
 NVLINK_SETS = {PT_HOST: [PT_GPUS[:2], PT_GPUS[2:]]}
 VGPUS = {"gpu-vm-01": "grid_p40-8q", "gpu-vm-04": "grid_p40-3q", "ml-vm-01": "grid_a100-4c"}
-# One session, one PropertyCollector call: what a read of the inventory costs whatever the number of VMs.
-ONE_READ = {"RetrieveServiceContent": 1, "Login": 1, "CreateContainerView": 1, "RetrievePropertiesEx": 1,
+# One session, one PropertyCollector call: what a read of the inventory costs whatever the number of VMs (pyVmomi
+# asks for the service content at login, the client once, pyVmomi again at logout).
+ONE_READ = {"RetrieveServiceContent": 3, "Login": 1, "CreateContainerView": 1, "RetrievePropertiesEx": 1,
             "DestroyView": 1, "Logout": 1}
 
 
-def ansible_inventory(lab, tmp_path, env=None, name="lab.vcenter_gpu.yml", connection=True, **options):
-    """``ansible-inventory --list`` of a plugin configuration for ``lab``: ``(process, inventory or None)``."""
+def ansible_inventory(lab, tmp_path, env=None, name="lab.vcenter_gpu.yml", connection=True, text="", **options):
+    """``ansible-inventory --list`` of a plugin configuration for ``lab`` (``options``, then ``text``): ``(process,
+    inventory or None)``."""
     config = {"plugin": "gpuops.vgpu.vcenter_gpu"}
     if connection:
         config.update(hostname="127.0.0.1", port=lab.port, username=lab.vcenter_vars["vcenter_username"],
                       password=lab.vcenter_vars["vcenter_password"], validate_certs=False)
     config.update(options)
     path = tmp_path / name
-    path.write_text(yaml.safe_dump(dict((key, value) for key, value in config.items() if value is not None)))
+    path.write_text(yaml.safe_dump(dict((key, value) for key, value in config.items() if value is not None)) + text)
     run_env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                    ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="1", ANSIBLE_NOCOLOR="1")
     run_env.update(env or {})
@@ -48,7 +50,12 @@ def ansible_inventory(lab, tmp_path, env=None, name="lab.vcenter_gpu.yml", conne
                            "--list"], cwd=str(tmp_path), env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, check=False, timeout=600)
     assert lab.vcenter_vars["vcenter_password"] not in proc.stdout + proc.stderr
-    return proc, json.loads(proc.stdout) if proc.returncode == 0 else None
+    return proc, json.loads(proc.stdout, object_hook=unwrapped) if proc.returncode == 0 else None
+
+
+def unwrapped(value):
+    """ansible-inventory marks the strings read from vCenter as never to be templated ({"__ansible_unsafe": ...})."""
+    return value["__ansible_unsafe"] if list(value) == ["__ansible_unsafe"] else value
 
 
 def listed(lab, tmp_path, **options):
@@ -64,10 +71,10 @@ def members(found, group):
 def give_gpus(lab, run_tasks):
     """vGPUs (VGPUS; gpu-vm-01 running on esxi-01's P40) and whole GPUs (pt-vm-01 an NVLink pair, pt-vm-02 one GPU
     of the other pair), set through the API."""
+    whole = [{"name": "pt-vm-01", "devices": PT_GPUS[:2]}, {"name": "pt-vm-02", "devices": PT_GPUS[2:3]}]
     run_tasks([{"name": "passthrough", "gpuops.vgpu.host_passthrough": {"esxi_hostnames": [PT_HOST],
                                                                         "models": ["A100-40"]}},
-               {"name": "whole GPUs", "gpuops.vgpu.vm_passthrough": {
-                   "vms": [{"name": "pt-vm-01", "gpus": PT_GPUS[:2]}, {"name": "pt-vm-02", "gpus": PT_GPUS[2:3]}]}}])
+               {"name": "whole GPUs", "gpuops.vgpu.vm_passthrough": {"vms": whole}}])
     direct = Direct(lab)
     try:
         direct.shared_direct("esxi-01.lab.local")
@@ -184,10 +191,10 @@ def test_filters_constructed_options_and_credentials_from_the_environment(lab, r
     assert members(found, "gpu_guests") == ["gpu-vm-04"]
     assert members(found, "passthrough_guests") == ["pt-vm-01", "pt-vm-02"]
 
-    found = listed(lab, tmp_path, clusters=["mixed-cluster"], keyed_groups=[{"key": "vm_power_state"}],
+    found = listed(lab, tmp_path, clusters=["mixed-cluster"], keyed_groups=[{"key": "vm_power_state", "prefix": "power"}],
                    vcenter_host="")
     assert members(found, "gpu_guests") == ["ml-vm-01"] and "vcenter" not in found
-    assert members(found, "poweredOff") == ["ml-vm-01"]
+    assert members(found, "power_poweredOff") == ["ml-vm-01"]
 
 
 def test_the_cache_answers_a_second_run_without_a_soap_request(lab, run_tasks, tmp_path):
@@ -236,6 +243,19 @@ def test_a_refused_login_and_an_unverified_certificate_are_named(lab, tmp_path):
     assert "not-the-password" not in proc.stdout + proc.stderr
     proc, _ = ansible_inventory(lab, tmp_path, validate_certs=True)
     assert proc.returncode != 0 and "could not be verified" in " ".join(proc.stderr.split())
+
+
+def test_a_vault_encrypted_password(lab, tmp_path):
+    vault_password = tmp_path / "vault-password"
+    vault_password.write_text("vault-of-the-test\n")
+    encrypted = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-vault"), "encrypt_string",
+                                "--vault-password-file", str(vault_password), "--name", "password",
+                                lab.vcenter_vars["vcenter_password"]], stdout=subprocess.PIPE, universal_newlines=True,
+                               check=True).stdout
+    assert "$ANSIBLE_VAULT" in encrypted
+    found = listed(lab, tmp_path, password=None, text=encrypted,
+                   env={"ANSIBLE_VAULT_PASSWORD_FILE": str(vault_password)})
+    assert members(found, "esxi_hosts") == sorted(h["name"] for h in lab.state()["hosts"] if h["gpus"])
 
 
 def big_lab(labs, tmp_path_factory, vms):
