@@ -131,7 +131,7 @@ options:
     default: localhost
   keyed_groups:
     description:
-      - Groups from the hosts' variables, as in M(ansible.builtin.constructed). The default groups hosts and guests
+      - Groups from the hosts' variables, as in P(ansible.builtin.constructed#inventory). The default groups hosts and guests
         by cluster (V(cluster_gpu_cluster)), GPU model (V(gpu_P40)) and vGPU profile (V(vgpu_grid_p40_8q)); its
         keys give lists, so that O(strict) accepts hosts without a cluster or a profile.
     type: list
