@@ -32,6 +32,8 @@ description:
   - The C(vcenter) group's host gets C(vcenter_hostname), C(vcenter_port), C(vcenter_username),
     C(vcenter_validate_certs) and, when the GPU hosts are all in one datacenter, C(vcenter_datacenter). The password
     never becomes a variable; C(vcenter_password) stays in the user's vault.
+  - Hosts are named as in vCenter, guests by their VM's name; two kept VMs of one name are refused, naming both.
+    Templates are left out.
   - The inventory file's name must end in C(vcenter_gpu.yml) or C(vcenter_gpu.yaml).
 author:
   - gpuops maintainers (@gpuops)
