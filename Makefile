@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 LAB_TOPOLOGY ?= lab/topologies/default.yml
 VCSIM := lab/.build/vcsim-gpu
-VCSIM_SOURCES := $(wildcard lab/vcenter/*.go)
+VCSIM_SOURCES := $(shell find lab/vcenter -name '*.go')
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.tmp/collections

@@ -66,7 +66,7 @@ stage_sanity() {
 
 stage_lab() {
   # The lab's own checks: Go vet and tests of the vCenter simulator, then its end-to-end smoke test over pyVmomi.
-  { ./tools/go.sh vet . && ./tools/go.sh test -count=1 .; } 2>&1 | tail -n 20 || return 1
+  { ./tools/go.sh vet ./... && ./tools/go.sh test -count=1 ./...; } 2>&1 | tail -n 20 || return 1
   python tests/lab/vcenter_smoke.py 2>&1 | tail -n 5
 }
 
