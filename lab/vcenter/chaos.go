@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"vcsim/lists"
 )
 
 // Chaos: for a while, a seeded share of SOAP and REST requests fails the way a bad network or an overloaded vCenter
@@ -70,7 +72,7 @@ func (c *ChaosConfig) validate() error {
 		c.Kinds = chaosKinds
 	}
 	for _, k := range c.Kinds {
-		if !contains(chaosKinds, k) {
+		if !lists.Contains(chaosKinds, k) {
 			return fmt.Errorf("kind %q is not one of %v", k, chaosKinds)
 		}
 	}

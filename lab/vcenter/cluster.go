@@ -5,12 +5,15 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
+	"vcsim/topology"
 )
 
 const defaultMigrationRate = 3
 
 // drsConfig is what a cluster's configurationEx.drsConfig holds for a topology's "drs" entry.
-func drsConfig(spec *AutomationSpec) types.ClusterDrsConfigInfo {
+func drsConfig(spec *topology.AutomationSpec) types.ClusterDrsConfigInfo {
 	return types.ClusterDrsConfigInfo{
 		Enabled:                   types.NewBool(spec.Enabled),
 		EnableVmBehaviorOverrides: types.NewBool(true),
@@ -19,7 +22,7 @@ func drsConfig(spec *AutomationSpec) types.ClusterDrsConfigInfo {
 	}
 }
 
-func dpmConfig(spec *AutomationSpec) *types.ClusterDpmConfigInfo {
+func dpmConfig(spec *topology.AutomationSpec) *types.ClusterDpmConfigInfo {
 	return &types.ClusterDpmConfigInfo{
 		Enabled:             types.NewBool(spec.Enabled),
 		DefaultDpmBehavior:  types.DpmBehavior(spec.Behavior),
@@ -51,9 +54,9 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		cfg.DrsConfig = mergeDRS(cfg.DrsConfig, spec.DrsConfig)
 		cfg.DpmConfigInfo = mergeDPM(cfg.DpmConfigInfo, spec.DpmConfig)
 	} else {
-		cfg.DrsConfig = mergeDRS(drsConfig(&AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)}),
+		cfg.DrsConfig = mergeDRS(drsConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)}),
 			spec.DrsConfig)
-		cfg.DpmConfigInfo = mergeDPM(dpmConfig(&AutomationSpec{Behavior: string(types.DpmBehaviorManual)}),
+		cfg.DpmConfigInfo = mergeDPM(dpmConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)}),
 			spec.DpmConfig)
 	}
 	result, fault := original(t)
@@ -71,18 +74,18 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 
 func validateAutomation(spec *types.ClusterConfigSpecEx) *labFault {
 	if d := spec.DrsConfig; d != nil {
-		if d.DefaultVmBehavior != "" && !contains(drsBehaviors, string(d.DefaultVmBehavior)) {
+		if d.DefaultVmBehavior != "" && !lists.Contains(topology.DRSBehaviors, string(d.DefaultVmBehavior)) {
 			return invalidArgument("spec.drsConfig.defaultVmBehavior", "%q is not one of %s", d.DefaultVmBehavior,
-				strings.Join(drsBehaviors, ", "))
+				strings.Join(topology.DRSBehaviors, ", "))
 		}
 		if d.VmotionRate < 0 || d.VmotionRate > 5 {
 			return invalidArgument("spec.drsConfig.vmotionRate", "%d is not within 1..5", d.VmotionRate)
 		}
 	}
 	if d := spec.DpmConfig; d != nil {
-		if d.DefaultDpmBehavior != "" && !contains(dpmBehaviors, string(d.DefaultDpmBehavior)) {
+		if d.DefaultDpmBehavior != "" && !lists.Contains(topology.DPMBehaviors, string(d.DefaultDpmBehavior)) {
 			return invalidArgument("spec.dpmConfig.defaultDpmBehavior", "%q is not one of %s", d.DefaultDpmBehavior,
-				strings.Join(dpmBehaviors, ", "))
+				strings.Join(topology.DPMBehaviors, ", "))
 		}
 		if d.HostPowerActionRate < 0 || d.HostPowerActionRate > 5 {
 			return invalidArgument("spec.dpmConfig.hostPowerActionRate", "%d is not within 1..5",

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/topology"
 )
 
 // fillClusterDefaults completes what the simulator leaves empty in a new cluster's configurationEx with what vCenter
@@ -41,8 +43,8 @@ func fillClusterDefaults(cfg *types.ClusterConfigInfoEx) {
 		},
 		HBDatastoreCandidatePolicy: string(types.ClusterDasConfigInfoHBDatastoreCandidateAllFeasibleDsWithUserPreference),
 	}
-	cfg.DrsConfig = drsConfig(&AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)})
-	cfg.DpmConfigInfo = dpmConfig(&AutomationSpec{Behavior: string(types.DpmBehaviorManual)})
+	cfg.DrsConfig = drsConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)})
+	cfg.DpmConfigInfo = dpmConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)})
 	cfg.VsanConfigInfo = &types.VsanClusterConfigInfo{
 		Enabled:       types.NewBool(false),
 		DefaultConfig: &types.VsanClusterConfigInfoHostDefaultInfo{AutoClaimStorage: types.NewBool(false)},

@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 	"github.com/vmware/govmomi/vim25/xml"
+
+	"vcsim/lists"
 )
 
 // Hosts of a distributed switch (vSphere Web Services API, DistributedVirtualSwitch.ReconfigureDvs_Task with
@@ -224,7 +226,7 @@ func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.Distribut
 			return invalidArgument("backing.pnicSpec.pnicDevice", "host %s has no physical NIC %s", host.Name,
 				spec.PnicDevice)
 		}
-		if spec.UplinkPortKey != "" && !contains(member.UplinkPortKey, spec.UplinkPortKey) {
+		if spec.UplinkPortKey != "" && !lists.Contains(member.UplinkPortKey, spec.UplinkPortKey) {
 			return invalidArgument("backing.pnicSpec.uplinkPortKey", "port %s is not an uplink port of host %s on %s",
 				spec.UplinkPortKey, host.Name, dvs.Name)
 		}
@@ -298,10 +300,10 @@ func portMatches(port types.DistributedVirtualPort, uplink bool, criteria *types
 	if criteria.UplinkPort != nil && *criteria.UplinkPort != uplink {
 		return false
 	}
-	if len(criteria.PortgroupKey) > 0 && !contains(criteria.PortgroupKey, port.PortgroupKey) {
+	if len(criteria.PortgroupKey) > 0 && !lists.Contains(criteria.PortgroupKey, port.PortgroupKey) {
 		return false
 	}
-	if len(criteria.PortKey) > 0 && !contains(criteria.PortKey, port.Key) {
+	if len(criteria.PortKey) > 0 && !lists.Contains(criteria.PortKey, port.Key) {
 		return false
 	}
 	if len(criteria.Host) > 0 && (port.ProxyHost == nil || simulator.FindReference(criteria.Host, *port.ProxyHost) == nil) {

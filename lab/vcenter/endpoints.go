@@ -322,7 +322,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 			PciID:                  g.pciID,
 			Model:                  g.model.ID,
 			DeviceName:             g.model.DeviceName,
-			DeviceID:               fmt.Sprintf("0x%04x", g.model.deviceID),
+			DeviceID:               fmt.Sprintf("0x%04x", g.model.DeviceID),
 			MemoryMiB:              g.model.FramebufferMiB,
 			GraphicsType:           g.active,
 			ConfiguredGraphicsType: g.configuredType(),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"vcsim/lists"
 )
 
 const (
@@ -51,7 +53,7 @@ func NewFaultStore() *FaultStore {
 
 // Validate checks a fault before it is added; knownVM tells whether a VM of that name exists.
 func (f *Fault) Validate(knownVM func(string) bool) error {
-	if !contains(faultKinds, f.Kind) {
+	if !lists.Contains(faultKinds, f.Kind) {
 		return fmt.Errorf("kind %q is not one of %s", f.Kind, strings.Join(faultKinds, ", "))
 	}
 	switch f.Kind {

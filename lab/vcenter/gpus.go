@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/catalog"
+	"vcsim/topology"
 )
 
 // PCI buses of the GPU slots of a typical two-socket GPU server, in slot order.
-var gpuBuses = []uint8{0x3b, 0x5e, 0x86, 0xaf, 0xd8, 0x17, 0x31, 0x4b, 0x65, 0x81, 0x99, 0xb1, 0xc9, 0xe3}
 
 const (
 	nvidiaVendorID   = 0x10de
@@ -59,7 +61,7 @@ type gpuDevice struct {
 	host   *hostState
 	pciID  string
 	bus    uint8
-	model  *GPUModel
+	model  *catalog.GPUModel
 	active string      // graphics type in effect
 	mode   string      // configured vGPU mode in effect ("" for the default)
 	vgpus  []*vgpuSlot // vGPUs running on the GPU, in the order they started
@@ -87,7 +89,7 @@ func (g *gpuDevice) framebufferOf(profile string) int64 {
 	return 0
 }
 
-func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*GPUSpec, catalog *Catalog) *hostState {
+func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*topology.GPUSpec, models *catalog.Catalog) *hostState {
 	h := &hostState{
 		lab:  l,
 		ref:  ref,
@@ -97,20 +99,20 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 			SharedPassthruAssignmentPolicy: policyPerformance,
 		},
 		services:       defaultServices(),
-		rebootDuration: defaultRebootDuration,
+		rebootDuration: topology.DefaultRebootDuration,
 	}
 	seen := map[string]bool{}
 	for _, spec := range gpus {
-		model := catalog.GPUs[spec.Model]
+		model := models.GPUs[spec.Model]
 		for i := 0; i < spec.Count*model.GPUsPerBoard; i++ {
-			bus := gpuBuses[len(h.gpus)]
+			bus := topology.GPUBuses[len(h.gpus)]
 			h.gpus = append(h.gpus, &gpuDevice{
 				host:         h,
 				pciID:        fmt.Sprintf("0000:%02x:00.0", bus),
 				bus:          bus,
 				model:        model,
 				active:       graphicsBasic,
-				ecc:          spec.ECC != eccDisabled,
+				ecc:          spec.ECC != topology.ECCDisabled,
 				temperatureC: idleTemperatureC,
 			})
 		}
@@ -263,7 +265,7 @@ func (h *hostState) pciDevices() []types.HostPciDevice {
 			VendorId:     int16(uint16(nvidiaVendorID)),
 			SubVendorId:  int16(uint16(nvidiaVendorID)),
 			VendorName:   nvidiaVendorName,
-			DeviceId:     int16(g.model.deviceID),
+			DeviceId:     int16(g.model.DeviceID),
 			SubDeviceId:  0,
 			ParentBridge: fmt.Sprintf("0000:%02x:00.0", g.bus-1),
 			DeviceName:   g.model.DeviceName,

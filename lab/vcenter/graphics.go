@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
 )
 
 // graphicsManager is a host's HostGraphicsManager (configManager.graphicsManager).
@@ -55,11 +57,11 @@ func (m *graphicsManager) IsSharedGraphicsActive(req *types.IsSharedGraphicsActi
 // updateGraphicsConfig validates the whole request first, then stores it: fields given replace the stored ones,
 // deviceType entries replace the stored entry of the same deviceId.
 func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
-	if c.HostDefaultGraphicsType != "" && !contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
+	if c.HostDefaultGraphicsType != "" && !lists.Contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
 		return invalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
 			strings.Join(configurableGraphicsTypes, ", "))
 	}
-	if c.SharedPassthruAssignmentPolicy != "" && !contains(assignmentPolicies, c.SharedPassthruAssignmentPolicy) {
+	if c.SharedPassthruAssignmentPolicy != "" && !lists.Contains(assignmentPolicies, c.SharedPassthruAssignmentPolicy) {
 		return invalidArgument("config.sharedPassthruAssignmentPolicy", "%q is not one of %s",
 			c.SharedPassthruAssignmentPolicy, strings.Join(assignmentPolicies, ", "))
 	}
@@ -68,11 +70,11 @@ func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 			return invalidArgument("config.deviceType.deviceId", "%q is not a graphics device of host %s "+
 				"(its graphics devices: %s)", d.DeviceId, h.name, h.pciIDs())
 		}
-		if !contains(configurableGraphicsTypes, d.GraphicsType) {
+		if !lists.Contains(configurableGraphicsTypes, d.GraphicsType) {
 			return invalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
 				d.GraphicsType, d.DeviceId, strings.Join(configurableGraphicsTypes, ", "))
 		}
-		if d.VgpuMode != "" && !contains(configurableVgpuModes, d.VgpuMode) {
+		if d.VgpuMode != "" && !lists.Contains(configurableVgpuModes, d.VgpuMode) {
 			return invalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
 				d.VgpuMode, d.DeviceId, strings.Join(configurableVgpuModes, ", "))
 		}

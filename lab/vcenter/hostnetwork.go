@@ -6,6 +6,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
 )
 
 // hostNetworkSystem is a host's HostNetworkSystem (configManager.networkSystem) as vCenter reports it. The
@@ -218,7 +220,7 @@ func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType
 	if !config.MultiSelectAllowed {
 		config.SelectedVnic = nil
 	}
-	if !contains(config.SelectedVnic, key) {
+	if !lists.Contains(config.SelectedVnic, key) {
 		config.SelectedVnic = append(config.SelectedVnic, key)
 	}
 	body.Res = &types.SelectVnicForNicTypeResponse{}

@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
 )
 
 // A host's network system reports its physical NICs in networkInfo and networkConfig, as vCenter does, and follows a
@@ -248,11 +250,11 @@ func TestVMkernelNics(t *testing.T) {
 		t.Fatalf("%s after the add: %+v", device, nic)
 	}
 	vmotion, err := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: vnics, NicType: "vmotion"})
-	if err != nil || !contains(candidateDevices(vmotion.Returnval), device) {
+	if err != nil || !lists.Contains(candidateDevices(vmotion.Returnval), device) {
 		t.Errorf("vmotion candidates: %+v, %v", vmotion, err)
 	}
 	if management, _ := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: vnics,
-		NicType: "management"}); contains(candidateDevices(management.Returnval), device) {
+		NicType: "management"}); lists.Contains(candidateDevices(management.Returnval), device) {
 		t.Error("a NIC on the vmotion stack is a management candidate")
 	}
 	if _, err := methods.UpdateVirtualNic(ctx, c.Client, &types.UpdateVirtualNic{This: ns, Device: device,

@@ -23,8 +23,7 @@ import (
 // A host that is not connected is refused with InvalidHostState.
 
 const (
-	rebootMethod          = "RebootHost_Task"
-	defaultRebootDuration = 3 * time.Second
+	rebootMethod = "RebootHost_Task"
 	// invalidStateMessage is vCenter's text for InvalidState (vim.fault.InvalidState).
 	invalidStateMessage = "The operation is not allowed in the current state."
 )

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+
+	"vcsim/topology"
 )
 
 const (
-	eccEnabled  = "enabled"
-	eccDisabled = "disabled"
 	// An idle passive datacenter GPU in a cooled server; the value is the lab's choice.
 	idleTemperatureC = 34
 	// Beyond every GPU's shutdown temperature: the lab refuses it rather than model a GPU that should be off.
@@ -20,40 +20,9 @@ const (
 
 func eccWord(on bool) string {
 	if on {
-		return eccEnabled
+		return topology.ECCEnabled
 	}
-	return eccDisabled
-}
-
-func (v *validator) nvlink(h *HostSpec, gpus int) {
-	used := map[int]bool{}
-	for _, pair := range h.NVLink {
-		if !distinct(pair) || len(pair) < 2 || (len(pair) > 2 && h.NVSwitches == 0) {
-			v.fail("host %q: nvlink entries are pairs of two different GPU indexes (or, on a host with nvswitches, "+
-				"the GPUs on the switch fabric), got %v", h.Name, pair)
-			continue
-		}
-		for _, i := range pair {
-			if i < 0 || i >= gpus {
-				v.fail("host %q: nvlink: GPU index %d out of range (the host has %d GPUs, 0 to %d)", h.Name, i,
-					gpus, gpus-1)
-			} else if used[i] {
-				v.fail("host %q: nvlink: GPU %d is in two NVLink sets", h.Name, i)
-			}
-			used[i] = true
-		}
-	}
-}
-
-func distinct(indexes []int) bool {
-	seen := map[int]bool{}
-	for _, i := range indexes {
-		if seen[i] {
-			return false
-		}
-		seen[i] = true
-	}
-	return true
+	return topology.ECCDisabled
 }
 
 // linkGPUs joins the NVLink sets of a validated topology: every GPU of a set links to every other.
@@ -107,8 +76,8 @@ func (l *Lab) gpusEndpoint(w http.ResponseWriter, r *http.Request) {
 			maxTemperatureC)
 		return
 	}
-	if c.ECCMode != "" && c.ECCMode != eccEnabled && c.ECCMode != eccDisabled {
-		writeError(w, http.StatusBadRequest, "gpus: ecc_mode %q is not %s or %s", c.ECCMode, eccEnabled, eccDisabled)
+	if c.ECCMode != "" && c.ECCMode != topology.ECCEnabled && c.ECCMode != topology.ECCDisabled {
+		writeError(w, http.StatusBadRequest, "gpus: ecc_mode %q is not %s or %s", c.ECCMode, topology.ECCEnabled, topology.ECCDisabled)
 		return
 	}
 	l.mu.Lock()
@@ -138,7 +107,7 @@ func (l *Lab) gpusEndpoint(w http.ResponseWriter, r *http.Request) {
 			g.temperatureC = *c.TemperatureC
 		}
 		if c.ECCMode != "" {
-			g.ecc = c.ECCMode == eccEnabled
+			g.ecc = c.ECCMode == topology.ECCEnabled
 		}
 		l.logf("host %s: GPU %s now at %d C, ECC %s", host.name, g.pciID, g.temperatureC, eccWord(g.ecc))
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/topology"
 )
 
 const (
@@ -22,7 +24,7 @@ const (
 
 // Build creates the topology's inventory in an empty simulator (no DC0, no default hosts or VMs) and wraps the
 // objects that get GPU behaviour. dataDir holds the datastores' files.
-func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) error {
+func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir string) error {
 	installPropertyCollector()
 	installScheduledTaskManager()
 	installDVSManager()
@@ -52,7 +54,7 @@ func (l *Lab) Build(model *simulator.Model, topo *Topology, dataDir string) erro
 	return nil
 }
 
-func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object.Folder, spec *DatacenterSpec,
+func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object.Folder, spec *topology.DatacenterSpec,
 	dataDir string) error {
 	dc, err := root.CreateDatacenter(ctx, spec.Name)
 	if err != nil {
@@ -148,8 +150,8 @@ func rekey(ref types.ManagedObjectReference, prefix string) types.ManagedObjectR
 	return next
 }
 
-func allHosts(spec *DatacenterSpec) []*HostSpec {
-	var hosts []*HostSpec
+func allHosts(spec *topology.DatacenterSpec) []*topology.HostSpec {
+	var hosts []*topology.HostSpec
 	for _, c := range spec.Clusters {
 		hosts = append(hosts, c.Hosts...)
 	}
@@ -157,7 +159,7 @@ func allHosts(spec *DatacenterSpec) []*HostSpec {
 }
 
 // addHost connects a host through the given call and gives it its GPUs, graphics manager and service system.
-func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *HostSpec,
+func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *topology.HostSpec,
 	connect func() (*object.Task, error)) (*object.HostSystem, error) {
 	task, err := connect()
 	if err != nil {
@@ -172,14 +174,14 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *HostSpec,
 	h := newHostState(l, ref, spec.Name, spec.GPUs, l.catalog)
 	h.linkGPUs(spec.NVLink)
 	h.addNVSwitches(spec.NVSwitches)
-	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.rebootDuration()
+	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.RebootDuration()
 	addPhysicalNics(obj, spec.NICs)
 	l.attachHost(h, obj)
 	return object.NewHostSystem(c, ref), nil
 }
 
 func (l *Lab) createVM(ctx context.Context, folder *object.Folder, host *object.HostSystem, datastore string,
-	spec *VMSpec) error {
+	spec *topology.VMSpec) error {
 	pool, err := host.ResourcePool(ctx)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/catalog"
 )
 
 // Lab holds the GPU side of the simulated vCenter and the lab's own bookkeeping.
@@ -21,7 +23,7 @@ type Lab struct {
 	current types.ManagedObjectReference
 
 	ctx      *simulator.Context // for simulator methods the lab calls on its own, outside a client's request
-	catalog  *Catalog
+	catalog  *catalog.Catalog
 	settings *settingManager
 	stats    *Stats
 	faults   *FaultStore
@@ -55,9 +57,9 @@ type Lab struct {
 	retiring   chan struct{}
 }
 
-func NewLab(catalog *Catalog) *Lab {
+func NewLab(models *catalog.Catalog) *Lab {
 	return &Lab{
-		catalog:      catalog,
+		catalog:      models,
 		stats:        NewStats(),
 		rest:         http.NewServeMux(),
 		faults:       NewFaultStore(),

@@ -24,6 +24,9 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
+
+	"vcsim/catalog"
+	"vcsim/topology"
 )
 
 type options struct {
@@ -72,11 +75,11 @@ func run(o options) error {
 		return err
 	}
 	started := time.Now()
-	catalog, err := LoadCatalog(o.catalog)
+	models, err := catalog.Load(o.catalog)
 	if err != nil {
 		return err
 	}
-	topo, err := LoadTopology(o.topology, catalog)
+	topo, err := topology.Load(o.topology, models)
 	if err != nil {
 		return err
 	}
@@ -100,7 +103,7 @@ func run(o options) error {
 		if err := emptyDir(dataDir); err != nil {
 			return nil, nil, err
 		}
-		l, svc, err := NewSimulator(catalog, topo, dataDir)
+		l, svc, err := NewSimulator(models, topo, dataDir)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -153,7 +156,7 @@ func run(o options) error {
 }
 
 // NewSimulator builds the vCenter of a topology: an empty simulator model, filled with exactly the topology.
-func NewSimulator(catalog *Catalog, topo *Topology, dataDir string) (*Lab, *simulator.Service, error) {
+func NewSimulator(models *catalog.Catalog, topo *topology.Topology, dataDir string) (*Lab, *simulator.Service, error) {
 	model := simulator.VPX()
 	model.Datacenter, model.Portgroup, model.Host, model.Cluster, model.ClusterHost = 0, 0, 0, 0, 0
 	model.Datastore, model.Machine, model.Autostart = 0, 0, false
@@ -161,7 +164,7 @@ func NewSimulator(catalog *Catalog, topo *Topology, dataDir string) (*Lab, *simu
 	if err := model.Create(); err != nil {
 		return nil, nil, err
 	}
-	l := NewLab(catalog)
+	l := NewLab(models)
 	if err := l.Build(model, topo, dataDir); err != nil {
 		return nil, nil, err
 	}

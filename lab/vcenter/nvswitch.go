@@ -9,10 +9,7 @@ import "fmt"
 // Limitations"): there the board's GPUs serve full-size time-sliced C-series vGPUs, with the fabric manager on
 // the host.
 
-const (
-	pciClassOtherBridge = 0x0680
-	maxNVSwitches       = 6
-)
+const pciClassOtherBridge = 0x0680
 
 var nvswitchBuses = []uint8{0x05, 0x06, 0x07, 0x08, 0x09, 0x0a}
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
+
+	"vcsim/labtest"
 )
 
 const nvswitchTopology = `{"datacenters": [{"name": "dc", "hosts": [
@@ -45,11 +47,11 @@ func TestAnNVSwitchBoardShowsItsSwitchesAndLinksAllItsGPUs(t *testing.T) {
 }
 
 func TestNVLinkSetsBeyondPairsNeedNVSwitches(t *testing.T) {
-	_, err := loadTopology(t, strings.Replace(nvswitchTopology, `"nvswitches": 6, `, "", 1))
+	_, err := labtest.Topology(t, strings.Replace(nvswitchTopology, `"nvswitches": 6, `, "", 1))
 	if err == nil || !strings.Contains(err.Error(), "on a host with nvswitches") {
 		t.Fatalf("a set of eight without switches is refused: %v", err)
 	}
-	_, err = loadTopology(t, strings.Replace(nvswitchTopology, `"nvswitches": 6`, `"nvswitches": 7`, 1))
+	_, err = labtest.Topology(t, strings.Replace(nvswitchTopology, `"nvswitches": 6`, `"nvswitches": 7`, 1))
 	if err == nil || !strings.Contains(err.Error(), "nvswitches must be between 0 and 6") {
 		t.Fatalf("seven switches are refused: %v", err)
 	}

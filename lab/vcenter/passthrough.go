@@ -230,7 +230,7 @@ func (h *hostState) freePassthroughGPU(d passthroughDevice, taken map[*gpuDevice
 		return g, ""
 	}
 	for _, g := range h.gpus {
-		if int32(nvidiaVendorID) == d.vendorID && int32(g.model.deviceID) == d.deviceID && g.passthruActive() &&
+		if int32(nvidiaVendorID) == d.vendorID && int32(g.model.DeviceID) == d.deviceID && g.passthruActive() &&
 			g.heldBy == nil && !taken[g] && (d.hwLabel == "" || g.hardwareLabel() == d.hwLabel) {
 			return g, ""
 		}

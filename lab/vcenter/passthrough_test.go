@@ -114,7 +114,7 @@ func TestPassthroughPowerOnRules(t *testing.T) {
 		types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{staticGPU(h.gpus[2].pciID)}})),
 		"is not available for passthrough")
 	if err := waitTask(vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{
-		staticGPU(h.gpus[0].pciID), dynamicGPU(int32(h.gpus[0].model.deviceID))}})); err != nil {
+		staticGPU(h.gpus[0].pciID), dynamicGPU(int32(h.gpus[0].model.DeviceID))}})); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {

@@ -9,11 +9,6 @@ import (
 // A host has the simulator's two physical NICs (vmnic0, vmnic1: 10 Gb/s vmxnet3, as govmomi recorded them from a
 // nested ESXi host) unless its topology entry asks for more: the others are copies of vmnic1 on PCI buses of their
 // own, with MAC addresses of their own.
-const (
-	minPhysicalNics = 2
-	maxPhysicalNics = 8
-)
-
 func addPhysicalNics(host *simulator.HostSystem, count int) {
 	network := host.Config.Network
 	if network == nil || len(network.Pnic) == 0 {

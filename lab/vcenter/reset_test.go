@@ -17,23 +17,25 @@ import (
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // startResettableLab serves a topology the way vcsim-gpu does, POST /lab/reset included.
 func startResettableLab(t *testing.T, topology string) *testLab {
 	t.Helper()
-	topo, err := loadTopology(t, topology)
+	topo, err := labtest.Topology(t, topology)
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog, dataDir := loadSample(t), t.TempDir()
+	models, dataDir := labtest.Catalog(t), t.TempDir()
 	server := httptest.NewUnstartedServer(nil)
 	sdk := &url.URL{Scheme: "https", Host: server.Listener.Addr().String(), Path: "/sdk"}
 	labs, err := newLabServer(func() (*Lab, *simulator.Service, error) {
 		if err := emptyDir(dataDir); err != nil {
 			return nil, nil, err
 		}
-		l, svc, err := NewSimulator(catalog, topo, dataDir)
+		l, svc, err := NewSimulator(models, topo, dataDir)
 		if err == nil {
 			svc.Listen = &url.URL{Scheme: "https", Host: sdk.Host, Path: "/sdk", User: url.UserPassword("lab", "s3cret")}
 		}

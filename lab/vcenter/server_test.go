@@ -18,6 +18,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 const testTopology = `{"datacenters": [{"name": "dc",
@@ -42,11 +44,11 @@ func startLab(t *testing.T) *testLab {
 // startLabWith serves a lab of the given topology for one test.
 func startLabWith(t *testing.T, topology string) *testLab {
 	t.Helper()
-	topo, err := loadTopology(t, topology)
+	topo, err := labtest.Topology(t, topology)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, svc, err := NewSimulator(loadSample(t), topo, t.TempDir())
+	l, svc, err := NewSimulator(labtest.Catalog(t), topo, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

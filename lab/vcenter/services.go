@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
 )
 
 const xorgService = "xorg"
@@ -138,7 +140,7 @@ func (s *serviceSystem) RefreshServices(req *types.RefreshServices) soap.HasFaul
 func (s *serviceSystem) UpdateServicePolicy(req *types.UpdateServicePolicy) soap.HasFault {
 	body := &methods.UpdateServicePolicyBody{}
 	svc, f := s.host.service(req.Id)
-	if f == nil && !contains(servicePolicies, req.Policy) {
+	if f == nil && !lists.Contains(servicePolicies, req.Policy) {
 		f = invalidArgument("policy", "%q is not one of %s", req.Policy, strings.Join(servicePolicies, ", "))
 	}
 	if f != nil {

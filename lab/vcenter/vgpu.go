@@ -7,6 +7,8 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/catalog"
 )
 
 const (
@@ -319,7 +321,7 @@ func (g *gpuLoad) fit(profile string) (int64, string) {
 // mixedFit is NVIDIA's mixed-size rule: a vGPU starts at one of its type's placement IDs and its framebuffer range
 // must not overlap another vGPU's. The lowest free placement ID is taken (how vSphere chooses among free ones is
 // not documented).
-func (g *gpuLoad) mixedFit(p *Profile) (int64, string) {
+func (g *gpuLoad) mixedFit(p *catalog.Profile) (int64, string) {
 	d := g.gpu
 	if len(p.Placements) == 0 {
 		return -1, fmt.Sprintf("%s is in mixed-size mode, where %s has no placement", d.pciID, p.Name)

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
+	"vcsim/topology"
 )
 
 func hostRef(value string) types.ManagedObjectReference {
@@ -14,8 +17,8 @@ func hostRef(value string) types.ManagedObjectReference {
 // gpuHost is a host with the given GPUs, all in Shared Direct mode as after an Xorg restart.
 func gpuHost(t *testing.T, model string, count int) *hostState {
 	t.Helper()
-	catalog := loadSample(t)
-	h := newHostState(NewLab(catalog), hostRef("host-1"), "esxi-01", []*GPUSpec{{Model: model, Count: count}}, catalog)
+	models := labtest.Catalog(t)
+	h := newHostState(NewLab(models), hostRef("host-1"), "esxi-01", []*topology.GPUSpec{{Model: model, Count: count}}, models)
 	for _, g := range h.gpus {
 		g.active = graphicsSharedDirect
 	}
@@ -165,12 +168,12 @@ func TestMergeAllocation(t *testing.T) {
 }
 
 func TestClusterAutomationMerge(t *testing.T) {
-	drs := drsConfig(&AutomationSpec{Enabled: true, Behavior: "fullyAutomated"})
+	drs := drsConfig(&topology.AutomationSpec{Enabled: true, Behavior: "fullyAutomated"})
 	drs = mergeDRS(drs, &types.ClusterDrsConfigInfo{Enabled: types.NewBool(false)})
 	if *drs.Enabled || drs.DefaultVmBehavior != "fullyAutomated" || drs.VmotionRate != defaultMigrationRate {
 		t.Errorf("only enabled changes: %+v", drs)
 	}
-	dpm := mergeDPM(dpmConfig(&AutomationSpec{Enabled: false, Behavior: "manual"}),
+	dpm := mergeDPM(dpmConfig(&topology.AutomationSpec{Enabled: false, Behavior: "manual"}),
 		&types.ClusterDpmConfigInfo{DefaultDpmBehavior: "automated"})
 	if *dpm.Enabled || dpm.DefaultDpmBehavior != "automated" {
 		t.Errorf("only the behavior changes: %+v", dpm)

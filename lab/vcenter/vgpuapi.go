@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/catalog"
 )
 
 // The vGPU API of vSphere 7.0.3 and 8.0.3 that govmomi 0.24's types predate, under the WSDL names pyVmomi knows:
@@ -152,7 +154,7 @@ func init() {
 
 func gib(frameBufferMiB int64) int64 { return frameBufferMiB / 1024 }
 
-func profileInfo(p *Profile) VirtualMachineVgpuProfileInfo {
+func profileInfo(p *catalog.Profile) VirtualMachineVgpuProfileInfo {
 	return VirtualMachineVgpuProfileInfo{
 		VirtualMachineTargetInfo: types.VirtualMachineTargetInfo{Name: p.Name},
 		ProfileName:              p.Name,
@@ -163,7 +165,7 @@ func profileInfo(p *Profile) VirtualMachineVgpuProfileInfo {
 	}
 }
 
-func deviceInfo(m *GPUModel) VirtualMachineVgpuDeviceInfo {
+func deviceInfo(m *catalog.GPUModel) VirtualMachineVgpuDeviceInfo {
 	d := VirtualMachineVgpuDeviceInfo{
 		VirtualMachineTargetInfo: types.VirtualMachineTargetInfo{Name: m.DeviceName},
 		DeviceName:               m.DeviceName,
@@ -197,7 +199,7 @@ func vgpuProfileInfo(hosts []*hostState) []VirtualMachineVgpuProfileInfo {
 // vgpuDeviceInfo lists the hosts' GPU models, each once.
 func vgpuDeviceInfo(hosts []*hostState) []VirtualMachineVgpuDeviceInfo {
 	var list []VirtualMachineVgpuDeviceInfo
-	seen := map[*GPUModel]bool{}
+	seen := map[*catalog.GPUModel]bool{}
 	for _, h := range hosts {
 		for _, g := range h.gpus {
 			if !seen[g.model] {

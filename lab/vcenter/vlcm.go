@@ -17,6 +17,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/topology"
 )
 
 // vSphere Lifecycle Manager: offline depots, cluster images with drafts, compliance and remediation. The state
@@ -85,7 +87,7 @@ type imageDraft struct {
 	components map[string]string
 }
 
-func newVLCM(l *Lab, topo *Topology) *vlcmState {
+func newVLCM(l *Lab, topo *topology.Topology) *vlcmState {
 	v := &vlcmState{
 		lab:              l,
 		tasks:            map[string]*restTask{},
@@ -99,8 +101,8 @@ func newVLCM(l *Lab, topo *Topology) *vlcmState {
 	if topo.VLCM != nil && topo.VLCM.RemediationDelayMS != nil {
 		v.remediationDelay = time.Duration(*topo.VLCM.RemediationDelayMS) * time.Millisecond
 	}
-	hostSpecs := map[string]*HostSpec{}
-	clusterSpecs := map[string]*ClusterSpec{}
+	hostSpecs := map[string]*topology.HostSpec{}
+	clusterSpecs := map[string]*topology.ClusterSpec{}
 	for _, dc := range topo.Datacenters {
 		for _, c := range dc.Clusters {
 			clusterSpecs[c.Name] = c
@@ -129,7 +131,7 @@ func newVLCM(l *Lab, topo *Topology) *vlcmState {
 	return v
 }
 
-func initialComponents(spec *HostSpec) map[string]string {
+func initialComponents(spec *topology.HostSpec) map[string]string {
 	components := map[string]string{baseImageComponent: defaultBaseImage}
 	if spec != nil && len(spec.Components) > 0 {
 		components = map[string]string{}

@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"vcsim/lists"
 )
 
 // An ESXi offline bundle: a zip with index.xml (the vendors), per vendor an index file naming metadata archives,
@@ -268,7 +270,7 @@ func apiEnum(word string, allowed []string, fallback string) string {
 	if w == "RECALLFIX" {
 		w = "RECALL_FIX"
 	}
-	if contains(allowed, w) {
+	if lists.Contains(allowed, w) {
 		return w
 	}
 	return fallback

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vcsim/labtest"
 )
 
 const (
@@ -340,13 +342,13 @@ func TestRemediationFailsOnHostThatCannotEvacuate(t *testing.T) {
 }
 
 func TestClusterWithoutImageManagement(t *testing.T) {
-	topo, err := loadTopology(t, `{"datacenters": [{"name": "dc", "clusters": [{"name": "legacy", "image_managed": false,
+	topo, err := labtest.Topology(t, `{"datacenters": [{"name": "dc", "clusters": [{"name": "legacy", "image_managed": false,
 		"hosts": [{"name": "h1", "components": {"ESXi": "7.0.3-0.95.22348816", "NVD-VGPU-702": "525.105.14"}}]}]}],
 		"vlcm": {"remediation_delay_ms": 5}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, svc, err := NewSimulator(loadSample(t), topo, t.TempDir())
+	l, svc, err := NewSimulator(labtest.Catalog(t), topo, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +377,7 @@ func TestClusterWithoutImageManagement(t *testing.T) {
 		software.BaseImage.Version != "7.0.3-0.95.22348816" || len(software.Components) != 0 {
 		t.Errorf("image after enabling: %d %+v", code, software)
 	}
-	if _, err := loadTopology(t, `{"datacenters": [{"name": "dc"}], "vlcm": {"delay": 1}}`); err == nil ||
+	if _, err := labtest.Topology(t, `{"datacenters": [{"name": "dc"}], "vlcm": {"delay": 1}}`); err == nil ||
 		!strings.Contains(err.Error(), "vlcm") {
 		t.Errorf("unknown vlcm key: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/topology"
 )
 
 func init() { hookedMethods["CreateVM_Task"] = true }
@@ -21,7 +23,7 @@ func init() { hookedMethods["CreateVM_Task"] = true }
 // the reference's fault list for CreateVM_Task was not checked). Valid ids are those the simulator's environment
 // browser lists (simulator.GuestID).
 func (l *Lab) createVMTask(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
-	if req, ok := l.inflight.(*types.CreateVM_Task); ok && req.Config.GuestId != "" && !knownGuestID(req.Config.GuestId) {
+	if req, ok := l.inflight.(*types.CreateVM_Task); ok && req.Config.GuestId != "" && !topology.KnownGuestID(req.Config.GuestId) {
 		return l.taskResult(t, nil, invalidArgument("configSpec.guestId", "%s is not a guest OS identifier",
 			req.Config.GuestId))
 	}

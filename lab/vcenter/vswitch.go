@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/lists"
 )
 
 // Standard switches as a host keeps them (vSphere Web Services API, HostNetworkSystem.AddVirtualSwitch and
@@ -64,7 +66,7 @@ func (s *hostNetworkSystem) checkBridge(name string, bridge types.BaseHostVirtua
 			return notFoundFault(fmt.Sprintf("The physical NIC %s was not found on the host", nic))
 		}
 		for _, vswitch := range s.NetworkInfo.Vswitch {
-			if vswitch.Name != name && contains(vswitch.Pnic, physicalNicKey(nic)) {
+			if vswitch.Name != name && lists.Contains(vswitch.Pnic, physicalNicKey(nic)) {
 				return (&labFault{fault: &types.ResourceInUse{Name: nic},
 					msg: fmt.Sprintf("The physical NIC %s is already in use by %s", nic, vswitch.Name)}).soap()
 			}

@@ -1,17 +1,14 @@
-package main
+package topology_test
 
 import (
 	"strings"
 	"testing"
+
+	"vcsim/labtest"
 )
 
-func loadTopology(t *testing.T, doc string) (*Topology, error) {
-	t.Helper()
-	return LoadTopology(writeFile(t, "topology.json", doc), loadSample(t))
-}
-
 func TestTopologyDefaultsAndRoundRobin(t *testing.T) {
-	topo, err := loadTopology(t, `{"datacenters": [{"name": "dc",
+	topo, err := labtest.Topology(t, `{"datacenters": [{"name": "dc",
 		"clusters": [{"name": "c1", "drs": {"enabled": true}, "hosts": [{"name": "h1", "gpus": [{"model": "P40", "count": 2}],
 			"bmc": {"vendor": "dell_idrac9", "port": 8441}}, {"name": "h2"}]}],
 		"hosts": [{"name": "sa"}],
@@ -26,8 +23,7 @@ func TestTopologyDefaultsAndRoundRobin(t *testing.T) {
 		t.Errorf("round robin placed VMs on %v", got)
 	}
 	vm := dc.VMs[0]
-	if vm.MemoryMB != defaultVMMemoryMB || vm.CPUs != defaultVMCPUs || vm.PowerState != "poweredOff" ||
-		vm.GuestID != defaultGuestID {
+	if vm.MemoryMB != 4096 || vm.CPUs != 2 || vm.PowerState != "poweredOff" || vm.GuestID != "otherLinux64Guest" {
 		t.Errorf("VM defaults: %+v", vm)
 	}
 	c := dc.Clusters[0]
@@ -64,18 +60,9 @@ func TestTopologyErrors(t *testing.T) {
 		"NVLink triple":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 3}], "nvlink": [[0, 1], [1, 2]]}]}]}`, "GPU 1 is in two NVLink sets"},
 	}
 	for name, tc := range cases {
-		_, err := loadTopology(t, tc.doc)
+		_, err := labtest.Topology(t, tc.doc)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
 		}
-	}
-}
-
-func TestBoardsWithSeveralGPUs(t *testing.T) {
-	catalog := loadSample(t)
-	catalog.GPUs["T4"].GPUsPerBoard = 4 // as an A16 board
-	h := newHostState(NewLab(catalog), hostRef("host-1"), "h", []*GPUSpec{{Model: "T4", Count: 2}}, catalog)
-	if len(h.gpus) != 8 || h.gpus[7].pciID != "0000:4b:00.0" {
-		t.Errorf("2 boards of 4 GPUs: %d GPUs, last %s", len(h.gpus), h.gpus[len(h.gpus)-1].pciID)
 	}
 }

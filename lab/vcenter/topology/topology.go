@@ -1,4 +1,6 @@
-package main
+// Package topology reads and validates the lab datacenter the simulator builds (the topology JSON), with the
+// limits of what the lab models.
+package topology
 
 import (
 	"bytes"
@@ -9,6 +11,9 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
+
+	"vcsim/catalog"
+	"vcsim/lists"
 )
 
 // Topology is the lab datacenter the simulator builds: exactly these objects, nothing else.
@@ -95,15 +100,26 @@ const (
 	defaultGuestID    = "otherLinux64Guest"
 )
 
+// The limits of what the lab models, which the rest of the lab builds to.
+const (
+	ECCEnabled, ECCDisabled = "enabled", "disabled" // a GPU's ECC mode as nvidia-smi words it
+	MaxNVSwitches           = 6
+	MinNICs, MaxNICs        = 2, 8
+	DefaultRebootDuration   = 3 * time.Second
+)
+
+// GPUBuses are the PCI buses of a host's GPUs, in the order the GPUs take them: a host has at most that many GPUs.
+var GPUBuses = []uint8{0x3b, 0x5e, 0x86, 0xaf, 0xd8, 0x17, 0x31, 0x4b, 0x65, 0x81, 0x99, 0xb1, 0xc9, 0xe3}
+
 var (
-	drsBehaviors = []string{"fullyAutomated", "partiallyAutomated", "manual"}
-	dpmBehaviors = []string{"automated", "manual"}
+	DRSBehaviors = []string{"fullyAutomated", "partiallyAutomated", "manual"}
+	DPMBehaviors = []string{"automated", "manual"}
 	powerStates  = []string{"poweredOn", "poweredOff"}
 )
 
-// LoadTopology reads a topology file. Inside "datacenters" every key must be known (a typo fails loudly); other
+// Load reads a topology file. Inside "datacenters" every key must be known (a typo fails loudly); other
 // top-level keys belong to other lab services and are ignored.
-func LoadTopology(path string, catalog *Catalog) (*Topology, error) {
+func Load(path string, models *catalog.Catalog) (*Topology, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -134,15 +150,15 @@ func LoadTopology(path string, catalog *Catalog) (*Topology, error) {
 			return nil, fmt.Errorf("topology %s: nfs_exports: %v", path, err)
 		}
 	}
-	if err := t.Validate(catalog); err != nil {
+	if err := t.Validate(models); err != nil {
 		return nil, fmt.Errorf("topology %s: %v", path, err)
 	}
 	return &t, nil
 }
 
 // Validate checks the topology against the catalog, fills defaults and resolves every VM to a host.
-func (t *Topology) Validate(catalog *Catalog) error {
-	v := &validator{catalog: catalog, names: map[string]map[string]string{}}
+func (t *Topology) Validate(models *catalog.Catalog) error {
+	v := &validator{catalog: models, names: map[string]map[string]string{}}
 	if len(t.Datacenters) == 0 {
 		v.fail("no datacenters")
 	}
@@ -169,7 +185,7 @@ func (t *Topology) Validate(catalog *Catalog) error {
 }
 
 type validator struct {
-	catalog  *Catalog
+	catalog  *catalog.Catalog
 	names    map[string]map[string]string // kind -> name -> where it was first seen
 	problems []string
 }
@@ -207,8 +223,8 @@ func (v *validator) datacenter(dc *DatacenterSpec) {
 		}
 		v.unique("cluster", c.Name, where)
 		clusters[c.Name] = c
-		v.automation(fmt.Sprintf("cluster %q drs", c.Name), &c.DRS, "fullyAutomated", drsBehaviors)
-		v.automation(fmt.Sprintf("cluster %q dpm", c.Name), &c.DPM, "manual", dpmBehaviors)
+		v.automation(fmt.Sprintf("cluster %q drs", c.Name), &c.DRS, "fullyAutomated", DRSBehaviors)
+		v.automation(fmt.Sprintf("cluster %q dpm", c.Name), &c.DPM, "manual", DPMBehaviors)
 		for _, h := range c.Hosts {
 			v.host(h, c, fmt.Sprintf("cluster %q", c.Name), hosts)
 		}
@@ -234,7 +250,7 @@ func (v *validator) automation(where string, spec **AutomationSpec, behavior str
 	if (*spec).Behavior == "" {
 		(*spec).Behavior = behavior
 	}
-	if !contains(allowed, (*spec).Behavior) {
+	if !lists.Contains(allowed, (*spec).Behavior) {
 		v.fail("%s: behavior %q is not one of %s", where, (*spec).Behavior, strings.Join(allowed, ", "))
 	}
 }
@@ -268,30 +284,30 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 			v.fail("host %q: GPU model %s: count must be at least 1, got %d", h.Name, g.Model, g.Count)
 			continue
 		}
-		if g.ECC != "" && g.ECC != eccEnabled && g.ECC != eccDisabled {
-			v.fail("host %q: GPU model %s: ecc must be %s or %s, got %q", h.Name, g.Model, eccEnabled, eccDisabled, g.ECC)
+		if g.ECC != "" && g.ECC != ECCEnabled && g.ECC != ECCDisabled {
+			v.fail("host %q: GPU model %s: ecc must be %s or %s, got %q", h.Name, g.Model, ECCEnabled, ECCDisabled, g.ECC)
 		}
 		total += g.Count * model.GPUsPerBoard
 	}
-	if total > len(gpuBuses) {
-		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(gpuBuses))
+	if total > len(GPUBuses) {
+		v.fail("host %q: %d GPUs, the lab models at most %d per host", h.Name, total, len(GPUBuses))
 	}
-	if h.NVSwitches < 0 || h.NVSwitches > maxNVSwitches {
-		v.fail("host %q: nvswitches must be between 0 and %d, got %d", h.Name, maxNVSwitches, h.NVSwitches)
+	if h.NVSwitches < 0 || h.NVSwitches > MaxNVSwitches {
+		v.fail("host %q: nvswitches must be between 0 and %d, got %d", h.Name, MaxNVSwitches, h.NVSwitches)
 	}
 	v.nvlink(h, total)
 	if h.RebootSeconds != nil && (*h.RebootSeconds < 0 || *h.RebootSeconds > 600) {
 		v.fail("host %q: reboot_seconds must be between 0 and 600, got %v", h.Name, *h.RebootSeconds)
 	}
-	if h.NICs != 0 && (h.NICs < minPhysicalNics || h.NICs > maxPhysicalNics) {
-		v.fail("host %q: nics must be between %d and %d, got %d", h.Name, minPhysicalNics, maxPhysicalNics, h.NICs)
+	if h.NICs != 0 && (h.NICs < MinNICs || h.NICs > MaxNICs) {
+		v.fail("host %q: nics must be between %d and %d, got %d", h.Name, MinNICs, MaxNICs, h.NICs)
 	}
 }
 
-// rebootDuration is how long a reboot of the host takes in the lab.
-func (h *HostSpec) rebootDuration() time.Duration {
+// RebootDuration is how long a reboot of the host takes in the lab.
+func (h *HostSpec) RebootDuration() time.Duration {
 	if h.RebootSeconds == nil {
-		return defaultRebootDuration
+		return DefaultRebootDuration
 	}
 	return time.Duration(*h.RebootSeconds * float64(time.Second))
 }
@@ -337,7 +353,7 @@ func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clu
 	if vm.PowerState == "" {
 		vm.PowerState = "poweredOff"
 	}
-	if !contains(powerStates, vm.PowerState) {
+	if !lists.Contains(powerStates, vm.PowerState) {
 		v.fail("%s: power_state %q is not one of %s", label, vm.PowerState, strings.Join(powerStates, ", "))
 	}
 	if vm.GuestID == "" {
@@ -346,17 +362,49 @@ func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clu
 	if vm.Firmware != "" && vm.Firmware != "bios" && vm.Firmware != "efi" {
 		v.fail("%s: firmware %q is not bios or efi", label, vm.Firmware)
 	}
-	if !knownGuestID(vm.GuestID) {
+	if !KnownGuestID(vm.GuestID) {
 		v.fail("%s: guest_id %q is not a vSphere guest OS identifier (e.g. ubuntu64Guest, rhel9_64Guest)",
 			label, vm.GuestID)
 	}
 }
 
-func knownGuestID(id string) bool {
+// KnownGuestID reports whether id is a vSphere guest OS identifier.
+func KnownGuestID(id string) bool {
 	for _, known := range simulator.GuestID {
 		if string(known) == id {
 			return true
 		}
 	}
 	return false
+}
+
+func (v *validator) nvlink(h *HostSpec, gpus int) {
+	used := map[int]bool{}
+	for _, pair := range h.NVLink {
+		if !distinct(pair) || len(pair) < 2 || (len(pair) > 2 && h.NVSwitches == 0) {
+			v.fail("host %q: nvlink entries are pairs of two different GPU indexes (or, on a host with nvswitches, "+
+				"the GPUs on the switch fabric), got %v", h.Name, pair)
+			continue
+		}
+		for _, i := range pair {
+			if i < 0 || i >= gpus {
+				v.fail("host %q: nvlink: GPU index %d out of range (the host has %d GPUs, 0 to %d)", h.Name, i,
+					gpus, gpus-1)
+			} else if used[i] {
+				v.fail("host %q: nvlink: GPU %d is in two NVLink sets", h.Name, i)
+			}
+			used[i] = true
+		}
+	}
+}
+
+func distinct(indexes []int) bool {
+	seen := map[int]bool{}
+	for _, i := range indexes {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
 }

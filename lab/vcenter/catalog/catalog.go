@@ -1,4 +1,6 @@
-package main
+// Package catalog is the GPU model catalog the lab exports from the collection's Python catalog: the GPU models,
+// their PCI identities and the vGPU profiles each offers.
+package catalog
 
 import (
 	"encoding/json"
@@ -7,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"vcsim/lists"
 )
 
 // Catalog is the GPU model catalog the lab exports from the collection's Python catalog.
@@ -28,7 +32,7 @@ type GPUModel struct {
 	GPUsPerBoard     int        `json:"gpus_per_board"`
 	Profiles         []*Profile `json:"profiles"`
 
-	deviceID uint16
+	DeviceID uint16 `json:"-"` // PCIDeviceID as a number, set by Load
 }
 
 // Profile is a vGPU type as vSphere names it, e.g. grid_p40-8q.
@@ -51,9 +55,9 @@ var (
 	profileClasses = []string{"compute", "quadro"}
 )
 
-// LoadCatalog reads and validates a catalog file. Keys the simulator does not use are ignored, so the exporter can
+// Load reads and validates a catalog file. Keys the simulator does not use are ignored, so the exporter can
 // carry more facts than the lab needs.
-func LoadCatalog(path string) (*Catalog, error) {
+func Load(path string) (*Catalog, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -101,7 +105,7 @@ func (c *Catalog) validateModel(m *GPUModel) []string {
 	if err != nil || !strings.HasPrefix(strings.ToLower(m.PCIDeviceID), "0x") {
 		bad("pci_device_id %q is not a hexadecimal PCI device id such as 0x1b38", m.PCIDeviceID)
 	}
-	m.deviceID = uint16(id)
+	m.DeviceID = uint16(id)
 	if m.FramebufferMiB <= 0 {
 		bad("framebuffer_mib must be positive, got %d", m.FramebufferMiB)
 	}
@@ -130,7 +134,7 @@ func (c *Catalog) validateModel(m *GPUModel) []string {
 		if p.MaxPerGPU < 1 {
 			bad("profile %s: max_per_gpu must be at least 1, got %d", p.Name, p.MaxPerGPU)
 		}
-		if !contains(sharingModes, p.Sharing) {
+		if !lists.Contains(sharingModes, p.Sharing) {
 			bad("profile %s: sharing %q is not one of %s", p.Name, p.Sharing, strings.Join(sharingModes, ", "))
 		}
 		for _, at := range p.Placements {
@@ -139,7 +143,7 @@ func (c *Catalog) validateModel(m *GPUModel) []string {
 					p.Name, at, p.FramebufferMiB, m.FramebufferMiB)
 			}
 		}
-		if !contains(profileClasses, p.ProfileClass) {
+		if !lists.Contains(profileClasses, p.ProfileClass) {
 			bad("profile %s: profile_class %q is not one of %s", p.Name, p.ProfileClass,
 				strings.Join(profileClasses, ", "))
 		}
@@ -170,13 +174,4 @@ func (m *GPUModel) Supports(profile string) *Profile {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, value string) bool {
-	for _, item := range list {
-		if item == value {
-			return true
-		}
-	}
-	return false
 }

@@ -1,51 +1,29 @@
-package main
+package catalog_test
 
 import (
-	"flag"
-	"io"
-	"log"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"vcsim/catalog"
+	"vcsim/labtest"
 )
 
-const sampleCatalog = "testdata/catalog-sample.json"
-
-func loadSample(t *testing.T) *Catalog {
-	t.Helper()
-	c, err := LoadCatalog(sampleCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestSampleCatalog(t *testing.T) {
-	c := loadSample(t)
+	c := labtest.Catalog(t)
 	for model, profiles := range map[string]int{"P40": 25, "T4": 17, "A100-40": 13, "L40S": 30, "L4": 23} {
 		if got := len(c.GPUs[model].Profiles); got != profiles {
 			t.Errorf("%s: %d profiles, want %d", model, got, profiles)
 		}
 	}
 	p := c.Profile("grid_a100-3-20c")
-	if p == nil || p.Sharing != "mig" || p.MaxPerGPU != 2 || p.model.ID != "A100-40" {
+	if p == nil || p.Sharing != "mig" || p.MaxPerGPU != 2 || c.GPUs["A100-40"].Supports(p.Name) != p {
 		t.Errorf("grid_a100-3-20c: %+v", p)
 	}
 	if p := c.Profile("grid_l40s-8c"); p == nil || !reflect.DeepEqual(p.Placements, []int64{0, 16, 24, 40}) {
 		t.Errorf("grid_l40s-8c mixed-size placements: %+v", p)
 	}
-	if p := c.Profile("grid_p40-8q"); p == nil || p.MaxPerGPU != 3 || p.model.deviceID != 0x1b38 {
+	if p := c.Profile("grid_p40-8q"); p == nil || p.MaxPerGPU != 3 || c.GPUs["P40"].Supports(p.Name) != p || c.GPUs["P40"].DeviceID != 0x1b38 {
 		t.Errorf("grid_p40-8q: %+v", p)
 	}
 	if c.GPUs["T4"].Supports("grid_p40-8q") != nil || c.GPUs["T4"].Supports("grid_t4-4c") == nil {
@@ -69,7 +47,7 @@ func TestCatalogErrors(t *testing.T) {
 		"unknown fields": {`{"gpus": {"X": ` + model("0x1b38", "timeSliced", `, "gpus_per_board": 4, "notes": "kept"`) + `}}`, ""},
 	}
 	for name, tc := range cases {
-		_, err := LoadCatalog(writeFile(t, "catalog.json", tc.doc))
+		_, err := catalog.Load(labtest.WriteFile(t, "catalog.json", tc.doc))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: unexpected error %v", name, err)
@@ -77,12 +55,4 @@ func TestCatalogErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
 		}
 	}
-}
-
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if !testing.Verbose() {
-		log.SetOutput(io.Discard) // the simulator and the lab log every fault they answer with
-	}
-	os.Exit(m.Run())
 }
