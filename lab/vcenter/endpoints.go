@@ -8,6 +8,9 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/chaos"
+	"vcsim/faults"
 )
 
 type stateJSON struct {
@@ -177,7 +180,7 @@ func (l *Lab) faultsEndpoint(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		writeJSON(w, http.StatusOK, map[string]interface{}{"cleared": l.faults.Clear()})
 	case http.MethodPost:
-		var f Fault
+		var f faults.Fault
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
@@ -381,4 +384,31 @@ func (l *Lab) vmState(vm *labVM) vmJSON {
 		j.VGPUs = append(j.VGPUs, v)
 	}
 	return j
+}
+
+func (l *Lab) chaosEndpoint(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		writeJSON(w, http.StatusOK, l.chaos.Report())
+	case http.MethodDelete:
+		writeJSON(w, http.StatusOK, l.chaos.Stop())
+	case http.MethodPost:
+		var cfg chaos.Config
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			writeError(w, http.StatusBadRequest, "chaos: %v", err)
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			writeError(w, http.StatusBadRequest, "chaos: %v", err)
+			return
+		}
+		l.chaos.Start(cfg)
+		l.logf("chaos on: %+v", cfg)
+		writeJSON(w, http.StatusCreated, l.chaos.Report())
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, "/lab/chaos takes GET, POST or DELETE")
+	}
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/catalog"
+	"vcsim/chaos"
+	"vcsim/faults"
+	"vcsim/stats"
 )
 
 // Lab holds the GPU side of the simulated vCenter and the lab's own bookkeeping.
@@ -25,9 +28,9 @@ type Lab struct {
 	ctx      *simulator.Context // for simulator methods the lab calls on its own, outside a client's request
 	catalog  *catalog.Catalog
 	settings *settingManager
-	stats    *Stats
-	faults   *FaultStore
-	chaos    *chaos
+	stats    *stats.Counters
+	faults   *faults.Store
+	chaos    *chaos.Injector
 	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
 	vlcm     *vlcmState     // vSphere Lifecycle Manager (REST, vlcm*.go)
 	// vgpuEvents records, in order, every vGPU start and stop and every host image change (vgpu_events in
@@ -60,10 +63,10 @@ type Lab struct {
 func NewLab(models *catalog.Catalog) *Lab {
 	return &Lab{
 		catalog:      models,
-		stats:        NewStats(),
+		stats:        stats.New(),
 		rest:         http.NewServeMux(),
-		faults:       NewFaultStore(),
-		chaos:        newChaos(),
+		faults:       faults.NewStore(),
+		chaos:        chaos.New(),
 		hostByRef:    map[types.ManagedObjectReference]*hostState{},
 		vmKnown:      map[types.ManagedObjectReference]bool{},
 		taskMessages: map[types.ManagedObjectReference]*labFault{},

@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/stats"
 )
 
 // startResettableLab serves a topology the way vcsim-gpu does, POST /lab/reset included.
@@ -127,7 +128,7 @@ func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 	}
 
 	sameState(t, "state after the reset", tl.state(t), start)
-	var stats StatsSnapshot
+	var stats stats.Snapshot
 	tl.call(t, http.MethodGet, "/lab/stats", nil, &stats)
 	if stats.SOAPRequests != 0 || stats.RESTRequests != 0 {
 		t.Errorf("counters after the reset: %+v", stats)

@@ -11,6 +11,9 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/chaos"
+	"vcsim/faults"
 )
 
 // Property collector calls that block until something changes run outside the lab's lock.
@@ -101,16 +104,16 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		call := scanCall(body)
 		l.stats.SOAP(call.method)
-		fault := l.chaos.pick(call.method)
+		fault := l.chaos.Pick(call.method)
 		switch fault {
-		case chaosResetBefore:
+		case chaos.ResetBefore:
 			dropConnection(w)
 			return
-		case chaosUnavailable:
-			writeSOAPUnavailable(w)
+		case chaos.Unavailable:
+			chaos.WriteSOAPUnavailable(w)
 			return
 		}
-		if l.faults.Take(faultDropConnection, "", call.method) != nil {
+		if l.faults.Take(faults.DropConnection, "", call.method) != nil {
 			l.logf("dropping the connection of a %s request (injected fault)", call.method)
 			dropConnection(w)
 			return
@@ -123,7 +126,7 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 		}
 		rec := &recorder{header: http.Header{}}
 		l.serveLocked(svc, rec, r, call, body)
-		if fault == chaosResetAfter || l.faults.Take(faultDropAnswer, "", call.method) != nil {
+		if fault == chaos.ResetAfter || l.faults.Take(faults.DropAnswer, "", call.method) != nil {
 			dropConnection(w) // served, but the answer is lost
 			return
 		}
@@ -236,14 +239,14 @@ func (l *Lab) restHandler(routes *http.ServeMux) http.Handler {
 			pattern = r.URL.Path
 		}
 		l.stats.REST(r.Method + " " + pattern)
-		switch l.chaos.pick(r.Method + " " + pattern) {
-		case chaosResetBefore:
+		switch l.chaos.Pick(r.Method + " " + pattern) {
+		case chaos.ResetBefore:
 			dropConnection(w)
 			return
-		case chaosUnavailable:
-			writeRESTUnavailable(w)
+		case chaos.Unavailable:
+			chaos.WriteRESTUnavailable(w)
 			return
-		case chaosResetAfter:
+		case chaos.ResetAfter:
 			rec := &recorder{header: http.Header{}}
 			routes.ServeHTTP(rec, r)
 			dropConnection(w)

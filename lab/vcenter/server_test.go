@@ -20,6 +20,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/stats"
 )
 
 const testTopology = `{"datacenters": [{"name": "dc",
@@ -148,7 +149,7 @@ func TestLoginAndOneInventoryRead(t *testing.T) {
 		"config.sharedPassthruGpuTypes", "configManager.graphicsManager", "hardware.pciDevice", "parent"}, &hosts); err != nil {
 		t.Fatal(err)
 	}
-	var stats StatsSnapshot
+	var stats stats.Snapshot
 	tl.call(t, http.MethodGet, "/lab/stats", nil, &stats)
 	if stats.SOAPRequests != 1 {
 		t.Errorf("one property collector call expected, counted %+v", stats)
@@ -284,5 +285,18 @@ func TestDropAnswerServesTheRequestAndLosesTheAnswer(t *testing.T) {
 	bad := map[string]interface{}{"kind": "drop_answer", "vm": "gpu-vm-01"}
 	if code := tl.call(t, http.MethodPost, "/lab/faults", bad, &errBody); code != http.StatusBadRequest {
 		t.Errorf("drop_answer with a VM: %d %v", code, errBody)
+	}
+}
+
+func TestScanCall(t *testing.T) {
+	body := `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/">` +
+		`<soapenv:Header><operationID>x</operationID></soapenv:Header><soapenv:Body><ReconfigVM_Task xmlns="urn:vim25">` +
+		`<_this type="VirtualMachine">vm-42</_this><spec></spec></ReconfigVM_Task></soapenv:Body></soapenv:Envelope>`
+	call := scanCall([]byte(body))
+	if call.method != "ReconfigVM_Task" || call.this.Type != "VirtualMachine" || call.this.Value != "vm-42" {
+		t.Errorf("scanned %+v", call)
+	}
+	if call := scanCall([]byte("not xml")); call.method != "" {
+		t.Errorf("garbage scanned as %+v", call)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/faults"
 )
 
 func TestApplyPolicyConfiguredAndEffective(t *testing.T) {
@@ -130,10 +132,10 @@ func TestInjectedRemediationFailure(t *testing.T) {
 	a := tl.login(t)
 	base := imageWithDriver(t, tl, a)
 	first := tl.state(t).Hosts[0].Name
-	if err := (&Fault{Kind: faultFailRemediation, VM: "vm-1", Host: first}).Validate(func(string) bool { return true }); err == nil {
+	if err := (&faults.Fault{Kind: faults.FailRemediation, VM: "vm-1", Host: first}).Validate(func(string) bool { return true }); err == nil {
 		t.Errorf("fail_remediation with a vm is accepted")
 	}
-	f := Fault{Kind: faultFailRemediation, Host: first}
+	f := faults.Fault{Kind: faults.FailRemediation, Host: first}
 	if err := f.Validate(func(string) bool { return true }); err != nil || f.Count != 1 {
 		t.Fatalf("fault: %v %+v", err, f)
 	}

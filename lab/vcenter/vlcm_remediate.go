@@ -11,6 +11,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/faults"
 )
 
 // Compliance scan, pre-checks and remediation (apply) of a cluster against its desired image. Remediation works
@@ -514,7 +516,7 @@ func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference
 
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
-	if v.lab.faults.Take(faultFailRemediation, hostName, "") != nil {
+	if v.lab.faults.Take(faults.FailRemediation, hostName, "") != nil {
 		v.lab.logf("vLCM: host %s: installing the image failed (injected fault)", hostName)
 		return "ERROR", fmt.Sprintf("Host %s: installing the image failed; the host keeps what it ran and stays "+
 			"in maintenance mode.", hostName)

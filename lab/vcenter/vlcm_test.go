@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vcsim/labtest"
+	"vcsim/stats"
 )
 
 const (
@@ -136,7 +137,7 @@ func TestRESTSessionAndRoutes(t *testing.T) {
 	if len(hosts) != 2 || hosts[0]["name"] != "esxi-01" || hosts[1]["connection_state"] != "CONNECTED" {
 		t.Errorf("hosts: %v", hosts)
 	}
-	var stats StatsSnapshot
+	var stats stats.Snapshot
 	tl.call(t, http.MethodGet, "/lab/stats", nil, &stats)
 	if stats.RESTByRoute["GET /api/vcenter/host"] != 1 || stats.RESTByRoute["GET /api/vcenter/cluster"] != 1 {
 		t.Errorf("REST requests are counted by their route template: %v", stats.RESTByRoute)

@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/faults"
 )
 
 const (
@@ -127,7 +129,7 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 		ref := l.runTask(vm, "reconfigVm", func(*simulator.Task) (types.AnyType, *labFault) { return nil, f })
 		return &methods.ReconfigVM_TaskBody{Res: &types.ReconfigVM_TaskResponse{Returnval: ref}}
 	}
-	if injected := l.faults.Take(faultFailReconfigure, vm.Name, ""); injected != nil {
+	if injected := l.faults.Take(faults.FailReconfigure, vm.Name, ""); injected != nil {
 		return fail(systemError(injected.Message))
 	}
 	if f := l.checkReconfigure(vm, &req.Spec); f != nil {
@@ -245,7 +247,7 @@ func (vm *labVM) ShutdownGuest(ctx *simulator.Context, req *types.ShutdownGuest)
 		return body
 	}
 	body.Res = &types.ShutdownGuestResponse{}
-	if l.faults.Take(faultShutdownIgnored, vm.Name, "") != nil {
+	if l.faults.Take(faults.ShutdownIgnored, vm.Name, "") != nil {
 		l.logf("VM %s: guest shutdown ignored (injected fault)", vm.Name)
 		return body
 	}

@@ -1,7 +1,6 @@
-package main
+package chaos
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -11,7 +10,7 @@ import (
 	"vcsim/lists"
 )
 
-// Chaos: for a while, a seeded share of SOAP and REST requests fails the way a bad network or an overloaded vCenter
+// Package chaos makes, for a while, a seeded share of SOAP and REST requests fails the way a bad network or an overloaded vCenter
 // fails them. The same seed and the same sequence of requests give the same faults, so a failing run replays.
 //
 //   - reset_before: the connection closes before vCenter reads the request; nothing was done.
@@ -22,34 +21,35 @@ import (
 //     (Broadcom KB 344908 shows the form for /websso; the /sdk namespace and port 8085 are the lab's, unconfirmed)
 //     and "no healthy upstream" from the envoy proxy of vCenter 8 for the REST APIs.
 const (
-	chaosResetBefore = "reset_before"
-	chaosResetAfter  = "reset_after"
-	chaosUnavailable = "unavailable"
+	ResetBefore = "reset_before"
+	ResetAfter  = "reset_after"
+	Unavailable = "unavailable"
 )
 
-var chaosKinds = []string{chaosResetBefore, chaosResetAfter, chaosUnavailable}
+var kinds = []string{ResetBefore, ResetAfter, Unavailable}
 
-// ChaosConfig is what POST /lab/chaos takes.
-type ChaosConfig struct {
+// Config is what POST /lab/chaos takes.
+type Config struct {
 	Seed    int64    `json:"seed"`
 	Rate    float64  `json:"rate"`
 	Seconds float64  `json:"seconds"`
 	Kinds   []string `json:"kinds,omitempty"`
 }
 
-// ChaosReport is what GET /lab/chaos answers: the configuration and what it did so far.
-type ChaosReport struct {
+// Report is what GET /lab/chaos answers: the configuration and what it did so far.
+type Report struct {
 	Active   bool           `json:"active"`
-	Config   *ChaosConfig   `json:"config"`
+	Config   *Config        `json:"config"`
 	Until    string         `json:"until,omitempty"`
 	Requests int            `json:"requests"`
 	Faults   map[string]int `json:"faults"`
 	ByMethod map[string]int `json:"by_method"`
 }
 
-type chaos struct {
+// Injector draws the faults of the configured chaos, request by request.
+type Injector struct {
 	mu       sync.Mutex
-	config   *ChaosConfig
+	config   *Config
 	until    time.Time
 	rng      *rand.Rand
 	requests int
@@ -57,11 +57,13 @@ type chaos struct {
 	byMethod map[string]int
 }
 
-func newChaos() *chaos {
-	return &chaos{faults: map[string]int{}, byMethod: map[string]int{}}
+// New answers an injector that injects nothing until Start.
+func New() *Injector {
+	return &Injector{faults: map[string]int{}, byMethod: map[string]int{}}
 }
 
-func (c *ChaosConfig) validate() error {
+// Validate checks a configuration, defaulting the kinds to all of them.
+func (c *Config) Validate() error {
 	if c.Rate < 0 || c.Rate > 1 {
 		return fmt.Errorf("rate %v is not a share between 0 and 1", c.Rate)
 	}
@@ -69,17 +71,18 @@ func (c *ChaosConfig) validate() error {
 		return fmt.Errorf("seconds %v: give how long the chaos lasts, more than 0", c.Seconds)
 	}
 	if len(c.Kinds) == 0 {
-		c.Kinds = chaosKinds
+		c.Kinds = kinds
 	}
 	for _, k := range c.Kinds {
-		if !lists.Contains(chaosKinds, k) {
-			return fmt.Errorf("kind %q is not one of %v", k, chaosKinds)
+		if !lists.Contains(kinds, k) {
+			return fmt.Errorf("kind %q is not one of %v", k, kinds)
 		}
 	}
 	return nil
 }
 
-func (c *chaos) start(cfg ChaosConfig) {
+// Start injects faults as cfg says, from now on.
+func (c *Injector) Start(cfg Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.config, c.until = &cfg, time.Now().Add(time.Duration(cfg.Seconds*float64(time.Second)))
@@ -87,21 +90,23 @@ func (c *chaos) start(cfg ChaosConfig) {
 	c.requests, c.faults, c.byMethod = 0, map[string]int{}, map[string]int{}
 }
 
-func (c *chaos) stop() ChaosReport {
+// Stop ends the chaos and answers what it did.
+func (c *Injector) Stop() Report {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.until = time.Time{}
 	return c.reportLocked()
 }
 
-func (c *chaos) report() ChaosReport {
+// Report answers the configuration and what it did so far.
+func (c *Injector) Report() Report {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reportLocked()
 }
 
-func (c *chaos) reportLocked() ChaosReport {
-	r := ChaosReport{Active: time.Now().Before(c.until), Config: c.config, Requests: c.requests,
+func (c *Injector) reportLocked() Report {
+	r := Report{Active: time.Now().Before(c.until), Config: c.config, Requests: c.requests,
 		Faults: map[string]int{}, ByMethod: map[string]int{}}
 	if r.Active {
 		r.Until = c.until.UTC().Format(time.RFC3339)
@@ -115,8 +120,8 @@ func (c *chaos) reportLocked() ChaosReport {
 	return r
 }
 
-// pick draws the fault for one request of method: "" for none.
-func (c *chaos) pick(method string) string {
+// Pick draws the fault for one request of method: "" for none.
+func (c *Injector) Pick(method string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.rng == nil || !time.Now().Before(c.until) {
@@ -133,42 +138,17 @@ func (c *chaos) pick(method string) string {
 	return kind
 }
 
-func writeSOAPUnavailable(w http.ResponseWriter) {
+// WriteSOAPUnavailable answers a SOAP request as vCenter's reverse proxy does when the service is down.
+func WriteSOAPUnavailable(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	fmt.Fprint(w, "503 Service Unavailable (Failed to connect to endpoint: [N7Vmacore4Http20NamedPipeServiceSpecE:"+
 		"0x000055d5c3a1e0a0] _serverNamespace = /sdk action = Allow _pipeName =/var/run/envoy-hgw/hgw-pipe)")
 }
 
-func writeRESTUnavailable(w http.ResponseWriter) {
+// WriteRESTUnavailable answers a REST request as vCenter 8's envoy proxy does when the service is down.
+func WriteRESTUnavailable(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	fmt.Fprint(w, "no healthy upstream")
-}
-
-func (l *Lab) chaosEndpoint(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet:
-		writeJSON(w, http.StatusOK, l.chaos.report())
-	case http.MethodDelete:
-		writeJSON(w, http.StatusOK, l.chaos.stop())
-	case http.MethodPost:
-		var cfg ChaosConfig
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			writeError(w, http.StatusBadRequest, "chaos: %v", err)
-			return
-		}
-		if err := cfg.validate(); err != nil {
-			writeError(w, http.StatusBadRequest, "chaos: %v", err)
-			return
-		}
-		l.chaos.start(cfg)
-		l.logf("chaos on: %+v", cfg)
-		writeJSON(w, http.StatusCreated, l.chaos.report())
-	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, "/lab/chaos takes GET, POST or DELETE")
-	}
 }

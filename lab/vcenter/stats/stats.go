@@ -1,10 +1,11 @@
-package main
+// Package stats counts the requests the simulated vCenter serves, for GET /lab/stats.
+package stats
 
 import "sync"
 
-// Stats counts the requests the simulated vCenter served: SOAP by method, REST by route. The lab endpoints are not
+// Counters count the requests the simulated vCenter served: SOAP by method, REST by route. The lab endpoints are not
 // counted, so tests can read the counters without changing them.
-type Stats struct {
+type Counters struct {
 	mu          sync.Mutex
 	soap        int
 	byMethod    map[string]int
@@ -12,45 +13,46 @@ type Stats struct {
 	restByRoute map[string]int
 }
 
-// StatsSnapshot is the JSON form of the counters.
-type StatsSnapshot struct {
+// Snapshot is the JSON form of the counters.
+type Snapshot struct {
 	SOAPRequests int            `json:"soap_requests"`
 	ByMethod     map[string]int `json:"by_method"`
 	RESTRequests int            `json:"rest_requests"`
 	RESTByRoute  map[string]int `json:"rest_by_route"`
 }
 
-func NewStats() *Stats {
-	s := &Stats{}
+// New answers counters at zero.
+func New() *Counters {
+	s := &Counters{}
 	s.Reset()
 	return s
 }
 
-func (s *Stats) SOAP(method string) {
+func (s *Counters) SOAP(method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.soap++
 	s.byMethod[method]++
 }
 
-func (s *Stats) REST(route string) {
+func (s *Counters) REST(route string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rest++
 	s.restByRoute[route]++
 }
 
-func (s *Stats) Reset() {
+func (s *Counters) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.soap, s.rest = 0, 0
 	s.byMethod, s.restByRoute = map[string]int{}, map[string]int{}
 }
 
-func (s *Stats) Snapshot() StatsSnapshot {
+func (s *Counters) Snapshot() Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := StatsSnapshot{
+	snap := Snapshot{
 		SOAPRequests: s.soap,
 		ByMethod:     make(map[string]int, len(s.byMethod)),
 		RESTRequests: s.rest,

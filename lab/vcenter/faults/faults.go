@@ -1,4 +1,6 @@
-package main
+// Package faults holds the faults a test injects through /lab/faults: each is used up by the requests it
+// applies to.
+package faults
 
 import (
 	"fmt"
@@ -10,20 +12,20 @@ import (
 )
 
 const (
-	faultFailReconfigure = "fail_reconfigure" // the next ReconfigVM_Task of the VM fails with SystemError
-	faultDropConnection  = "drop_connection"  // the next SOAP request's connection closes without an answer
-	faultDropAnswer      = "drop_answer"      // the next SOAP request is served, then its connection closes unanswered
-	faultShutdownIgnored = "shutdown_ignored" // ShutdownGuest succeeds but the guest never shuts down
-	faultShutdownDelay   = "shutdown_delay"   // the guest takes delay_ms to shut down
-	// faultFailRemediation: the next vLCM remediation of the host fails while installing the image; the host keeps
+	FailReconfigure = "fail_reconfigure" // the next ReconfigVM_Task of the VM fails with SystemError
+	DropConnection  = "drop_connection"  // the next SOAP request's connection closes without an answer
+	DropAnswer      = "drop_answer"      // the next SOAP request is served, then its connection closes unanswered
+	ShutdownIgnored = "shutdown_ignored" // ShutdownGuest succeeds but the guest never shuts down
+	ShutdownDelay   = "shutdown_delay"   // the guest takes delay_ms to shut down
+	// FailRemediation: the next vLCM remediation of the host fails while installing the image; the host keeps
 	// what it ran and stays in maintenance mode.
-	faultFailRemediation = "fail_remediation"
+	FailRemediation = "fail_remediation"
 
 	maxShutdownDelayMS = 600000
 )
 
-var faultKinds = []string{faultFailReconfigure, faultDropConnection, faultDropAnswer, faultShutdownIgnored,
-	faultShutdownDelay, faultFailRemediation}
+var faultKinds = []string{FailReconfigure, DropConnection, DropAnswer, ShutdownIgnored,
+	ShutdownDelay, FailRemediation}
 
 // Fault is an injected fault, as POST /lab/faults takes it and GET /lab/faults lists it.
 type Fault struct {
@@ -40,15 +42,16 @@ type Fault struct {
 	DelayMS *int   `json:"delay_ms,omitempty"`
 }
 
-// FaultStore holds the pending faults; each fault is used up by the requests it applies to.
-type FaultStore struct {
+// Store holds the pending faults; each fault is used up by the requests it applies to.
+type Store struct {
 	mu     sync.Mutex
 	nextID int
 	faults []*Fault
 }
 
-func NewFaultStore() *FaultStore {
-	return &FaultStore{nextID: 1}
+// NewStore answers an empty store.
+func NewStore() *Store {
+	return &Store{nextID: 1}
 }
 
 // Validate checks a fault before it is added; knownVM tells whether a VM of that name exists.
@@ -57,30 +60,30 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 		return fmt.Errorf("kind %q is not one of %s", f.Kind, strings.Join(faultKinds, ", "))
 	}
 	switch f.Kind {
-	case faultFailReconfigure, faultShutdownIgnored:
+	case FailReconfigure, ShutdownIgnored:
 		if f.VM == "" {
 			return fmt.Errorf("%s needs \"vm\"", f.Kind)
 		}
-	case faultDropConnection, faultDropAnswer:
+	case DropConnection, DropAnswer:
 		if f.VM != "" {
 			return fmt.Errorf("%s applies to any SOAP request and takes no \"vm\"", f.Kind)
 		}
-	case faultFailRemediation:
+	case FailRemediation:
 		if f.Host == "" || f.VM != "" {
 			return fmt.Errorf("%s needs \"host\" and takes no \"vm\"", f.Kind)
 		}
 	}
-	if f.Host != "" && f.Kind != faultFailRemediation {
-		return fmt.Errorf("\"host\" only applies to %s", faultFailRemediation)
+	if f.Host != "" && f.Kind != FailRemediation {
+		return fmt.Errorf("\"host\" only applies to %s", FailRemediation)
 	}
-	if f.Method != "" && f.Kind != faultDropConnection && f.Kind != faultDropAnswer {
-		return fmt.Errorf("\"method\" applies only to %s and %s", faultDropConnection, faultDropAnswer)
+	if f.Method != "" && f.Kind != DropConnection && f.Kind != DropAnswer {
+		return fmt.Errorf("\"method\" applies only to %s and %s", DropConnection, DropAnswer)
 	}
 	if f.VM != "" && !knownVM(f.VM) {
 		return fmt.Errorf("no VM named %q", f.VM)
 	}
 	switch f.Kind {
-	case faultFailReconfigure, faultDropConnection, faultDropAnswer, faultFailRemediation:
+	case FailReconfigure, DropConnection, DropAnswer, FailRemediation:
 		if f.Count == 0 {
 			f.Count = 1
 		}
@@ -92,21 +95,21 @@ func (f *Fault) Validate(knownVM func(string) bool) error {
 			return fmt.Errorf("count must be 0 (until cleared) or more, got %d", f.Count)
 		}
 	}
-	if f.Kind == faultShutdownDelay {
+	if f.Kind == ShutdownDelay {
 		if f.DelayMS == nil || *f.DelayMS < 0 || *f.DelayMS > maxShutdownDelayMS {
 			return fmt.Errorf("%s needs \"delay_ms\" between 0 and %d", f.Kind, maxShutdownDelayMS)
 		}
 	} else if f.DelayMS != nil {
-		return fmt.Errorf("\"delay_ms\" only applies to %s", faultShutdownDelay)
+		return fmt.Errorf("\"delay_ms\" only applies to %s", ShutdownDelay)
 	}
-	if f.Message != "" && f.Kind != faultFailReconfigure {
-		return fmt.Errorf("\"message\" only applies to %s", faultFailReconfigure)
+	if f.Message != "" && f.Kind != FailReconfigure {
+		return fmt.Errorf("\"message\" only applies to %s", FailReconfigure)
 	}
 	return nil
 }
 
 // Add stores a validated fault and returns it with its id.
-func (s *FaultStore) Add(f Fault) Fault {
+func (s *Store) Add(f Fault) Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f.ID = s.nextID
@@ -117,7 +120,7 @@ func (s *FaultStore) Add(f Fault) Fault {
 
 // Take uses up one application of the first pending fault of the kind for the VM ("" for any VM) and the SOAP
 // method ("" when not a SOAP request), or returns nil.
-func (s *FaultStore) Take(kind, vm, method string) *Fault {
+func (s *Store) Take(kind, vm, method string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
@@ -141,14 +144,15 @@ func (s *FaultStore) Take(kind, vm, method string) *Fault {
 }
 
 // ShutdownDelay is how long the VM's guest takes to shut down.
-func (s *FaultStore) ShutdownDelay(vm string, fallback time.Duration) time.Duration {
-	if f := s.Take(faultShutdownDelay, vm, ""); f != nil {
+func (s *Store) ShutdownDelay(vm string, fallback time.Duration) time.Duration {
+	if f := s.Take(ShutdownDelay, vm, ""); f != nil {
 		return time.Duration(*f.DelayMS) * time.Millisecond
 	}
 	return fallback
 }
 
-func (s *FaultStore) List() []Fault {
+// List answers the pending faults.
+func (s *Store) List() []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := make([]Fault, len(s.faults))
@@ -158,7 +162,8 @@ func (s *FaultStore) List() []Fault {
 	return list
 }
 
-func (s *FaultStore) Clear() int {
+// Clear removes every pending fault and answers how many there were.
+func (s *Store) Clear() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.faults)
