@@ -18,6 +18,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/bundle"
 	"vcsim/topology"
 )
 
@@ -62,7 +63,7 @@ type vlcmState struct {
 type offlineDepot struct {
 	id, description, location, owner string
 	created                          time.Time
-	bundle                           *offlineBundle
+	bundle                           *bundle.Bundle
 }
 
 // clusterImage is a cluster's desired software and what vLCM remembers about it.
@@ -228,7 +229,7 @@ func (v *vlcmState) depotFiles() http.Handler {
 			return
 		}
 		name := strings.TrimPrefix(r.URL.Path, "/lab/depot/")
-		file := filepath.Join(v.depotDir, filepath.FromSlash(cleanPath(name)))
+		file := filepath.Join(v.depotDir, filepath.FromSlash(bundle.CleanPath(name)))
 		if info, err := os.Stat(file); err != nil || info.IsDir() {
 			writeError(w, http.StatusNotFound, "no file %q in the lab's depot directory", name)
 			return
@@ -241,7 +242,7 @@ func (v *vlcmState) depotFiles() http.Handler {
 
 // depotComponent is one version of a component the depots hold, with the depots that carry it.
 type depotComponent struct {
-	*bundleComponent
+	*bundle.Component
 	bundleType string // INDEPENDENT or BASE_IMAGE
 	depots     []string
 }
@@ -250,13 +251,13 @@ type depotComponent struct {
 // version. The caller holds l.mu.
 func (v *vlcmState) available() map[string]map[string]*depotComponent {
 	out := map[string]map[string]*depotComponent{}
-	add := func(c *bundleComponent, bundleType, depot string) {
+	add := func(c *bundle.Component, bundleType, depot string) {
 		if out[c.Name] == nil {
 			out[c.Name] = map[string]*depotComponent{}
 		}
 		dc := out[c.Name][c.Version]
 		if dc == nil {
-			dc = &depotComponent{bundleComponent: c, bundleType: bundleType}
+			dc = &depotComponent{Component: c, bundleType: bundleType}
 			out[c.Name][c.Version] = dc
 		}
 		if depot != "" {
@@ -264,13 +265,13 @@ func (v *vlcmState) available() map[string]map[string]*depotComponent {
 		}
 	}
 	for _, b := range v.baseImages {
-		add(&bundleComponent{Name: baseImageComponent, DisplayName: "ESXi", Version: b.Version,
+		add(&bundle.Component{Name: baseImageComponent, DisplayName: "ESXi", Version: b.Version,
 			DisplayVersion: b.DisplayVersion, Vendor: "VMware, Inc.", Summary: "ESXi " + b.DisplayVersion,
 			Description: "ESXi base image " + b.DisplayVersion, Category: "ENHANCEMENT", Urgency: "IMPORTANT",
 			ReleaseDate: b.ReleaseDate}, "BASE_IMAGE", "")
 	}
 	for _, id := range v.depotIDs() {
-		for _, c := range v.depots[id].bundle.components() {
+		for _, c := range v.depots[id].bundle.Components() {
 			add(c, "INDEPENDENT", id)
 		}
 	}
@@ -343,7 +344,7 @@ func (v *vlcmState) addState(s *stateJSON) {
 	s.Depots = []depotStateJSON{}
 	for _, id := range v.depotIDs() {
 		d := depotStateJSON{ID: id, Location: v.depots[id].location, Components: map[string]string{}}
-		for _, c := range v.depots[id].bundle.components() {
+		for _, c := range v.depots[id].bundle.Components() {
 			d.Components[c.Name] = c.Version
 		}
 		s.Depots = append(s.Depots, d)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"time"
+
+	"vcsim/bundle"
 )
 
 // Offline depots and depot content (esx/settings/depots/offline, esx/settings/depot-content).
@@ -118,14 +120,14 @@ func (v *vlcmState) createDepot(c *restCall) {
 		if err != nil {
 			return nil, newVapiErr("ERROR", "Cannot download the offline bundle from %s: %v.", location, err)
 		}
-		bundle, err := parseBundle(data)
+		parsed, err := bundle.Parse(data)
 		if err != nil {
 			return nil, newVapiErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
 		}
 		v.lab.setProgress(t, 1, 2, "Importing the metadata of %s", location)
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
-		if id := v.sameContent(bundle); id != "" {
+		if id := v.sameContent(parsed); id != "" {
 			e := newVapiErr("ALREADY_EXISTS", "The content of %s is already imported as depot %s (from %s).",
 				location, id, v.depots[id].location)
 			e.Data = map[string]string{"depot": id}
@@ -133,21 +135,21 @@ func (v *vlcmState) createDepot(c *restCall) {
 		}
 		v.nextDepot++
 		d := &offlineDepot{id: fmt.Sprintf("offline-depot-%d", v.nextDepot), description: description,
-			location: location, owner: c.user, created: time.Now(), bundle: bundle}
+			location: location, owner: c.user, created: time.Now(), bundle: parsed}
 		v.depots[d.id] = d
-		v.lab.logf("vLCM: imported %s as %s (%d components)", location, d.id, len(bundle.components()))
+		v.lab.logf("vLCM: imported %s as %s (%d components)", location, d.id, len(parsed.Components()))
 		return map[string]string{"depot": d.id}, nil
 	})
 }
 
-// sameContent returns a depot holding exactly the component versions of bundle, if there is one.
-func (v *vlcmState) sameContent(bundle *offlineBundle) string {
+// sameContent returns a depot holding exactly the component versions of b, if there is one.
+func (v *vlcmState) sameContent(b *bundle.Bundle) string {
 	want := map[string]bool{}
-	for _, c := range bundle.components() {
+	for _, c := range b.Components() {
 		want[c.Name+"\x00"+c.Version] = true
 	}
 	for _, id := range v.depotIDs() {
-		have := v.depots[id].bundle.components()
+		have := v.depots[id].bundle.Components()
 		if len(have) != len(want) {
 			continue
 		}

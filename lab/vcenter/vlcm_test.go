@@ -94,7 +94,7 @@ func (a *api) task(method, path string, body interface{}) taskInfo {
 func writeBundle(t *testing.T, components ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "bundle.zip")
-	if err := os.WriteFile(path, testBundle(t, components...), 0o600); err != nil {
+	if err := os.WriteFile(path, labtest.Bundle(t, components...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return "file://" + path
@@ -186,7 +186,7 @@ func TestDepotImport(t *testing.T) {
 	}
 
 	served := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(testBundle(t, "other=1.0"))
+		_, _ = w.Write(labtest.Bundle(t, "other=1.0"))
 	}))
 	defer served.Close()
 	if info := a.task(http.MethodPost, "/api/esx/settings/depots/offline?vmw-task=true",
@@ -391,4 +391,17 @@ func mustJSON(t *testing.T, v interface{}) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+func TestCompareVersions(t *testing.T) {
+	ordered := []string{"525.85.07-1OEM.800.1.0.20613240", "525.105.14-1OEM.800.1.0.20613240",
+		"525.105.14-1OEM.800.1.0.20613241", "535.54.06-1OEM.800.1.0.20613240", "535.54.06a"}
+	for i := 0; i+1 < len(ordered); i++ {
+		if compareVersions(ordered[i], ordered[i+1]) >= 0 || compareVersions(ordered[i+1], ordered[i]) <= 0 {
+			t.Errorf("%s should sort before %s", ordered[i], ordered[i+1])
+		}
+	}
+	if compareVersions("8.0.2-0.0.22380479", "8.0.2-0.0.22380479") != 0 {
+		t.Error("equal versions")
+	}
 }

@@ -1,4 +1,7 @@
-package main
+// Package bundle reads ESXi offline bundles, as vLCM imports them into a depot: a zip with index.xml (the vendors), per vendor an index file naming metadata archives,
+// and in each metadata archive vmware.xml (or bulletins/*.xml) with the bulletins. A bulletin that carries
+// componentNameSpec and componentVersionSpec is a component.
+package bundle
 
 import (
 	"archive/zip"
@@ -13,13 +16,10 @@ import (
 	"vcsim/lists"
 )
 
-// An ESXi offline bundle: a zip with index.xml (the vendors), per vendor an index file naming metadata archives,
-// and in each metadata archive vmware.xml (or bulletins/*.xml) with the bulletins. A bulletin that carries
-// componentNameSpec and componentVersionSpec is a component.
-
 const maxMetadataBytes = 64 << 20
 
-type bundleComponent struct {
+// Component is one component of a bundle, as the depot content API describes it.
+type Component struct {
 	Name           string
 	DisplayName    string
 	Version        string
@@ -36,19 +36,21 @@ type bundleComponent struct {
 	Vibs           []string
 }
 
-// metadataBundle is one metadata archive of one vendor, as the depot content API lists it.
-type metadataBundle struct {
+// Metadata is one metadata archive of one vendor, as the depot content API lists it.
+type Metadata struct {
 	Vendor     string
 	File       string
-	Components []*bundleComponent
+	Components []*Component
 }
 
-type offlineBundle struct {
-	Metadata []*metadataBundle
+// Bundle is an offline bundle's components, by metadata archive.
+type Bundle struct {
+	Metadata []*Metadata
 }
 
-func (b *offlineBundle) components() []*bundleComponent {
-	var all []*bundleComponent
+// Components answers every component of the bundle.
+func (b *Bundle) Components() []*Component {
+	var all []*Component
 	for _, m := range b.Metadata {
 		all = append(all, m.Components...)
 	}
@@ -96,8 +98,8 @@ type xmlMetadataResponse struct {
 	Bulletins []xmlBulletin `xml:"bulletin"`
 }
 
-// parseBundle reads an offline bundle. The errors say what is wrong with it in words a user can act on.
-func parseBundle(data []byte) (*offlineBundle, error) {
+// Parse reads an offline bundle. The errors say what is wrong with it in words a user can act on.
+func Parse(data []byte) (*Bundle, error) {
 	archive, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("it is not a zip archive (%v)", err)
@@ -110,25 +112,25 @@ func parseBundle(data []byte) (*offlineBundle, error) {
 	if len(index.Vendors) == 0 {
 		return nil, fmt.Errorf("index.xml lists no vendor")
 	}
-	bundle := &offlineBundle{}
+	bundle := &Bundle{}
 	seen := map[string]bool{}
 	for _, vendor := range index.Vendors {
 		indexFile := strings.TrimSpace(vendor.IndexFile)
 		if indexFile == "" {
 			indexFile = "vendor-index.xml"
 		}
-		indexPath := cleanPath(path.Join(strings.TrimSpace(vendor.RelativePath), indexFile))
+		indexPath := CleanPath(path.Join(strings.TrimSpace(vendor.RelativePath), indexFile))
 		var vendorIndex xmlVendorIndex
 		if err := readXML(files, indexPath, "index.xml", &vendorIndex); err != nil {
 			return nil, err
 		}
 		for _, meta := range vendorIndex.Metadata {
-			metaPath := cleanPath(path.Join(path.Dir(indexPath), strings.TrimSpace(meta.URL)))
+			metaPath := CleanPath(path.Join(path.Dir(indexPath), strings.TrimSpace(meta.URL)))
 			components, err := parseMetadata(files, metaPath, indexPath)
 			if err != nil {
 				return nil, err
 			}
-			m := &metadataBundle{Vendor: strings.TrimSpace(vendor.Name), File: path.Base(metaPath)}
+			m := &Metadata{Vendor: strings.TrimSpace(vendor.Name), File: path.Base(metaPath)}
 			for _, c := range components {
 				if key := c.Name + "\x00" + c.Version; !seen[key] {
 					seen[key] = true
@@ -138,7 +140,7 @@ func parseBundle(data []byte) (*offlineBundle, error) {
 			bundle.Metadata = append(bundle.Metadata, m)
 		}
 	}
-	if len(bundle.components()) == 0 {
+	if len(bundle.Components()) == 0 {
 		return nil, fmt.Errorf("it holds no component: no bulletin in its metadata carries componentNameSpec " +
 			"and componentVersionSpec")
 	}
@@ -148,12 +150,13 @@ func parseBundle(data []byte) (*offlineBundle, error) {
 func zipFiles(archive *zip.Reader) map[string]*zip.File {
 	files := map[string]*zip.File{}
 	for _, f := range archive.File {
-		files[cleanPath(f.Name)] = f
+		files[CleanPath(f.Name)] = f
 	}
 	return files
 }
 
-func cleanPath(p string) string {
+// CleanPath makes a path inside an archive or depot relative and free of "..", so it cannot leave its root.
+func CleanPath(p string) string {
 	return strings.TrimPrefix(path.Clean("/"+p), "/")
 }
 
@@ -189,7 +192,7 @@ func readXML(files map[string]*zip.File, name, namedBy string, v interface{}) er
 }
 
 // parseMetadata reads the bulletins of one metadata archive: vmware.xml, else every bulletins/*.xml.
-func parseMetadata(files map[string]*zip.File, name, namedBy string) ([]*bundleComponent, error) {
+func parseMetadata(files map[string]*zip.File, name, namedBy string) ([]*Component, error) {
 	data, err := readFile(files, name, namedBy)
 	if err != nil {
 		return nil, err
@@ -225,7 +228,7 @@ func parseMetadata(files map[string]*zip.File, name, namedBy string) ([]*bundleC
 			bulletins = append(bulletins, b)
 		}
 	}
-	var components []*bundleComponent
+	var components []*Component
 	for _, b := range bulletins {
 		if c := b.component(); c != nil {
 			components = append(components, c)
@@ -234,11 +237,11 @@ func parseMetadata(files map[string]*zip.File, name, namedBy string) ([]*bundleC
 	return components, nil
 }
 
-func (b xmlBulletin) component() *bundleComponent {
+func (b xmlBulletin) component() *Component {
 	if b.NameSpec == nil || b.VersionSpec == nil || b.NameSpec.Name == "" || b.VersionSpec.Version == "" {
 		return nil
 	}
-	c := &bundleComponent{
+	c := &Component{
 		Name:           b.NameSpec.Name,
 		DisplayName:    firstOf(b.NameSpec.UIString, b.NameSpec.Name),
 		Version:        b.VersionSpec.Version,
