@@ -11,6 +11,7 @@ import (
 
 	"vcsim/chaos"
 	"vcsim/faults"
+	"vcsim/jsonhttp"
 )
 
 type stateJSON struct {
@@ -142,21 +143,21 @@ func (l *Lab) labHandler() http.Handler {
 		l.mu.Lock()
 		state := l.state()
 		l.mu.Unlock()
-		writeJSON(w, http.StatusOK, state)
+		jsonhttp.Write(w, http.StatusOK, state)
 	}))
 	mux.HandleFunc("/lab/stats", l.only(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, l.stats.Snapshot())
+		jsonhttp.Write(w, http.StatusOK, l.stats.Snapshot())
 	}))
 	mux.HandleFunc("/lab/stats/reset", l.only(http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
 		l.stats.Reset()
-		writeJSON(w, http.StatusOK, l.stats.Snapshot())
+		jsonhttp.Write(w, http.StatusOK, l.stats.Snapshot())
 	}))
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
 	mux.HandleFunc("/lab/gpus", l.only(http.MethodPost, l.gpusEndpoint))
 	mux.HandleFunc("/lab/chaos", l.chaosEndpoint)
 	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
+		jsonhttp.Error(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
 			"/lab/stats/reset, /lab/faults, /lab/gpus, /lab/chaos, /lab/depot/, /lab/reset)", r.URL.Path)
 	})
 	return mux
@@ -166,7 +167,7 @@ func (l *Lab) only(method string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != method {
 			w.Header().Set("Allow", method)
-			writeError(w, http.StatusMethodNotAllowed, "%s takes %s", r.URL.Path, method)
+			jsonhttp.Error(w, http.StatusMethodNotAllowed, "%s takes %s", r.URL.Path, method)
 			return
 		}
 		h(w, r)
@@ -176,15 +177,15 @@ func (l *Lab) only(method string, h http.HandlerFunc) http.HandlerFunc {
 func (l *Lab) faultsEndpoint(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]interface{}{"faults": l.faults.List()})
+		jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"faults": l.faults.List()})
 	case http.MethodDelete:
-		writeJSON(w, http.StatusOK, map[string]interface{}{"cleared": l.faults.Clear()})
+		jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"cleared": l.faults.Clear()})
 	case http.MethodPost:
 		var f faults.Fault
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
-			writeError(w, http.StatusBadRequest, "fault: %v", err)
+			jsonhttp.Error(w, http.StatusBadRequest, "fault: %v", err)
 			return
 		}
 		f.ID = 0
@@ -195,28 +196,16 @@ func (l *Lab) faultsEndpoint(w http.ResponseWriter, r *http.Request) {
 		}
 		l.mu.Unlock()
 		if err := f.Validate(func(name string) bool { return names[name] }); err != nil {
-			writeError(w, http.StatusBadRequest, "fault: %v", err)
+			jsonhttp.Error(w, http.StatusBadRequest, "fault: %v", err)
 			return
 		}
 		added := l.faults.Add(f)
 		l.logf("fault added: %+v", added)
-		writeJSON(w, http.StatusCreated, added)
+		jsonhttp.Write(w, http.StatusCreated, added)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, "/lab/faults takes GET, POST or DELETE")
+		jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/faults takes GET, POST or DELETE")
 	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v interface{}) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	_ = enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, format string, args ...interface{}) {
-	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
 }
 
 func name(ref types.ManagedObjectReference) string {
@@ -389,26 +378,26 @@ func (l *Lab) vmState(vm *labVM) vmJSON {
 func (l *Lab) chaosEndpoint(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
-		writeJSON(w, http.StatusOK, l.chaos.Report())
+		jsonhttp.Write(w, http.StatusOK, l.chaos.Report())
 	case http.MethodDelete:
-		writeJSON(w, http.StatusOK, l.chaos.Stop())
+		jsonhttp.Write(w, http.StatusOK, l.chaos.Stop())
 	case http.MethodPost:
 		var cfg chaos.Config
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
-			writeError(w, http.StatusBadRequest, "chaos: %v", err)
+			jsonhttp.Error(w, http.StatusBadRequest, "chaos: %v", err)
 			return
 		}
 		if err := cfg.Validate(); err != nil {
-			writeError(w, http.StatusBadRequest, "chaos: %v", err)
+			jsonhttp.Error(w, http.StatusBadRequest, "chaos: %v", err)
 			return
 		}
 		l.chaos.Start(cfg)
 		l.logf("chaos on: %+v", cfg)
-		writeJSON(w, http.StatusCreated, l.chaos.Report())
+		jsonhttp.Write(w, http.StatusCreated, l.chaos.Report())
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, "/lab/chaos takes GET, POST or DELETE")
+		jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/chaos takes GET, POST or DELETE")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 
+	"vcsim/jsonhttp"
 	"vcsim/topology"
 )
 
@@ -64,20 +65,20 @@ func (l *Lab) gpusEndpoint(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		writeError(w, http.StatusBadRequest, "gpus: %v (body: host, optional pci_id, temperature_c, ecc_mode)", err)
+		jsonhttp.Error(w, http.StatusBadRequest, "gpus: %v (body: host, optional pci_id, temperature_c, ecc_mode)", err)
 		return
 	}
 	if c.TemperatureC == nil && c.ECCMode == "" {
-		writeError(w, http.StatusBadRequest, "gpus: give temperature_c or ecc_mode")
+		jsonhttp.Error(w, http.StatusBadRequest, "gpus: give temperature_c or ecc_mode")
 		return
 	}
 	if c.TemperatureC != nil && (*c.TemperatureC < 0 || *c.TemperatureC > maxTemperatureC) {
-		writeError(w, http.StatusBadRequest, "gpus: temperature_c %d is outside 0 to %d", *c.TemperatureC,
+		jsonhttp.Error(w, http.StatusBadRequest, "gpus: temperature_c %d is outside 0 to %d", *c.TemperatureC,
 			maxTemperatureC)
 		return
 	}
 	if c.ECCMode != "" && c.ECCMode != topology.ECCEnabled && c.ECCMode != topology.ECCDisabled {
-		writeError(w, http.StatusBadRequest, "gpus: ecc_mode %q is not %s or %s", c.ECCMode, topology.ECCEnabled, topology.ECCDisabled)
+		jsonhttp.Error(w, http.StatusBadRequest, "gpus: ecc_mode %q is not %s or %s", c.ECCMode, topology.ECCEnabled, topology.ECCDisabled)
 		return
 	}
 	l.mu.Lock()
@@ -89,14 +90,14 @@ func (l *Lab) gpusEndpoint(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if host == nil {
-		writeError(w, http.StatusNotFound, "gpus: no host %q in the lab", c.Host)
+		jsonhttp.Error(w, http.StatusNotFound, "gpus: no host %q in the lab", c.Host)
 		return
 	}
 	gpus := host.gpus
 	if c.PciID != "" {
 		g := host.gpu(c.PciID)
 		if g == nil {
-			writeError(w, http.StatusNotFound, "gpus: host %s has no GPU %q (it has %s)", c.Host, c.PciID,
+			jsonhttp.Error(w, http.StatusNotFound, "gpus: host %s has no GPU %q (it has %s)", c.Host, c.PciID,
 				host.pciIDs())
 			return
 		}
@@ -112,5 +113,5 @@ func (l *Lab) gpusEndpoint(w http.ResponseWriter, r *http.Request) {
 		l.logf("host %s: GPU %s now at %d C, ECC %s", host.name, g.pciID, g.temperatureC, eccWord(g.ecc))
 	}
 	obj := l.hostObject(host.ref)
-	writeJSON(w, http.StatusOK, host.state(obj))
+	jsonhttp.Write(w, http.StatusOK, host.state(obj))
 }

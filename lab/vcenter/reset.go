@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
+
+	"vcsim/jsonhttp"
 )
 
 // How long a reset waits for the background work of the lab it replaces (REST tasks, guest shutdowns) to end.
@@ -67,15 +69,15 @@ func releaseGate(r *http.Request) {
 func (s *labServer) serveReset(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "/lab/reset takes POST")
+		jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/reset takes POST")
 		return
 	}
 	started := time.Now()
 	if err := s.reset(); err != nil {
-		writeError(w, http.StatusServiceUnavailable, "reset: %v", err)
+		jsonhttp.Error(w, http.StatusServiceUnavailable, "reset: %v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]interface{}{"reset_ms": time.Since(started).Milliseconds()})
+	jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"reset_ms": time.Since(started).Milliseconds()})
 }
 
 func (s *labServer) reset() error {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/jsonhttp"
 )
 
 // The vSphere Automation REST API under /api: session login, CIS tasks and the vLCM subset (vlcm_*.go).
@@ -224,7 +226,7 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 			vapiError(c.w, http.StatusUnauthorized, "UNAUTHENTICATED", "Authentication required.")
 			return
 		}
-		writeJSON(c.w, http.StatusOK, map[string]string{"user": s.user, "created_time": vapiTime(s.created),
+		jsonhttp.Write(c.w, http.StatusOK, map[string]string{"user": s.user, "created_time": vapiTime(s.created),
 			"last_accessed_time": vapiTime(s.lastAccessed)})
 	})
 	rt.add(http.MethodPost, "/api", rt.invoke).public = true // JSON-RPC, authenticated per call (vapi.go)
@@ -243,7 +245,7 @@ func (rt *restRouter) login(c *restCall) {
 		vapiError(c.w, http.StatusUnauthorized, "UNAUTHENTICATED", "Authentication failed: wrong user name or password.")
 		return
 	}
-	writeJSON(c.w, http.StatusCreated, rt.newSession(user))
+	jsonhttp.Write(c.w, http.StatusCreated, rt.newSession(user))
 }
 
 func (rt *restRouter) logout(c *restCall) {
@@ -296,11 +298,11 @@ func (c *restCall) fail(e *vapiErr) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	writeJSON(c.w, status, e)
+	jsonhttp.Write(c.w, status, e)
 }
 
 func vapiError(w http.ResponseWriter, status int, errorType, format string, args ...interface{}) {
-	writeJSON(w, status, newVapiErr(errorType, format, args...))
+	jsonhttp.Write(w, status, newVapiErr(errorType, format, args...))
 }
 
 // decode reads a JSON request body strictly: unknown fields are an INVALID_ARGUMENT, as in vAPI.
@@ -400,7 +402,7 @@ func (l *Lab) startTask(c *restCall, service, operation string, target map[strin
 		}
 		t.Status, t.Result, t.Completed, t.Progress = "SUCCEEDED", result, t.Total, operation+" completed"
 	}()
-	writeJSON(c.w, http.StatusAccepted, t.ID)
+	jsonhttp.Write(c.w, http.StatusAccepted, t.ID)
 	return t
 }
 
@@ -427,7 +429,7 @@ func (l *Lab) getTask(c *restCall) {
 		c.fail(newVapiErr("NOT_FOUND", "There is no task %s.", c.params["task"]))
 		return
 	}
-	writeJSON(c.w, http.StatusOK, info)
+	jsonhttp.Write(c.w, http.StatusOK, info)
 }
 
 // ---- vcenter inventory lists (names to identifiers) --------------------------------------------------------------
@@ -459,7 +461,7 @@ func (l *Lab) listDatacenters(c *restCall) {
 		}
 	}
 	l.mu.Unlock()
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 func (l *Lab) listClusters(c *restCall) {
@@ -477,7 +479,7 @@ func (l *Lab) listClusters(c *restCall) {
 			"drs_enabled": j.DRS.Enabled, "ha_enabled": false})
 	}
 	l.mu.Unlock()
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 var connectionStates = map[types.HostSystemConnectionState]string{
@@ -504,5 +506,5 @@ func (l *Lab) listHosts(c *restCall) {
 	}
 	l.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i]["name"] < out[j]["name"] })
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }

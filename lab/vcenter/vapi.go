@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"vcsim/jsonhttp"
 )
 
 // The vSphere Automation API over JSON-RPC 2.0, the protocol of VMware's vSphere Automation SDKs
@@ -125,7 +127,7 @@ func rpcAnswer(w http.ResponseWriter, id json.RawMessage, key string, value inte
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	writeJSON(w, http.StatusOK, map[string]interface{}{"jsonrpc": "2.0", "id": id, key: value})
+	jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"jsonrpc": "2.0", "id": id, key: value})
 }
 
 func rpcFailure(w http.ResponseWriter, id json.RawMessage, code int, message string) {

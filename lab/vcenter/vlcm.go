@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/bundle"
+	"vcsim/jsonhttp"
 	"vcsim/topology"
 )
 
@@ -220,18 +221,18 @@ func (v *vlcmState) fetch(location string) ([]byte, error) {
 func (v *vlcmState) depotFiles() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v.depotDir == "" {
-			writeError(w, http.StatusNotFound, "the lab serves no depot directory (start it with -depot-dir)")
+			jsonhttp.Error(w, http.StatusNotFound, "the lab serves no depot directory (start it with -depot-dir)")
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, http.StatusMethodNotAllowed, "/lab/depot/ takes GET")
+			jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/depot/ takes GET")
 			return
 		}
 		name := strings.TrimPrefix(r.URL.Path, "/lab/depot/")
 		file := filepath.Join(v.depotDir, filepath.FromSlash(bundle.CleanPath(name)))
 		if info, err := os.Stat(file); err != nil || info.IsDir() {
-			writeError(w, http.StatusNotFound, "no file %q in the lab's depot directory", name)
+			jsonhttp.Error(w, http.StatusNotFound, "no file %q in the lab's depot directory", name)
 			return
 		}
 		http.ServeFile(w, r, file)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vcsim/bundle"
+	"vcsim/jsonhttp"
 )
 
 // Offline depots and depot content (esx/settings/depots/offline, esx/settings/depot-content).
@@ -52,7 +53,7 @@ func (v *vlcmState) listDepots(c *restCall) {
 		out[id] = d.summary(false)
 	}
 	v.lab.mu.Unlock()
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 func (v *vlcmState) depot(c *restCall) *offlineDepot {
@@ -67,7 +68,7 @@ func (v *vlcmState) getDepot(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if d := v.depot(c); d != nil {
-		writeJSON(c.w, http.StatusOK, d.summary(true))
+		jsonhttp.Write(c.w, http.StatusOK, d.summary(true))
 	}
 }
 
@@ -239,7 +240,7 @@ func (v *vlcmState) depotContent(c *restCall) {
 		}
 		bundles[m.Vendor] = append(bundles[m.Vendor], info)
 	}
-	writeJSON(c.w, http.StatusOK, map[string]interface{}{"metadata_bundles": bundles})
+	jsonhttp.Write(c.w, http.StatusOK, map[string]interface{}{"metadata_bundles": bundles})
 }
 
 type componentVersionSummaryJSON struct {
@@ -288,7 +289,7 @@ func (v *vlcmState) listComponents(c *restCall) {
 			out = append(out, *summary)
 		}
 	}
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 func (v *vlcmState) getComponent(c *restCall) {
@@ -300,7 +301,7 @@ func (v *vlcmState) getComponent(c *restCall) {
 			c.params["version"]))
 		return
 	}
-	writeJSON(c.w, http.StatusOK, map[string]string{
+	jsonhttp.Write(c.w, http.StatusOK, map[string]string{
 		"display_name": dc.DisplayName, "vendor": dc.Vendor, "display_version": dc.DisplayVersion,
 		"summary": dc.Summary, "description": dc.Description, "category": dc.Category, "urgency": dc.Urgency,
 		"kb": dc.KB, "contact": dc.Contact, "release_date": releaseDate(dc.ReleaseDate)})
@@ -315,7 +316,7 @@ func (v *vlcmState) listBaseImages(c *restCall) {
 			"category": "ENHANCEMENT", "kb": ""})
 	}
 	v.lab.mu.Unlock()
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 func sortedNames(m map[string]map[string]*depotComponent) []string {

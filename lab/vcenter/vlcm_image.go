@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/jsonhttp"
 )
 
 // A cluster's desired image (esx/settings/clusters/{cluster}/software) and its drafts.
@@ -59,7 +61,7 @@ func (v *vlcmState) getEnablement(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		writeJSON(c.w, http.StatusOK, map[string]bool{"enabled": img.managed})
+		jsonhttp.Write(c.w, http.StatusOK, map[string]bool{"enabled": img.managed})
 	}
 }
 
@@ -154,7 +156,7 @@ func (v *vlcmState) getSoftware(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
-		writeJSON(c.w, http.StatusOK, v.software(img.baseImage, img.components))
+		jsonhttp.Write(c.w, http.StatusOK, v.software(img.baseImage, img.components))
 	}
 }
 
@@ -162,7 +164,7 @@ func (v *vlcmState) getComponents(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
-		writeJSON(c.w, http.StatusOK, v.componentsJSON(img.components))
+		jsonhttp.Write(c.w, http.StatusOK, v.componentsJSON(img.components))
 	}
 }
 
@@ -179,7 +181,7 @@ func (v *vlcmState) getImageComponent(c *restCall) {
 			c.params["component"]))
 		return
 	}
-	writeJSON(c.w, http.StatusOK, componentInfo(v.available(), c.params["component"], version))
+	jsonhttp.Write(c.w, http.StatusOK, componentInfo(v.available(), c.params["component"], version))
 }
 
 // ---- drafts ------------------------------------------------------------------------------------------------------
@@ -224,7 +226,7 @@ func (v *vlcmState) listDrafts(c *restCall) {
 			out[id] = map[string]draftMetadataJSON{"metadata": v.draftMetadata(d)}
 		}
 	}
-	writeJSON(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.w, http.StatusOK, out)
 }
 
 // createDraft copies the desired image into a draft; a user has at most one draft per cluster.
@@ -248,14 +250,14 @@ func (v *vlcmState) createDraft(c *restCall) {
 	d := &imageDraft{id: strconv.Itoa(img.nextDraft), owner: c.user, created: time.Now(), baseImage: img.baseImage,
 		components: copyMap(img.components)}
 	img.drafts[d.id] = d
-	writeJSON(c.w, http.StatusCreated, d.id)
+	jsonhttp.Write(c.w, http.StatusCreated, d.id)
 }
 
 func (v *vlcmState) getDraft(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
-		writeJSON(c.w, http.StatusOK, map[string]interface{}{"metadata": v.draftMetadata(d),
+		jsonhttp.Write(c.w, http.StatusOK, map[string]interface{}{"metadata": v.draftMetadata(d),
 			"software": v.software(d.baseImage, d.components)})
 	}
 }
@@ -273,7 +275,7 @@ func (v *vlcmState) getDraftComponents(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
-		writeJSON(c.w, http.StatusOK, v.componentsJSON(d.components))
+		jsonhttp.Write(c.w, http.StatusOK, v.componentsJSON(d.components))
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/jsonhttp"
 )
 
 // vLCM's remediation settings for a cluster (policies/apply) and its image commits, as the vSphere Automation API
@@ -133,7 +135,7 @@ func (v *vlcmState) getApplyPolicy(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		writeJSON(c.w, http.StatusOK, img.policy)
+		jsonhttp.Write(c.w, http.StatusOK, img.policy)
 	}
 }
 
@@ -141,7 +143,7 @@ func (v *vlcmState) getEffectivePolicy(c *restCall) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		writeJSON(c.w, http.StatusOK, img.policy.effective())
+		jsonhttp.Write(c.w, http.StatusOK, img.policy.effective())
 	}
 }
 
@@ -190,7 +192,7 @@ func (v *vlcmState) getCommit(c *restCall) {
 	if commit.applied {
 		status = "APPLIED"
 	}
-	writeJSON(c.w, http.StatusOK, commitInfoJSON{Author: commit.author, CommitTime: vapiTime(commit.time),
+	jsonhttp.Write(c.w, http.StatusOK, commitInfoJSON{Author: commit.author, CommitTime: vapiTime(commit.time),
 		Description: commit.description, ApplyStatus: status})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/jsonhttp"
 )
 
 // Compliance scan, pre-checks and remediation (apply) of a cluster against its desired image. Remediation works
@@ -211,7 +212,7 @@ func (v *vlcmState) getCompliance(c *restCall) {
 		c.fail(newVapiErr("NOT_FOUND", "Cluster %s has not been scanned yet: no compliance information.", name(ref)))
 		return
 	}
-	writeJSON(c.w, http.StatusOK, img.compliance)
+	jsonhttp.Write(c.w, http.StatusOK, img.compliance)
 }
 
 func (v *vlcmState) getLastApply(c *restCall) {
@@ -225,7 +226,7 @@ func (v *vlcmState) getLastApply(c *restCall) {
 		c.fail(newVapiErr("NOT_FOUND", "The image of cluster %s has not been applied yet.", name(ref)))
 		return
 	}
-	writeJSON(c.w, http.StatusOK, img.lastApply)
+	jsonhttp.Write(c.w, http.StatusOK, img.lastApply)
 }
 
 type remediationSpec struct {
