@@ -20,6 +20,7 @@ import (
 
 	"vcsim/labtest"
 	"vcsim/stats"
+	"vcsim/vapi"
 )
 
 // startResettableLab serves a topology the way vcsim-gpu does, POST /lab/reset included.
@@ -183,7 +184,7 @@ func TestResetEndsARemediationInFlight(t *testing.T) {
 	}
 
 	sameState(t, "state after the reset", tl.state(t), start)
-	var e vapiErr
+	var e vapi.Err
 	if code := tl.login(t).do(http.MethodGet, "/api/cis/tasks/"+id, nil, &e); code != http.StatusNotFound {
 		t.Errorf("the task of the replaced lab: %d %+v", code, e)
 	}

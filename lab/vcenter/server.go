@@ -42,7 +42,7 @@ func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	mux.Handle("/lab/", l.labHandler())
 	l.registerREST(svc)
 	rest := l.restHandler(l.rest)
-	mux.Handle("/api", rest) // vAPI JSON-RPC (vapi.go)
+	mux.Handle("/api", rest) // vAPI JSON-RPC (vapi/jsonrpc.go)
 	mux.Handle("/api/", rest)
 	mux.Handle("/rest/", rest)
 	return mux

@@ -4,13 +4,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vapi"
 )
 
-// The com.vmware.vcenter inventory services over JSON-RPC (vapi.go): list with their FilterSpec and get, answered from
+// The com.vmware.vcenter inventory services over JSON-RPC (vapi/jsonrpc.go): list with their FilterSpec and get, answered from
 // the same simulator objects SOAP serves, so identifiers (vm-NN, group-vNN, domain-cNN, …), names and power states
 // are SOAP's. Structure, field and enumeration names: vmware-vcenter 9.1.1.0, com/vmware/vcenter_client.py (VM,
 // Folder, Datacenter, Cluster, Host, Datastore, Network, ResourcePool and their Summary, FilterSpec and Info).
@@ -18,29 +21,29 @@ import (
 // "Folders that must contain …" (and datacenters, clusters, hosts) is read as containment anywhere above the object,
 // not only the direct parent; VMware's reference does not say which (unconfirmed).
 
-func vcenterOperations() map[string]vapiOperation {
-	ops := map[string]vapiOperation{
-		"com.vmware.vcenter.VM.list":               locked(listVMs),
-		"com.vmware.vcenter.folder.list":           locked(listFolders),
-		"com.vmware.vcenter.datacenter.list":       locked(listDatacentersVapi),
-		"com.vmware.vcenter.datacenter.get":        locked(getDatacenter),
-		"com.vmware.vcenter.cluster.list":          locked(listClustersVapi),
-		"com.vmware.vcenter.cluster.get":           locked(getCluster),
-		"com.vmware.vcenter.host.list":             locked(listHostsVapi),
-		"com.vmware.vcenter.datastore.list":        locked(listDatastores),
-		"com.vmware.vcenter.network.list":          locked(listNetworks),
-		"com.vmware.vcenter.resource_pool.list":    locked(listResourcePools),
-		"com.vmware.vcenter.resource_pool.get":     locked(getResourcePool),
-		"com.vmware.vcenter.vm.guest.identity.get": locked(getGuestIdentity),
+func vcenterOperations(l *Lab) map[string]vapi.Operation {
+	ops := map[string]vapi.Operation{
+		"com.vmware.vcenter.VM.list":               locked(&l.mu, listVMs),
+		"com.vmware.vcenter.folder.list":           locked(&l.mu, listFolders),
+		"com.vmware.vcenter.datacenter.list":       locked(&l.mu, listDatacentersVapi),
+		"com.vmware.vcenter.datacenter.get":        locked(&l.mu, getDatacenter),
+		"com.vmware.vcenter.cluster.list":          locked(&l.mu, listClustersVapi),
+		"com.vmware.vcenter.cluster.get":           locked(&l.mu, getCluster),
+		"com.vmware.vcenter.host.list":             locked(&l.mu, listHostsVapi),
+		"com.vmware.vcenter.datastore.list":        locked(&l.mu, listDatastores),
+		"com.vmware.vcenter.network.list":          locked(&l.mu, listNetworks),
+		"com.vmware.vcenter.resource_pool.list":    locked(&l.mu, listResourcePools),
+		"com.vmware.vcenter.resource_pool.get":     locked(&l.mu, getResourcePool),
+		"com.vmware.vcenter.vm.guest.identity.get": locked(&l.mu, getGuestIdentity),
 	}
 	return ops
 }
 
-// locked runs an inventory operation under the lab's lock, which every SOAP change also holds.
-func locked(op vapiOperation) vapiOperation {
-	return func(c *vapiCall) (interface{}, *vapiErr) {
-		c.lab.mu.Lock()
-		defer c.lab.mu.Unlock()
+// locked runs an inventory operation under the lab's lock (mu), which every SOAP change also holds.
+func locked(mu *sync.Mutex, op vapi.Operation) vapi.Operation {
+	return func(c *vapi.Invocation) (interface{}, *vapi.Err) {
+		mu.Lock()
+		defer mu.Unlock()
 		return op(c)
 	}
 }
@@ -61,7 +64,7 @@ func idNumber(id string) int {
 }
 
 // within tells whether any object above ref (its parent, the parent's parent, …) is in f; an empty f matches.
-func within(ref types.ManagedObjectReference, f filter) bool {
+func within(ref types.ManagedObjectReference, f vapi.Filter) bool {
 	if len(f) == 0 {
 		return true
 	}
@@ -78,14 +81,14 @@ func within(ref types.ManagedObjectReference, f filter) bool {
 }
 
 // specFilters reads the named set fields of the call's filter spec.
-func (c *vapiCall) specFilters(fields ...string) (map[string]filter, map[string]interface{}, *vapiErr) {
-	spec, err := c.filterSpec()
+func specFilters(c *vapi.Invocation, fields ...string) (map[string]vapi.Filter, map[string]interface{}, *vapi.Err) {
+	spec, err := c.FilterSpec()
 	if err != nil {
 		return nil, nil, err
 	}
-	out := map[string]filter{}
+	out := map[string]vapi.Filter{}
 	for _, field := range fields {
-		if out[field], err = setFilter(spec, field); err != nil {
+		if out[field], err = vapi.SetFilter(spec, field); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -119,8 +122,8 @@ func vmCluster(vm *simulator.VirtualMachine) string {
 	return cluster.Value
 }
 
-func listVMs(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("vms", "names", "folders", "datacenters", "hosts", "clusters", "resource_pools",
+func listVMs(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "vms", "names", "folders", "datacenters", "hosts", "clusters", "resource_pools",
 		"power_states")
 	if err != nil {
 		return nil, err
@@ -128,9 +131,9 @@ func listVMs(c *vapiCall) (interface{}, *vapiErr) {
 	out := []interface{}{}
 	for _, e := range entitiesOf("VirtualMachine") {
 		vm := vmObject(e)
-		if vm == nil || !f["vms"].allows(vm.Self.Value) || !f["names"].allows(vm.Name) ||
+		if vm == nil || !f["vms"].Allows(vm.Self.Value) || !f["names"].Allows(vm.Name) ||
 			!within(vm.Self, f["folders"]) || !within(vm.Self, f["datacenters"]) ||
-			!f["power_states"].allows(vmPowerStates[vm.Runtime.PowerState]) || !f["clusters"].allows(vmCluster(vm)) {
+			!f["power_states"].Allows(vmPowerStates[vm.Runtime.PowerState]) || !f["clusters"].Allows(vmCluster(vm)) {
 			continue
 		}
 		if len(f["hosts"]) > 0 && (vm.Runtime.Host == nil || !f["hosts"][vm.Runtime.Host.Value]) {
@@ -144,20 +147,20 @@ func listVMs(c *vapiCall) (interface{}, *vapiErr) {
 	return out, nil
 }
 
-func vmSummary(vm *simulator.VirtualMachine) vapiStruct {
+func vmSummary(vm *simulator.VirtualMachine) vapi.Struct {
 	fields := map[string]interface{}{"vm": vm.Self.Value, "name": vm.Name,
-		"power_state": vmPowerStates[vm.Runtime.PowerState], "cpu_count": vapiOptional{},
-		"memory_size_MiB": vapiOptional{}}
+		"power_state": vmPowerStates[vm.Runtime.PowerState], "cpu_count": vapi.Optional{},
+		"memory_size_MiB": vapi.Optional{}}
 	if vm.Config != nil {
-		fields["cpu_count"] = vapiOptional{vm.Config.Hardware.NumCPU}
-		fields["memory_size_MiB"] = vapiOptional{vm.Config.Hardware.MemoryMB}
+		fields["cpu_count"] = vapi.OptionalOf(vm.Config.Hardware.NumCPU)
+		fields["memory_size_MiB"] = vapi.OptionalOf(vm.Config.Hardware.MemoryMB)
 	}
-	return vapiStruct{"com.vmware.vcenter.VM.summary", fields}
+	return vapi.NewStruct("com.vmware.vcenter.VM.summary", fields)
 }
 
 // findVM reads the required "vm" input and returns the VM, or NOT_FOUND.
-func (c *vapiCall) findVM() (*simulator.VirtualMachine, *vapiErr) {
-	e, err := c.findEntity("vm", "VirtualMachine", "Virtual machine")
+func findVM(c *vapi.Invocation) (*simulator.VirtualMachine, *vapi.Err) {
+	e, err := findEntity(c, "vm", "VirtualMachine", "Virtual machine")
 	if err != nil {
 		return nil, err
 	}
@@ -166,45 +169,45 @@ func (c *vapiCall) findVM() (*simulator.VirtualMachine, *vapiErr) {
 
 // findEntity reads the required identifier input field and returns the inventory object of that managed object
 // type with that id, or NOT_FOUND naming it as label.
-func (c *vapiCall) findEntity(field, kind, label string) (mo.Entity, *vapiErr) {
-	id, err := c.str(field)
+func findEntity(c *vapi.Invocation, field, kind, label string) (mo.Entity, *vapi.Err) {
+	id, err := c.Str(field)
 	if err != nil {
 		return nil, err
 	}
 	e := entity(types.ManagedObjectReference{Type: kind, Value: id})
 	if e == nil {
-		return nil, notFound(label, id)
+		return nil, vapi.NotFound(label, id)
 	}
 	return e, nil
 }
 
 // ---- datacenters, folders, clusters, hosts -------------------------------------------------------------------------
 
-func listDatacentersVapi(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("datacenters", "names", "folders")
+func listDatacentersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "datacenters", "names", "folders")
 	if err != nil {
 		return nil, err
 	}
 	out := []interface{}{}
 	for _, e := range entitiesOf("Datacenter") {
 		dc := e.Entity()
-		if f["datacenters"].allows(dc.Self.Value) && f["names"].allows(dc.Name) && within(dc.Self, f["folders"]) {
-			out = append(out, vapiStruct{"com.vmware.vcenter.datacenter.summary",
-				map[string]interface{}{"datacenter": dc.Self.Value, "name": dc.Name}})
+		if f["datacenters"].Allows(dc.Self.Value) && f["names"].Allows(dc.Name) && within(dc.Self, f["folders"]) {
+			out = append(out, vapi.NewStruct("com.vmware.vcenter.datacenter.summary",
+				map[string]interface{}{"datacenter": dc.Self.Value, "name": dc.Name}))
 		}
 	}
 	return out, nil
 }
 
-func getDatacenter(c *vapiCall) (interface{}, *vapiErr) {
-	e, err := c.findEntity("datacenter", "Datacenter", "Datacenter")
+func getDatacenter(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	e, err := findEntity(c, "datacenter", "Datacenter", "Datacenter")
 	if err != nil {
 		return nil, err
 	}
 	dc := e.(*simulator.Datacenter)
-	return vapiStruct{"com.vmware.vcenter.datacenter.info", map[string]interface{}{"name": dc.Name,
+	return vapi.NewStruct("com.vmware.vcenter.datacenter.info", map[string]interface{}{"name": dc.Name,
 		"datastore_folder": dc.DatastoreFolder.Value, "host_folder": dc.HostFolder.Value,
-		"network_folder": dc.NetworkFolder.Value, "vm_folder": dc.VmFolder.Value}}, nil
+		"network_folder": dc.NetworkFolder.Value, "vm_folder": dc.VmFolder.Value}), nil
 }
 
 // folderTypes maps a folder's first child type to com.vmware.vcenter.folder.type.
@@ -220,43 +223,43 @@ func folderType(folder *simulator.Folder) string {
 	return ""
 }
 
-func listFolders(c *vapiCall) (interface{}, *vapiErr) {
-	f, spec, err := c.specFilters("folders", "names", "parent_folders", "datacenters")
+func listFolders(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, spec, err := specFilters(c, "folders", "names", "parent_folders", "datacenters")
 	if err != nil {
 		return nil, err
 	}
-	wantType, _ := optional(spec["type"])
+	wantType, _ := vapi.Unwrap(spec["type"])
 	out := []interface{}{}
 	for _, e := range entitiesOf("Folder") {
 		folder, ok := e.(*simulator.Folder)
-		if !ok || !f["folders"].allows(folder.Self.Value) || !f["names"].allows(folder.Name) ||
+		if !ok || !f["folders"].Allows(folder.Self.Value) || !f["names"].Allows(folder.Name) ||
 			!within(folder.Self, f["datacenters"]) || (wantType != nil && wantType != folderType(folder)) {
 			continue
 		}
 		if len(f["parent_folders"]) > 0 && (folder.Parent == nil || !f["parent_folders"][folder.Parent.Value]) {
 			continue
 		}
-		out = append(out, vapiStruct{"com.vmware.vcenter.folder.summary", map[string]interface{}{
-			"folder": folder.Self.Value, "name": folder.Name, "type": folderType(folder)}})
+		out = append(out, vapi.NewStruct("com.vmware.vcenter.folder.summary", map[string]interface{}{
+			"folder": folder.Self.Value, "name": folder.Name, "type": folderType(folder)}))
 	}
 	return out, nil
 }
 
-func listClustersVapi(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("clusters", "names", "folders", "datacenters")
+func listClustersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "clusters", "names", "folders", "datacenters")
 	if err != nil {
 		return nil, err
 	}
 	out := []interface{}{}
 	for _, e := range entitiesOf("ClusterComputeResource") {
 		cluster, ok := e.(*simulator.ClusterComputeResource)
-		if !ok || !f["clusters"].allows(cluster.Self.Value) || !f["names"].allows(cluster.Name) ||
+		if !ok || !f["clusters"].Allows(cluster.Self.Value) || !f["names"].Allows(cluster.Name) ||
 			!within(cluster.Self, f["folders"]) || !within(cluster.Self, f["datacenters"]) {
 			continue
 		}
-		out = append(out, vapiStruct{"com.vmware.vcenter.cluster.summary", map[string]interface{}{
+		out = append(out, vapi.NewStruct("com.vmware.vcenter.cluster.summary", map[string]interface{}{
 			"cluster": cluster.Self.Value, "name": cluster.Name, "ha_enabled": clusterHA(cluster),
-			"drs_enabled": clusterState(cluster).DRS.Enabled}})
+			"drs_enabled": clusterState(cluster).DRS.Enabled}))
 	}
 	return out, nil
 }
@@ -266,14 +269,14 @@ func clusterHA(cluster *simulator.ClusterComputeResource) bool {
 	return ok && config.DasConfig.Enabled != nil && *config.DasConfig.Enabled
 }
 
-func getCluster(c *vapiCall) (interface{}, *vapiErr) {
-	e, err := c.findEntity("cluster", "ClusterComputeResource", "Cluster")
+func getCluster(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	e, err := findEntity(c, "cluster", "ClusterComputeResource", "Cluster")
 	if err != nil {
 		return nil, err
 	}
 	cluster := e.(*simulator.ClusterComputeResource)
-	return vapiStruct{"com.vmware.vcenter.cluster.info", map[string]interface{}{"name": cluster.Name,
-		"resource_pool": cluster.ResourcePool.Value}}, nil
+	return vapi.NewStruct("com.vmware.vcenter.cluster.info", map[string]interface{}{"name": cluster.Name,
+		"resource_pool": cluster.ResourcePool.Value}), nil
 }
 
 var hostPowerStates = map[types.HostSystemPowerState]string{
@@ -281,22 +284,22 @@ var hostPowerStates = map[types.HostSystemPowerState]string{
 	types.HostSystemPowerStateStandBy: "STANDBY",
 }
 
-func listHostsVapi(c *vapiCall) (interface{}, *vapiErr) {
-	f, spec, err := c.specFilters("hosts", "names", "folders", "datacenters", "clusters", "connection_states",
+func listHostsVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, spec, err := specFilters(c, "hosts", "names", "folders", "datacenters", "clusters", "connection_states",
 		"host_uuids")
 	if err != nil {
 		return nil, err
 	}
-	standalone, standaloneSet, err := optionalBool(spec, "standalone")
+	standalone, standaloneSet, err := vapi.OptionalBool(spec, "standalone")
 	if err != nil {
 		return nil, err
 	}
 	out := []interface{}{}
 	for _, e := range entitiesOf("HostSystem") {
 		host, ok := e.(*simulator.HostSystem)
-		if !ok || !f["hosts"].allows(host.Self.Value) || !f["names"].allows(host.Name) ||
+		if !ok || !f["hosts"].Allows(host.Self.Value) || !f["names"].Allows(host.Name) ||
 			!within(host.Self, f["folders"]) || !within(host.Self, f["datacenters"]) ||
-			!f["connection_states"].allows(connectionStates[host.Runtime.ConnectionState]) {
+			!f["connection_states"].Allows(connectionStates[host.Runtime.ConnectionState]) {
 			continue
 		}
 		cluster, inCluster := ancestor(host.Self, "ClusterComputeResource")
@@ -304,8 +307,8 @@ func listHostsVapi(c *vapiCall) (interface{}, *vapiErr) {
 		if host.Summary.Hardware != nil {
 			uuid = host.Summary.Hardware.Uuid
 		}
-		if (standaloneSet && standalone == inCluster) || !f["clusters"].allows(cluster.Value) ||
-			!f["host_uuids"].allows(uuid) {
+		if (standaloneSet && standalone == inCluster) || !f["clusters"].Allows(cluster.Value) ||
+			!f["host_uuids"].Allows(uuid) {
 			continue
 		}
 		// power_state is only set for a connected host (com.vmware.vcenter.host.summary).
@@ -313,10 +316,10 @@ func listHostsVapi(c *vapiCall) (interface{}, *vapiErr) {
 		if host.Runtime.ConnectionState == types.HostSystemConnectionStateConnected {
 			power = hostPowerStates[host.Runtime.PowerState]
 		}
-		out = append(out, vapiStruct{"com.vmware.vcenter.host.summary", map[string]interface{}{
+		out = append(out, vapi.NewStruct("com.vmware.vcenter.host.summary", map[string]interface{}{
 			"host": host.Self.Value, "name": host.Name,
 			"connection_state": connectionStates[host.Runtime.ConnectionState],
-			"power_state":      optionalString(power), "host_uuid": optionalString(uuid)}})
+			"power_state":      vapi.OptionalString(power), "host_uuid": vapi.OptionalString(uuid)}))
 	}
 	return out, nil
 }

@@ -7,13 +7,15 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vapi"
 )
 
-// Datastores, networks, resource pools and the guest identity of VMs over JSON-RPC (vapi.go, vapi_inventory.go).
+// Datastores, networks, resource pools and the guest identity of VMs over JSON-RPC (vapi/jsonrpc.go, vapi_inventory.go).
 // Names as in vmware-vcenter 9.1.1.0: com/vmware/vcenter_client.py and com/vmware/vcenter/vm/guest_client.py.
 
-func listDatastores(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("datastores", "names", "types", "folders", "datacenters")
+func listDatastores(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "datastores", "names", "types", "folders", "datacenters")
 	if err != nil {
 		return nil, err
 	}
@@ -26,13 +28,13 @@ func listDatastores(c *vapiCall) (interface{}, *vapiErr) {
 		// com.vmware.vcenter.datastore.type: VMFS, NFS, NFS41, CIFS, VSAN, VFFS, VVOL; SOAP's summary.type
 		// spells them the same, vsan in lower case.
 		kind := strings.ToUpper(ds.Summary.Type)
-		if !f["datastores"].allows(ds.Self.Value) || !f["names"].allows(ds.Name) ||
-			!f["types"].allows(kind) || !within(ds.Self, f["folders"]) || !within(ds.Self, f["datacenters"]) {
+		if !f["datastores"].Allows(ds.Self.Value) || !f["names"].Allows(ds.Name) ||
+			!f["types"].Allows(kind) || !within(ds.Self, f["folders"]) || !within(ds.Self, f["datacenters"]) {
 			continue
 		}
-		out = append(out, vapiStruct{"com.vmware.vcenter.datastore.summary", map[string]interface{}{
+		out = append(out, vapi.NewStruct("com.vmware.vcenter.datastore.summary", map[string]interface{}{
 			"datastore": ds.Self.Value, "name": ds.Name, "type": kind,
-			"free_space": vapiOptional{ds.Summary.FreeSpace}, "capacity": vapiOptional{ds.Summary.Capacity}}})
+			"free_space": vapi.OptionalOf(ds.Summary.FreeSpace), "capacity": vapi.OptionalOf(ds.Summary.Capacity)}))
 	}
 	return out, nil
 }
@@ -41,8 +43,8 @@ func listDatastores(c *vapiCall) (interface{}, *vapiErr) {
 var networkTypes = map[string]string{"Network": "STANDARD_PORTGROUP",
 	"DistributedVirtualPortgroup": "DISTRIBUTED_PORTGROUP", "OpaqueNetwork": "OPAQUE_NETWORK"}
 
-func listNetworks(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("networks", "names", "types", "folders", "datacenters")
+func listNetworks(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "networks", "names", "types", "folders", "datacenters")
 	if err != nil {
 		return nil, err
 	}
@@ -50,20 +52,20 @@ func listNetworks(c *vapiCall) (interface{}, *vapiErr) {
 	for _, kind := range []string{"Network", "DistributedVirtualPortgroup", "OpaqueNetwork"} {
 		for _, e := range entitiesOf(kind) {
 			n := e.Entity()
-			if !f["networks"].allows(n.Self.Value) || !f["names"].allows(n.Name) ||
-				!f["types"].allows(networkTypes[kind]) || !within(n.Self, f["folders"]) ||
+			if !f["networks"].Allows(n.Self.Value) || !f["names"].Allows(n.Name) ||
+				!f["types"].Allows(networkTypes[kind]) || !within(n.Self, f["folders"]) ||
 				!within(n.Self, f["datacenters"]) {
 				continue
 			}
-			out = append(out, vapiStruct{"com.vmware.vcenter.network.summary", map[string]interface{}{
-				"network": n.Self.Value, "name": n.Name, "type": networkTypes[kind]}})
+			out = append(out, vapi.NewStruct("com.vmware.vcenter.network.summary", map[string]interface{}{
+				"network": n.Self.Value, "name": n.Name, "type": networkTypes[kind]}))
 		}
 	}
 	return out, nil
 }
 
-func listResourcePools(c *vapiCall) (interface{}, *vapiErr) {
-	f, _, err := c.specFilters("resource_pools", "names", "parent_resource_pools", "datacenters", "hosts",
+func listResourcePools(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	f, _, err := specFilters(c, "resource_pools", "names", "parent_resource_pools", "datacenters", "hosts",
 		"clusters")
 	if err != nil {
 		return nil, err
@@ -71,16 +73,16 @@ func listResourcePools(c *vapiCall) (interface{}, *vapiErr) {
 	out := []interface{}{}
 	for _, e := range entitiesOf("ResourcePool") {
 		pool, ok := e.(*simulator.ResourcePool)
-		if !ok || !f["resource_pools"].allows(pool.Self.Value) || !f["names"].allows(pool.Name) ||
-			!within(pool.Self, f["datacenters"]) || !f["clusters"].allows(poolCluster(pool)) ||
+		if !ok || !f["resource_pools"].Allows(pool.Self.Value) || !f["names"].Allows(pool.Name) ||
+			!within(pool.Self, f["datacenters"]) || !f["clusters"].Allows(poolCluster(pool)) ||
 			!poolOnHosts(pool, f["hosts"]) {
 			continue
 		}
 		if len(f["parent_resource_pools"]) > 0 && (pool.Parent == nil || !f["parent_resource_pools"][pool.Parent.Value]) {
 			continue
 		}
-		out = append(out, vapiStruct{"com.vmware.vcenter.resource_pool.summary", map[string]interface{}{
-			"resource_pool": pool.Self.Value, "name": pool.Name}})
+		out = append(out, vapi.NewStruct("com.vmware.vcenter.resource_pool.summary", map[string]interface{}{
+			"resource_pool": pool.Self.Value, "name": pool.Name}))
 	}
 	return out, nil
 }
@@ -93,7 +95,7 @@ func poolCluster(pool *simulator.ResourcePool) string {
 }
 
 // poolOnHosts tells whether the compute resource owning the pool holds one of the hosts (an empty f matches).
-func poolOnHosts(pool *simulator.ResourcePool, f filter) bool {
+func poolOnHosts(pool *simulator.ResourcePool, f vapi.Filter) bool {
 	if len(f) == 0 {
 		return true
 	}
@@ -112,8 +114,8 @@ func poolOnHosts(pool *simulator.ResourcePool, f filter) bool {
 	return false
 }
 
-func getResourcePool(c *vapiCall) (interface{}, *vapiErr) {
-	e, err := c.findEntity("resource_pool", "ResourcePool", "Resource pool")
+func getResourcePool(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	e, err := findEntity(c, "resource_pool", "ResourcePool", "Resource pool")
 	if err != nil {
 		return nil, err
 	}
@@ -122,25 +124,25 @@ func getResourcePool(c *vapiCall) (interface{}, *vapiErr) {
 	for _, child := range pool.ResourcePool.ResourcePool {
 		children = append(children, child.Value)
 	}
-	return vapiStruct{"com.vmware.vcenter.resource_pool.info", map[string]interface{}{"name": pool.Name,
+	return vapi.NewStruct("com.vmware.vcenter.resource_pool.info", map[string]interface{}{"name": pool.Name,
 		"resource_pools":    children,
-		"cpu_allocation":    vapiOptional{allocationInfo(pool.Config.CpuAllocation)},
-		"memory_allocation": vapiOptional{allocationInfo(pool.Config.MemoryAllocation)}}}, nil
+		"cpu_allocation":    vapi.OptionalOf(allocationInfo(pool.Config.CpuAllocation)),
+		"memory_allocation": vapi.OptionalOf(allocationInfo(pool.Config.MemoryAllocation))}), nil
 }
 
-func allocationInfo(a types.ResourceAllocationInfo) vapiStruct {
-	level, shares := "NORMAL", vapiOptional{}
+func allocationInfo(a types.ResourceAllocationInfo) vapi.Struct {
+	level, shares := "NORMAL", vapi.Optional{}
 	if a.Shares != nil {
 		level = strings.ToUpper(string(a.Shares.Level))
 		if a.Shares.Level == types.SharesLevelCustom {
-			shares = vapiOptional{a.Shares.Shares}
+			shares = vapi.OptionalOf(a.Shares.Shares)
 		}
 	}
-	return vapiStruct{"com.vmware.vcenter.resource_pool.resource_allocation_info", map[string]interface{}{
+	return vapi.NewStruct("com.vmware.vcenter.resource_pool.resource_allocation_info", map[string]interface{}{
 		"reservation": deref64(a.Reservation), "expandable_reservation": a.ExpandableReservation != nil &&
 			*a.ExpandableReservation, "limit": deref64Or(a.Limit, -1),
-		"shares": vapiStruct{"com.vmware.vcenter.resource_pool.shares_info",
-			map[string]interface{}{"level": level, "shares": shares}}}}
+		"shares": vapi.NewStruct("com.vmware.vcenter.resource_pool.shares_info",
+			map[string]interface{}{"level": level, "shares": shares})})
 }
 
 func deref64(p *int64) int64 { return deref64Or(p, 0) }
@@ -156,24 +158,24 @@ func deref64Or(p *int64, unset int64) int64 {
 
 // getGuestIdentity is com.vmware.vcenter.vm.guest.Identity.get: what VMware Tools reports, SERVICE_UNAVAILABLE while
 // Tools does not run or has reported nothing (the operation's documented errors).
-func getGuestIdentity(c *vapiCall) (interface{}, *vapiErr) {
-	vm, err := c.findVM()
+func getGuestIdentity(c *vapi.Invocation) (interface{}, *vapi.Err) {
+	vm, err := findVM(c)
 	if err != nil {
 		return nil, err
 	}
 	guest := vm.Guest
 	if guest == nil || guest.ToolsRunningStatus != string(types.VirtualMachineToolsRunningStatusGuestToolsRunning) {
-		return nil, newVapiErr("SERVICE_UNAVAILABLE", "VMware Tools is not running in virtual machine %s.", vm.Self.Value)
+		return nil, vapi.NewErr("SERVICE_UNAVAILABLE", "VMware Tools is not running in virtual machine %s.", vm.Self.Value)
 	}
 	if guest.GuestId == "" {
-		return nil, newVapiErr("SERVICE_UNAVAILABLE", "VMware Tools has not provided any data for virtual machine %s.",
+		return nil, vapi.NewErr("SERVICE_UNAVAILABLE", "VMware Tools has not provided any data for virtual machine %s.",
 			vm.Self.Value)
 	}
-	return vapiStruct{"com.vmware.vcenter.vm.guest.identity.info", map[string]interface{}{
+	return vapi.NewStruct("com.vmware.vcenter.vm.guest.identity.info", map[string]interface{}{
 		"name": guestOSEnum(guest.GuestId), "family": guestFamilyEnum(guest.GuestFamily),
-		"full_name": localizable(vapiMessage{ID: "vmsg.guestos." + guest.GuestId + ".label",
+		"full_name": vapi.Localizable(vapi.Message{ID: "vmsg.guestos." + guest.GuestId + ".label",
 			DefaultMessage: guest.GuestFullName, Args: []string{}}),
-		"host_name": guest.HostName, "ip_address": optionalString(guest.IpAddress)}}, nil
+		"host_name": guest.HostName, "ip_address": vapi.OptionalString(guest.IpAddress)}), nil
 }
 
 // guestOSEnum turns SOAP's guest id into com.vmware.vcenter.vm.guest_OS: otherLinux64Guest is OTHER_LINUX_64,

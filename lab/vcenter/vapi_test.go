@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"vcsim/vapi"
 )
 
 // rpc sends one JSON-RPC invoke as the vSphere Automation SDK writes it and returns the decoded answer.
@@ -41,14 +43,14 @@ func (tl *testLab) rawRPC(t *testing.T, body []byte, headers ...string) map[stri
 }
 
 func sessionCtx(id string) map[string]interface{} {
-	return map[string]interface{}{"schemeId": schemeSession, "sessionId": id}
+	return map[string]interface{}{"schemeId": vapi.SchemeSession, "sessionId": id}
 }
 
 // rpcLogin creates a session with the user-password security context; the id comes back as a SECRET.
 func (tl *testLab) rpcLogin(t *testing.T) string {
 	t.Helper()
 	out := tl.rpc(t, "com.vmware.cis.session", "create", map[string]interface{}{},
-		map[string]interface{}{"schemeId": schemeUserPassword, "userName": "lab", "password": "s3cret"})
+		map[string]interface{}{"schemeId": vapi.SchemeUserPassword, "userName": "lab", "password": "s3cret"})
 	result, _ := out["result"].(map[string]interface{})
 	secret, _ := result["output"].(map[string]interface{})
 	id, _ := secret["SECRET"].(string)
@@ -84,7 +86,7 @@ func summaries(t *testing.T, out map[string]interface{}) []map[string]interface{
 	}
 	var fields []map[string]interface{}
 	for _, item := range list {
-		f, ok := structFields(item)
+		f, ok := vapi.StructFields(item)
 		if !ok {
 			t.Fatalf("not a structure: %v", item)
 		}
@@ -139,7 +141,7 @@ func TestVapiVMListMatchesTheInventory(t *testing.T) {
 func TestVapiErrorsAreStandardErrors(t *testing.T) {
 	tl := startLab(t)
 	wrong := tl.rpc(t, "com.vmware.cis.session", "create", map[string]interface{}{},
-		map[string]interface{}{"schemeId": schemeUserPassword, "userName": "lab", "password": "wrong"})
+		map[string]interface{}{"schemeId": vapi.SchemeUserPassword, "userName": "lab", "password": "wrong"})
 	if kind, name := rpcErrorType(t, wrong); kind != "UNAUTHENTICATED" ||
 		name != "com.vmware.vapi.std.errors.unauthenticated" {
 		t.Fatalf("wrong password: %v", wrong)
@@ -163,7 +165,7 @@ func TestVapiErrorsAreStandardErrors(t *testing.T) {
 		t.Fatalf("after logout: %s", kind)
 	}
 	parse := tl.rawRPC(t, []byte("{not json"))
-	if e, _ := parse["error"].(map[string]interface{}); e["code"] != float64(rpcParseError) || parse["id"] != nil {
+	if e, _ := parse["error"].(map[string]interface{}); e["code"] != float64(vapi.RPCParseError) || parse["id"] != nil {
 		t.Fatalf("parse error: %v", parse)
 	}
 }
@@ -173,7 +175,7 @@ func TestVapiSharesRESTSessions(t *testing.T) {
 	tl := startLab(t)
 	a := tl.login(t)
 	out := tl.rpc(t, "com.vmware.cis.session", "get", map[string]interface{}{}, sessionCtx(a.session))
-	info, ok := structFields(out["result"].(map[string]interface{})["output"])
+	info, ok := vapi.StructFields(out["result"].(map[string]interface{})["output"])
 	if !ok || info["user"] != "lab" {
 		t.Fatalf("session get: %v", out)
 	}
@@ -188,7 +190,7 @@ func TestVapiRejectsMismatchedOperationHeader(t *testing.T) {
 	body := []byte(`{"jsonrpc":"2.0","method":"invoke","id":"1","params":{"serviceId":"com.vmware.cis.session",` +
 		`"operationId":"get","input":{"STRUCTURE":{"operation-input":{}}},"ctx":{}}}`)
 	out := tl.rawRPC(t, body, "vapi-service", "com.vmware.vcenter.VM")
-	if e, _ := out["error"].(map[string]interface{}); e["code"] != float64(rpcInvalidOperation) {
+	if e, _ := out["error"].(map[string]interface{}); e["code"] != float64(vapi.RPCInvalidOperation) {
 		t.Fatalf("header mismatch: %v", out)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"vcsim/bundle"
 	"vcsim/jsonhttp"
 	"vcsim/topology"
+	"vcsim/vapi"
 )
 
 // vSphere Lifecycle Manager: offline depots, cluster images with drafts, compliance and remediation. The state
@@ -48,7 +49,7 @@ var defaultBaseImages = []baseImage{
 
 type vlcmState struct {
 	lab   *Lab
-	tasks map[string]*restTask
+	tasks map[string]*vapi.Task
 
 	depots    map[string]*offlineDepot
 	nextDepot int
@@ -92,7 +93,7 @@ type imageDraft struct {
 func newVLCM(l *Lab, topo *topology.Topology) *vlcmState {
 	v := &vlcmState{
 		lab:              l,
-		tasks:            map[string]*restTask{},
+		tasks:            map[string]*vapi.Task{},
 		depots:           map[string]*offlineDepot{},
 		images:           map[types.ManagedObjectReference]*clusterImage{},
 		installed:        map[types.ManagedObjectReference]map[string]string{},

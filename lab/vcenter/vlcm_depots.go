@@ -9,22 +9,23 @@ import (
 
 	"vcsim/bundle"
 	"vcsim/jsonhttp"
+	"vcsim/vapi"
 )
 
 // Offline depots and depot content (esx/settings/depots/offline, esx/settings/depot-content).
 
 const depotsService = "com.vmware.esx.settings.depots.offline"
 
-func (v *vlcmState) routes(rt *restRouter) {
+func (v *vlcmState) routes(rt *vapi.Router) {
 	const offline = "/api/esx/settings/depots/offline"
-	rt.add(http.MethodGet, offline, v.listDepots)
-	rt.add(http.MethodPost, offline+"?vmw-task=true", v.createDepot)
-	rt.add(http.MethodGet, offline+"/{depot}", v.getDepot)
-	rt.add(http.MethodDelete, offline+"/{depot}?vmw-task=true", v.deleteDepot)
-	rt.add(http.MethodGet, offline+"/{depot}/content", v.depotContent)
-	rt.add(http.MethodGet, "/api/esx/settings/depot-content/components", v.listComponents)
-	rt.add(http.MethodGet, "/api/esx/settings/depot-content/components/{name}/versions/{version}", v.getComponent)
-	rt.add(http.MethodGet, "/api/esx/settings/depot-content/base-images", v.listBaseImages)
+	rt.Add(http.MethodGet, offline, v.listDepots)
+	rt.Add(http.MethodPost, offline+"?vmw-task=true", v.createDepot)
+	rt.Add(http.MethodGet, offline+"/{depot}", v.getDepot)
+	rt.Add(http.MethodDelete, offline+"/{depot}?vmw-task=true", v.deleteDepot)
+	rt.Add(http.MethodGet, offline+"/{depot}/content", v.depotContent)
+	rt.Add(http.MethodGet, "/api/esx/settings/depot-content/components", v.listComponents)
+	rt.Add(http.MethodGet, "/api/esx/settings/depot-content/components/{name}/versions/{version}", v.getComponent)
+	rt.Add(http.MethodGet, "/api/esx/settings/depot-content/base-images", v.listBaseImages)
 	v.imageRoutes(rt)
 	v.remediationRoutes(rt)
 	v.policyRoutes(rt)
@@ -41,34 +42,34 @@ type depotSummaryJSON struct {
 func (d *offlineDepot) summary(withTime bool) depotSummaryJSON {
 	j := depotSummaryJSON{Description: d.description, SourceType: "PULL", Location: d.location, Owner: d.owner}
 	if withTime {
-		j.CreateTime = vapiTime(d.created)
+		j.CreateTime = vapi.Time(d.created)
 	}
 	return j
 }
 
-func (v *vlcmState) listDepots(c *restCall) {
+func (v *vlcmState) listDepots(c *vapi.Call) {
 	v.lab.mu.Lock()
 	out := map[string]depotSummaryJSON{}
 	for id, d := range v.depots {
 		out[id] = d.summary(false)
 	}
 	v.lab.mu.Unlock()
-	jsonhttp.Write(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
-func (v *vlcmState) depot(c *restCall) *offlineDepot {
-	d := v.depots[c.params["depot"]]
+func (v *vlcmState) depot(c *vapi.Call) *offlineDepot {
+	d := v.depots[c.Params["depot"]]
 	if d == nil {
-		c.fail(newVapiErr("NOT_FOUND", "There is no offline depot %s.", c.params["depot"]))
+		c.Fail(vapi.NewErr("NOT_FOUND", "There is no offline depot %s.", c.Params["depot"]))
 	}
 	return d
 }
 
-func (v *vlcmState) getDepot(c *restCall) {
+func (v *vlcmState) getDepot(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if d := v.depot(c); d != nil {
-		jsonhttp.Write(c.w, http.StatusOK, d.summary(true))
+		jsonhttp.Write(c.W, http.StatusOK, d.summary(true))
 	}
 }
 
@@ -82,32 +83,32 @@ type depotCreateSpec struct {
 
 // createDepot imports an offline bundle by URL (PULL). The same location twice is refused at once; the same
 // content from another location fails the task, both with the existing depot in the error's data, as vLCM does.
-func (v *vlcmState) createDepot(c *restCall) {
+func (v *vlcmState) createDepot(c *vapi.Call) {
 	var spec depotCreateSpec
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	if spec.SourceType != "PULL" {
-		c.fail(newVapiErr("INVALID_ARGUMENT", "source_type %q: the lab vCenter imports offline bundles by URL "+
+		c.Fail(vapi.NewErr("INVALID_ARGUMENT", "source_type %q: the lab vCenter imports offline bundles by URL "+
 			"only (PULL); PUSH needs the file upload service, which it does not serve.", spec.SourceType))
 		return
 	}
 	if spec.Location == nil || *spec.Location == "" {
-		c.fail(newVapiErr("INVALID_ARGUMENT", "location is required with source_type PULL."))
+		c.Fail(vapi.NewErr("INVALID_ARGUMENT", "location is required with source_type PULL."))
 		return
 	}
 	location := *spec.Location
 	if u, err := url.Parse(location); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
-		c.fail(newVapiErr("INVALID_ARGUMENT", "location %q is not an http, https or file URL.", location))
+		c.Fail(vapi.NewErr("INVALID_ARGUMENT", "location %q is not an http, https or file URL.", location))
 		return
 	}
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	for id, d := range v.depots {
 		if d.location == location {
-			e := newVapiErr("ALREADY_EXISTS", "The offline bundle at %s is already imported as depot %s.", location, id)
+			e := vapi.NewErr("ALREADY_EXISTS", "The offline bundle at %s is already imported as depot %s.", location, id)
 			e.Data = map[string]string{"depot": id}
-			c.fail(e)
+			c.Fail(e)
 			return
 		}
 	}
@@ -115,28 +116,28 @@ func (v *vlcmState) createDepot(c *restCall) {
 	if spec.Description != nil {
 		description = *spec.Description
 	}
-	v.lab.startTask(c, depotsService, "create", nil, func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, depotsService, "create", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.setProgress(t, 0, 2, "Downloading %s", location)
 		data, err := v.fetch(location)
 		if err != nil {
-			return nil, newVapiErr("ERROR", "Cannot download the offline bundle from %s: %v.", location, err)
+			return nil, vapi.NewErr("ERROR", "Cannot download the offline bundle from %s: %v.", location, err)
 		}
 		parsed, err := bundle.Parse(data)
 		if err != nil {
-			return nil, newVapiErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
+			return nil, vapi.NewErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
 		}
 		v.lab.setProgress(t, 1, 2, "Importing the metadata of %s", location)
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		if id := v.sameContent(parsed); id != "" {
-			e := newVapiErr("ALREADY_EXISTS", "The content of %s is already imported as depot %s (from %s).",
+			e := vapi.NewErr("ALREADY_EXISTS", "The content of %s is already imported as depot %s (from %s).",
 				location, id, v.depots[id].location)
 			e.Data = map[string]string{"depot": id}
 			return nil, e
 		}
 		v.nextDepot++
 		d := &offlineDepot{id: fmt.Sprintf("offline-depot-%d", v.nextDepot), description: description,
-			location: location, owner: c.user, created: time.Now(), bundle: parsed}
+			location: location, owner: c.User, created: time.Now(), bundle: parsed}
 		v.depots[d.id] = d
 		v.lab.logf("vLCM: imported %s as %s (%d components)", location, d.id, len(parsed.Components()))
 		return map[string]string{"depot": d.id}, nil
@@ -167,7 +168,7 @@ func (v *vlcmState) sameContent(b *bundle.Bundle) string {
 
 // deleteDepot removes a depot and its content, unless a cluster's desired image needs a component version that
 // only this depot holds.
-func (v *vlcmState) deleteDepot(c *restCall) {
+func (v *vlcmState) deleteDepot(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	d := v.depot(c)
@@ -180,13 +181,13 @@ func (v *vlcmState) deleteDepot(c *restCall) {
 		for _, component := range sortedKeys(img.components) {
 			dc := available[component][img.components[component]]
 			if dc != nil && len(dc.depots) == 1 && dc.depots[0] == d.id {
-				c.fail(newVapiErr("RESOURCE_IN_USE", "Depot %s holds component %s %s, which the desired image of "+
+				c.Fail(vapi.NewErr("RESOURCE_IN_USE", "Depot %s holds component %s %s, which the desired image of "+
 					"cluster %s uses and no other depot holds.", d.id, component, img.components[component], name(ref)))
 				return
 			}
 		}
 	}
-	v.lab.startTask(c, depotsService, "delete", nil, func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, depotsService, "delete", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		delete(v.depots, d.id)
@@ -215,7 +216,7 @@ type metadataInfoJSON struct {
 	Updates               map[string]map[string]string          `json:"updates"`
 }
 
-func (v *vlcmState) depotContent(c *restCall) {
+func (v *vlcmState) depotContent(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	d := v.depot(c)
@@ -240,7 +241,7 @@ func (v *vlcmState) depotContent(c *restCall) {
 		}
 		bundles[m.Vendor] = append(bundles[m.Vendor], info)
 	}
-	jsonhttp.Write(c.w, http.StatusOK, map[string]interface{}{"metadata_bundles": bundles})
+	jsonhttp.Write(c.W, http.StatusOK, map[string]interface{}{"metadata_bundles": bundles})
 }
 
 type componentVersionSummaryJSON struct {
@@ -262,10 +263,10 @@ type componentSummaryJSON struct {
 
 // listComponents answers depot-content/components with the filters names, vendors, versions, min_version and
 // bundle_types; versions are sorted oldest first.
-func (v *vlcmState) listComponents(c *restCall) {
-	names, vendors := queryFilter(c, "names"), queryFilter(c, "vendors")
-	versions, types := queryFilter(c, "versions"), queryFilter(c, "bundle_types")
-	minVersion := c.r.URL.Query().Get("min_version")
+func (v *vlcmState) listComponents(c *vapi.Call) {
+	names, vendors := vapi.QueryFilter(c, "names"), vapi.QueryFilter(c, "vendors")
+	versions, types := vapi.QueryFilter(c, "versions"), vapi.QueryFilter(c, "bundle_types")
+	minVersion := c.R.URL.Query().Get("min_version")
 	v.lab.mu.Lock()
 	available := v.available()
 	v.lab.mu.Unlock()
@@ -274,8 +275,8 @@ func (v *vlcmState) listComponents(c *restCall) {
 		var summary *componentSummaryJSON
 		for _, version := range sortedVersions(available[name]) {
 			dc := available[name][version]
-			if !names.allows(name) || !vendors.allows(dc.Vendor) || !versions.allows(version) ||
-				!types.allows(dc.bundleType) || (minVersion != "" && compareVersions(version, minVersion) < 0) {
+			if !names.Allows(name) || !vendors.Allows(dc.Vendor) || !versions.Allows(version) ||
+				!types.Allows(dc.bundleType) || (minVersion != "" && compareVersions(version, minVersion) < 0) {
 				continue
 			}
 			if summary == nil {
@@ -289,25 +290,25 @@ func (v *vlcmState) listComponents(c *restCall) {
 			out = append(out, *summary)
 		}
 	}
-	jsonhttp.Write(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
-func (v *vlcmState) getComponent(c *restCall) {
+func (v *vlcmState) getComponent(c *vapi.Call) {
 	v.lab.mu.Lock()
-	dc := v.available()[c.params["name"]][c.params["version"]]
+	dc := v.available()[c.Params["name"]][c.Params["version"]]
 	v.lab.mu.Unlock()
 	if dc == nil {
-		c.fail(newVapiErr("NOT_FOUND", "No depot holds component %s version %s.", c.params["name"],
-			c.params["version"]))
+		c.Fail(vapi.NewErr("NOT_FOUND", "No depot holds component %s version %s.", c.Params["name"],
+			c.Params["version"]))
 		return
 	}
-	jsonhttp.Write(c.w, http.StatusOK, map[string]string{
+	jsonhttp.Write(c.W, http.StatusOK, map[string]string{
 		"display_name": dc.DisplayName, "vendor": dc.Vendor, "display_version": dc.DisplayVersion,
 		"summary": dc.Summary, "description": dc.Description, "category": dc.Category, "urgency": dc.Urgency,
 		"kb": dc.KB, "contact": dc.Contact, "release_date": releaseDate(dc.ReleaseDate)})
 }
 
-func (v *vlcmState) listBaseImages(c *restCall) {
+func (v *vlcmState) listBaseImages(c *vapi.Call) {
 	v.lab.mu.Lock()
 	out := []map[string]interface{}{}
 	for _, b := range v.baseImages {
@@ -316,7 +317,7 @@ func (v *vlcmState) listBaseImages(c *restCall) {
 			"category": "ENHANCEMENT", "kb": ""})
 	}
 	v.lab.mu.Unlock()
-	jsonhttp.Write(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
 func sortedNames(m map[string]map[string]*depotComponent) []string {
@@ -332,8 +333,8 @@ func sortedNames(m map[string]map[string]*depotComponent) []string {
 func releaseDate(s string) string {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return vapiTime(t)
+			return vapi.Time(t)
 		}
 	}
-	return vapiTime(time.Unix(0, 0))
+	return vapi.Time(time.Unix(0, 0))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/jsonhttp"
+	"vcsim/vapi"
 )
 
 // A cluster's desired image (esx/settings/clusters/{cluster}/software) and its drafts.
@@ -20,57 +21,57 @@ const (
 	clusterPath       = "/api/esx/settings/clusters/{cluster}"
 )
 
-func (v *vlcmState) imageRoutes(rt *restRouter) {
-	rt.add(http.MethodGet, clusterPath+"/enablement/software", v.getEnablement)
-	rt.add(http.MethodPut, clusterPath+"/enablement/software?vmw-task=true", v.enable)
-	rt.add(http.MethodGet, clusterPath+"/software", v.getSoftware)
-	rt.add(http.MethodGet, clusterPath+"/software/components", v.getComponents)
-	rt.add(http.MethodGet, clusterPath+"/software/components/{component}", v.getImageComponent)
-	rt.add(http.MethodGet, clusterPath+"/software/drafts", v.listDrafts)
-	rt.add(http.MethodPost, clusterPath+"/software/drafts", v.createDraft)
-	rt.add(http.MethodGet, clusterPath+"/software/drafts/{draft}", v.getDraft)
-	rt.add(http.MethodDelete, clusterPath+"/software/drafts/{draft}", v.deleteDraft)
-	rt.add(http.MethodGet, clusterPath+"/software/drafts/{draft}/software/components", v.getDraftComponents)
-	rt.add(http.MethodPatch, clusterPath+"/software/drafts/{draft}/software/components", v.updateDraftComponents)
-	rt.add(http.MethodPost, clusterPath+"/software/drafts/{draft}?action=validate&vmw-task=true", v.validateDraft)
-	rt.add(http.MethodPost, clusterPath+"/software/drafts/{draft}?action=commit&vmw-task=true", v.commitDraft)
+func (v *vlcmState) imageRoutes(rt *vapi.Router) {
+	rt.Add(http.MethodGet, clusterPath+"/enablement/software", v.getEnablement)
+	rt.Add(http.MethodPut, clusterPath+"/enablement/software?vmw-task=true", v.enable)
+	rt.Add(http.MethodGet, clusterPath+"/software", v.getSoftware)
+	rt.Add(http.MethodGet, clusterPath+"/software/components", v.getComponents)
+	rt.Add(http.MethodGet, clusterPath+"/software/components/{component}", v.getImageComponent)
+	rt.Add(http.MethodGet, clusterPath+"/software/drafts", v.listDrafts)
+	rt.Add(http.MethodPost, clusterPath+"/software/drafts", v.createDraft)
+	rt.Add(http.MethodGet, clusterPath+"/software/drafts/{draft}", v.getDraft)
+	rt.Add(http.MethodDelete, clusterPath+"/software/drafts/{draft}", v.deleteDraft)
+	rt.Add(http.MethodGet, clusterPath+"/software/drafts/{draft}/software/components", v.getDraftComponents)
+	rt.Add(http.MethodPatch, clusterPath+"/software/drafts/{draft}/software/components", v.updateDraftComponents)
+	rt.Add(http.MethodPost, clusterPath+"/software/drafts/{draft}?action=validate&vmw-task=true", v.validateDraft)
+	rt.Add(http.MethodPost, clusterPath+"/software/drafts/{draft}?action=commit&vmw-task=true", v.commitDraft)
 }
 
 // cluster finds the cluster of the request and its image; it answers 404 itself. The caller holds l.mu.
-func (v *vlcmState) cluster(c *restCall) (types.ManagedObjectReference, *clusterImage) {
-	ref := types.ManagedObjectReference{Type: "ClusterComputeResource", Value: c.params["cluster"]}
+func (v *vlcmState) cluster(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
+	ref := types.ManagedObjectReference{Type: "ClusterComputeResource", Value: c.Params["cluster"]}
 	img := v.images[ref]
 	if img == nil {
-		c.fail(newVapiErr("NOT_FOUND", "There is no cluster %s.", ref.Value))
+		c.Fail(vapi.NewErr("NOT_FOUND", "There is no cluster %s.", ref.Value))
 	}
 	return ref, img
 }
 
 // managed is cluster for operations on the desired image, which exists only on an image-managed cluster.
-func (v *vlcmState) managed(c *restCall) (types.ManagedObjectReference, *clusterImage) {
+func (v *vlcmState) managed(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
 	ref, img := v.cluster(c)
 	if img != nil && !img.managed {
-		c.fail(newVapiErr("NOT_FOUND", "Cluster %s (%s) is not managed with a single image, so it has no desired "+
+		c.Fail(vapi.NewErr("NOT_FOUND", "Cluster %s (%s) is not managed with a single image, so it has no desired "+
 			"software document; enable image management first.", name(ref), ref.Value))
 		return ref, nil
 	}
 	return ref, img
 }
 
-func (v *vlcmState) getEnablement(c *restCall) {
+func (v *vlcmState) getEnablement(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		jsonhttp.Write(c.w, http.StatusOK, map[string]bool{"enabled": img.managed})
+		jsonhttp.Write(c.W, http.StatusOK, map[string]bool{"enabled": img.managed})
 	}
 }
 
 // enable turns on image management, with the hosts' base image and no further components.
-func (v *vlcmState) enable(c *restCall) {
+func (v *vlcmState) enable(c *vapi.Call) {
 	var spec struct {
 		SkipSoftwareCheck bool `json:"skip_software_check"`
 	}
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	v.lab.mu.Lock()
@@ -80,11 +81,11 @@ func (v *vlcmState) enable(c *restCall) {
 		return
 	}
 	if img.managed {
-		c.fail(newVapiErr("NOT_ALLOWED_IN_CURRENT_STATE", "Cluster %s is already managed with a single image.",
+		c.Fail(vapi.NewErr("NOT_ALLOWED_IN_CURRENT_STATE", "Cluster %s is already managed with a single image.",
 			name(ref)))
 		return
 	}
-	v.lab.startTask(c, enablementService, "enable", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, enablementService, "enable", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		img.managed = true
@@ -152,36 +153,36 @@ func (v *vlcmState) componentsJSON(components map[string]string) map[string]comp
 	return out
 }
 
-func (v *vlcmState) getSoftware(c *restCall) {
+func (v *vlcmState) getSoftware(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
-		jsonhttp.Write(c.w, http.StatusOK, v.software(img.baseImage, img.components))
+		jsonhttp.Write(c.W, http.StatusOK, v.software(img.baseImage, img.components))
 	}
 }
 
-func (v *vlcmState) getComponents(c *restCall) {
+func (v *vlcmState) getComponents(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
-		jsonhttp.Write(c.w, http.StatusOK, v.componentsJSON(img.components))
+		jsonhttp.Write(c.W, http.StatusOK, v.componentsJSON(img.components))
 	}
 }
 
-func (v *vlcmState) getImageComponent(c *restCall) {
+func (v *vlcmState) getImageComponent(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
 	}
-	version, ok := img.components[c.params["component"]]
+	version, ok := img.components[c.Params["component"]]
 	if !ok {
-		c.fail(newVapiErr("NOT_FOUND", "The desired image of cluster %s has no component %s.", name(ref),
-			c.params["component"]))
+		c.Fail(vapi.NewErr("NOT_FOUND", "The desired image of cluster %s has no component %s.", name(ref),
+			c.Params["component"]))
 		return
 	}
-	jsonhttp.Write(c.w, http.StatusOK, componentInfo(v.available(), c.params["component"], version))
+	jsonhttp.Write(c.W, http.StatusOK, componentInfo(v.available(), c.Params["component"], version))
 }
 
 // ---- drafts ------------------------------------------------------------------------------------------------------
@@ -197,40 +198,40 @@ func (v *vlcmState) draftMetadata(d *imageDraft) draftMetadataJSON {
 	if len(v.validate(d.baseImage, d.components)) > 0 {
 		status = "INVALID"
 	}
-	return draftMetadataJSON{Owner: d.owner, Status: status, CreationTime: vapiTime(d.created)}
+	return draftMetadataJSON{Owner: d.owner, Status: status, CreationTime: vapi.Time(d.created)}
 }
 
-func (v *vlcmState) draft(c *restCall) (types.ManagedObjectReference, *clusterImage, *imageDraft) {
+func (v *vlcmState) draft(c *vapi.Call) (types.ManagedObjectReference, *clusterImage, *imageDraft) {
 	ref, img := v.managed(c)
 	if img == nil {
 		return ref, nil, nil
 	}
-	d := img.drafts[c.params["draft"]]
+	d := img.drafts[c.Params["draft"]]
 	if d == nil {
-		c.fail(newVapiErr("NOT_FOUND", "Cluster %s has no draft %s.", name(ref), c.params["draft"]))
+		c.Fail(vapi.NewErr("NOT_FOUND", "Cluster %s has no draft %s.", name(ref), c.Params["draft"]))
 	}
 	return ref, img, d
 }
 
-func (v *vlcmState) listDrafts(c *restCall) {
+func (v *vlcmState) listDrafts(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	_, img := v.managed(c)
 	if img == nil {
 		return
 	}
-	owners := queryFilter(c, "owners")
+	owners := vapi.QueryFilter(c, "owners")
 	out := map[string]map[string]draftMetadataJSON{}
 	for id, d := range img.drafts {
-		if owners.allows(d.owner) {
+		if owners.Allows(d.owner) {
 			out[id] = map[string]draftMetadataJSON{"metadata": v.draftMetadata(d)}
 		}
 	}
-	jsonhttp.Write(c.w, http.StatusOK, out)
+	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
 // createDraft copies the desired image into a draft; a user has at most one draft per cluster.
-func (v *vlcmState) createDraft(c *restCall) {
+func (v *vlcmState) createDraft(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
@@ -238,55 +239,55 @@ func (v *vlcmState) createDraft(c *restCall) {
 		return
 	}
 	for id, d := range img.drafts {
-		if d.owner == c.user {
-			e := newVapiErr("ALREADY_EXISTS", "User %s already has draft %s of cluster %s; commit or delete it first.",
-				c.user, id, name(ref))
+		if d.owner == c.User {
+			e := vapi.NewErr("ALREADY_EXISTS", "User %s already has draft %s of cluster %s; commit or delete it first.",
+				c.User, id, name(ref))
 			e.Data = map[string]string{"draft": id}
-			c.fail(e)
+			c.Fail(e)
 			return
 		}
 	}
 	img.nextDraft++
-	d := &imageDraft{id: strconv.Itoa(img.nextDraft), owner: c.user, created: time.Now(), baseImage: img.baseImage,
+	d := &imageDraft{id: strconv.Itoa(img.nextDraft), owner: c.User, created: time.Now(), baseImage: img.baseImage,
 		components: copyMap(img.components)}
 	img.drafts[d.id] = d
-	jsonhttp.Write(c.w, http.StatusCreated, d.id)
+	jsonhttp.Write(c.W, http.StatusCreated, d.id)
 }
 
-func (v *vlcmState) getDraft(c *restCall) {
+func (v *vlcmState) getDraft(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
-		jsonhttp.Write(c.w, http.StatusOK, map[string]interface{}{"metadata": v.draftMetadata(d),
+		jsonhttp.Write(c.W, http.StatusOK, map[string]interface{}{"metadata": v.draftMetadata(d),
 			"software": v.software(d.baseImage, d.components)})
 	}
 }
 
-func (v *vlcmState) deleteDraft(c *restCall) {
+func (v *vlcmState) deleteDraft(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img, d := v.draft(c); d != nil {
 		delete(img.drafts, d.id)
-		c.w.WriteHeader(http.StatusNoContent)
+		c.W.WriteHeader(http.StatusNoContent)
 	}
 }
 
-func (v *vlcmState) getDraftComponents(c *restCall) {
+func (v *vlcmState) getDraftComponents(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
-		jsonhttp.Write(c.w, http.StatusOK, v.componentsJSON(d.components))
+		jsonhttp.Write(c.W, http.StatusOK, v.componentsJSON(d.components))
 	}
 }
 
 // updateDraftComponents sets and deletes components of a draft in one call. A component set without a version
 // gets the newest version the depots hold; whether versions exist is for validate and commit to say.
-func (v *vlcmState) updateDraftComponents(c *restCall) {
+func (v *vlcmState) updateDraftComponents(c *vapi.Call) {
 	var spec struct {
 		Set    map[string]*string `json:"components_to_set"`
 		Delete []string           `json:"components_to_delete"`
 	}
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	v.lab.mu.Lock()
@@ -308,15 +309,15 @@ func (v *vlcmState) updateDraftComponents(c *restCall) {
 	for _, component := range spec.Delete {
 		delete(d.components, component)
 	}
-	c.w.WriteHeader(http.StatusNoContent)
+	c.W.WriteHeader(http.StatusNoContent)
 }
 
 type notificationJSON struct {
-	ID         string       `json:"id"`
-	Time       string       `json:"time"`
-	Message    vapiMessage  `json:"message"`
-	Resolution *vapiMessage `json:"resolution,omitempty"`
-	Type       string       `json:"type"`
+	ID         string        `json:"id"`
+	Time       string        `json:"time"`
+	Message    vapi.Message  `json:"message"`
+	Resolution *vapi.Message `json:"resolution,omitempty"`
+	Type       string        `json:"type"`
 }
 
 type notificationsJSON struct {
@@ -330,9 +331,9 @@ func noNotifications() notificationsJSON {
 }
 
 func notification(kind, id, resolution, format string, args ...interface{}) notificationJSON {
-	n := notificationJSON{ID: id, Time: vapiTime(time.Now()), Message: message(id, format, args...), Type: kind}
+	n := notificationJSON{ID: id, Time: vapi.Time(time.Now()), Message: vapi.NewMessage(id, format, args...), Type: kind}
 	if resolution != "" {
-		r := message(id+".resolution", "%s", resolution)
+		r := vapi.NewMessage(id+".resolution", "%s", resolution)
 		n.Resolution = &r
 	}
 	return n
@@ -364,14 +365,14 @@ func (v *vlcmState) validate(base string, components map[string]string) []notifi
 	return errors
 }
 
-func (v *vlcmState) validateDraft(c *restCall) {
+func (v *vlcmState) validateDraft(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, _, d := v.draft(c)
 	if d == nil {
 		return
 	}
-	v.lab.startTask(c, draftsService, "validate", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, draftsService, "validate", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		n := noNotifications()
@@ -381,11 +382,11 @@ func (v *vlcmState) validateDraft(c *restCall) {
 }
 
 // commitDraft makes a valid draft the desired image; the draft is gone afterwards. The result is the commit id.
-func (v *vlcmState) commitDraft(c *restCall) {
+func (v *vlcmState) commitDraft(c *vapi.Call) {
 	var spec struct {
 		Message *string `json:"message"`
 	}
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	v.lab.mu.Lock()
@@ -394,14 +395,14 @@ func (v *vlcmState) commitDraft(c *restCall) {
 	if d == nil {
 		return
 	}
-	v.lab.startTask(c, draftsService, "commit", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, draftsService, "commit", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		if img.drafts[d.id] != d {
-			return nil, newVapiErr("NOT_FOUND", "Cluster %s has no draft %s any more.", name(ref), d.id)
+			return nil, vapi.NewErr("NOT_FOUND", "Cluster %s has no draft %s any more.", name(ref), d.id)
 		}
 		if errors := v.validate(d.baseImage, d.components); len(errors) > 0 {
-			e := newVapiErr("INVALID_ARGUMENT", "Draft %s of cluster %s is not valid: %s", d.id, name(ref),
+			e := vapi.NewErr("INVALID_ARGUMENT", "Draft %s of cluster %s is not valid: %s", d.id, name(ref),
 				errors[0].Message.DefaultMessage)
 			n := noNotifications()
 			n.Errors = errors

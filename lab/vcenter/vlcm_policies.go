@@ -12,6 +12,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/jsonhttp"
+	"vcsim/vapi"
 )
 
 // vLCM's remediation settings for a cluster (policies/apply) and its image commits, as the vSphere Automation API
@@ -95,21 +96,21 @@ func (p applyPolicy) effective() applyPolicy {
 	return e
 }
 
-func (p applyPolicy) check() *vapiErr {
+func (p applyPolicy) check() *vapi.Err {
 	if p.PowerAction != nil {
 		switch *p.PowerAction {
 		case powerOffVMs, suspendVMs, doNotChangeVMsPower, suspendVMsToMemory:
 		default:
-			return newVapiErr("INVALID_ARGUMENT", "pre_remediation_power_action %q is not one of %s, %s, %s, %s.",
+			return vapi.NewErr("INVALID_ARGUMENT", "pre_remediation_power_action %q is not one of %s, %s, %s, %s.",
 				*p.PowerAction, powerOffVMs, suspendVMs, doNotChangeVMsPower, suspendVMsToMemory)
 		}
 	}
 	if f := p.FailureAction; f != nil {
 		if f.Action != "FAIL" && f.Action != "RETRY" {
-			return newVapiErr("INVALID_ARGUMENT", "failure_action.action %q is not FAIL or RETRY.", f.Action)
+			return vapi.NewErr("INVALID_ARGUMENT", "failure_action.action %q is not FAIL or RETRY.", f.Action)
 		}
 		if (f.RetryCount != nil && *f.RetryCount < 0) || (f.RetryDelay != nil && *f.RetryDelay < 0) {
-			return newVapiErr("INVALID_ARGUMENT", "failure_action.retry_count and retry_delay cannot be negative.")
+			return vapi.NewErr("INVALID_ARGUMENT", "failure_action.retry_count and retry_delay cannot be negative.")
 		}
 	}
 	return nil
@@ -124,36 +125,36 @@ type imageCommit struct {
 	applied             bool
 }
 
-func (v *vlcmState) policyRoutes(rt *restRouter) {
-	rt.add(http.MethodGet, clusterPath+"/policies/apply", v.getApplyPolicy)
-	rt.add(http.MethodPut, clusterPath+"/policies/apply", v.setApplyPolicy)
-	rt.add(http.MethodGet, clusterPath+"/policies/apply/effective", v.getEffectivePolicy)
-	rt.add(http.MethodGet, clusterPath+"/software/commits/{commit}", v.getCommit)
+func (v *vlcmState) policyRoutes(rt *vapi.Router) {
+	rt.Add(http.MethodGet, clusterPath+"/policies/apply", v.getApplyPolicy)
+	rt.Add(http.MethodPut, clusterPath+"/policies/apply", v.setApplyPolicy)
+	rt.Add(http.MethodGet, clusterPath+"/policies/apply/effective", v.getEffectivePolicy)
+	rt.Add(http.MethodGet, clusterPath+"/software/commits/{commit}", v.getCommit)
 }
 
-func (v *vlcmState) getApplyPolicy(c *restCall) {
+func (v *vlcmState) getApplyPolicy(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		jsonhttp.Write(c.w, http.StatusOK, img.policy)
+		jsonhttp.Write(c.W, http.StatusOK, img.policy)
 	}
 }
 
-func (v *vlcmState) getEffectivePolicy(c *restCall) {
+func (v *vlcmState) getEffectivePolicy(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
-		jsonhttp.Write(c.w, http.StatusOK, img.policy.effective())
+		jsonhttp.Write(c.W, http.StatusOK, img.policy.effective())
 	}
 }
 
-func (v *vlcmState) setApplyPolicy(c *restCall) {
+func (v *vlcmState) setApplyPolicy(c *vapi.Call) {
 	var spec applyPolicy
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	if e := spec.check(); e != nil {
-		c.fail(e)
+		c.Fail(e)
 		return
 	}
 	v.lab.mu.Lock()
@@ -165,7 +166,7 @@ func (v *vlcmState) setApplyPolicy(c *restCall) {
 	img.policy = spec
 	v.lab.logf("vLCM: cluster %s remediation policy set (VM power action %s)", name(ref),
 		*img.policy.effective().PowerAction)
-	c.w.WriteHeader(http.StatusNoContent)
+	c.W.WriteHeader(http.StatusNoContent)
 }
 
 type commitInfoJSON struct {
@@ -175,24 +176,24 @@ type commitInfoJSON struct {
 	ApplyStatus string `json:"apply_status"`
 }
 
-func (v *vlcmState) getCommit(c *restCall) {
+func (v *vlcmState) getCommit(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
 	}
-	id, err := strconv.Atoi(c.params["commit"])
+	id, err := strconv.Atoi(c.Params["commit"])
 	commit := img.commits[id]
 	if err != nil || commit == nil {
-		c.fail(newVapiErr("NOT_FOUND", "Cluster %s has no image commit %s.", name(ref), c.params["commit"]))
+		c.Fail(vapi.NewErr("NOT_FOUND", "Cluster %s has no image commit %s.", name(ref), c.Params["commit"]))
 		return
 	}
 	status := "NOT_APPLIED"
 	if commit.applied {
 		status = "APPLIED"
 	}
-	jsonhttp.Write(c.w, http.StatusOK, commitInfoJSON{Author: commit.author, CommitTime: vapiTime(commit.time),
+	jsonhttp.Write(c.W, http.StatusOK, commitInfoJSON{Author: commit.author, CommitTime: vapi.Time(commit.time),
 		Description: commit.description, ApplyStatus: status})
 }
 

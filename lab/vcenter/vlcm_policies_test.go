@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/vapi"
 )
 
 func TestApplyPolicyConfiguredAndEffective(t *testing.T) {
@@ -33,7 +34,7 @@ func TestApplyPolicyConfiguredAndEffective(t *testing.T) {
 		effective["disable_dpm"] != true {
 		t.Errorf("after set: configured %v, effective %v", configured, effective)
 	}
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodPut, base, map[string]interface{}{"pre_remediation_power_action": "HIBERNATE"}, &e); code != http.StatusBadRequest ||
 		e.ErrorType != "INVALID_ARGUMENT" || !strings.Contains(e.Error(), "HIBERNATE") {
 		t.Errorf("unknown power action: %d %+v", code, e)
@@ -73,7 +74,7 @@ func TestImageCommitsAreKept(t *testing.T) {
 	if info.ApplyStatus != "APPLIED" || first.ApplyStatus != "NOT_APPLIED" || first.Description != "Initial image" {
 		t.Errorf("after apply: %+v %+v", info, first)
 	}
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodGet, base+"/commits/9", nil, &e); code != http.StatusNotFound || e.ErrorType != "NOT_FOUND" {
 		t.Errorf("unknown commit: %d %+v", code, e)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"vcsim/faults"
 	"vcsim/jsonhttp"
+	"vcsim/vapi"
 )
 
 // Compliance scan, pre-checks and remediation (apply) of a cluster against its desired image. Remediation works
@@ -21,12 +22,12 @@ import (
 // every powered-on VM), install the image, out of maintenance mode. A host that fails stops the remediation; the
 // hosts after it are skipped and stay as they were.
 
-func (v *vlcmState) remediationRoutes(rt *restRouter) {
-	rt.add(http.MethodPost, clusterPath+"/software?action=scan&vmw-task=true", v.scan)
-	rt.add(http.MethodPost, clusterPath+"/software?action=check&vmw-task=true", v.check)
-	rt.add(http.MethodPost, clusterPath+"/software?action=apply&vmw-task=true", v.apply)
-	rt.add(http.MethodGet, clusterPath+"/software/compliance", v.getCompliance)
-	rt.add(http.MethodGet, clusterPath+"/software/reports/last-apply-result", v.getLastApply)
+func (v *vlcmState) remediationRoutes(rt *vapi.Router) {
+	rt.Add(http.MethodPost, clusterPath+"/software?action=scan&vmw-task=true", v.scan)
+	rt.Add(http.MethodPost, clusterPath+"/software?action=check&vmw-task=true", v.check)
+	rt.Add(http.MethodPost, clusterPath+"/software?action=apply&vmw-task=true", v.apply)
+	rt.Add(http.MethodGet, clusterPath+"/software/compliance", v.getCompliance)
+	rt.Add(http.MethodGet, clusterPath+"/software/reports/last-apply-result", v.getLastApply)
 }
 
 type hostInfoJSON struct {
@@ -76,11 +77,11 @@ type clusterCompliance struct {
 }
 
 type applyStatusJSON struct {
-	Status        string            `json:"status"`
-	Progress      *taskProgress     `json:"progress,omitempty"`
-	StartTime     string            `json:"start_time"`
-	EndTime       string            `json:"end_time"`
-	Notifications notificationsJSON `json:"notifications"`
+	Status        string             `json:"status"`
+	Progress      *vapi.TaskProgress `json:"progress,omitempty"`
+	StartTime     string             `json:"start_time"`
+	EndTime       string             `json:"end_time"`
+	Notifications notificationsJSON  `json:"notifications"`
 }
 
 type applyResult struct {
@@ -110,7 +111,7 @@ func (img *clusterImage) target() target {
 func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) hostComplianceJSON {
 	installed := v.installed[ref]
 	available := v.available()
-	now := vapiTime(time.Now())
+	now := vapi.Time(time.Now())
 	hc := hostComplianceJSON{Impact: "NO_IMPACT", Status: "COMPLIANT", Notifications: noNotifications(),
 		ScanTime: now, Commit: t.commit, AddOn: map[string]interface{}{"status": "COMPLIANT",
 			"notifications": noNotifications()}, Components: map[string]componentComplianceJSON{},
@@ -153,7 +154,7 @@ func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) h
 // scanCluster is the cluster's compliance with the target, for every host. The caller holds l.mu.
 func (v *vlcmState) scanCluster(ref types.ManagedObjectReference, t target) *clusterCompliance {
 	cc := &clusterCompliance{Impact: "NO_IMPACT", Status: "COMPLIANT", Notifications: noNotifications(),
-		ScanTime: vapiTime(time.Now()), Commit: t.commit, CompliantHosts: []string{}, NonCompliantHosts: []string{},
+		ScanTime: vapi.Time(time.Now()), Commit: t.commit, CompliantHosts: []string{}, NonCompliantHosts: []string{},
 		IncompatibleHosts: []string{}, UnavailableHosts: []string{}, Hosts: map[string]hostComplianceJSON{},
 		HostInfo: map[string]hostInfoJSON{}}
 	for _, host := range v.clusterHosts(ref) {
@@ -186,14 +187,14 @@ func (v *vlcmState) clusterHosts(ref types.ManagedObjectReference) []types.Manag
 	return append([]types.ManagedObjectReference(nil), cluster.Host...)
 }
 
-func (v *vlcmState) scan(c *restCall) {
+func (v *vlcmState) scan(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
 	}
-	v.lab.startTask(c, softwareService, "scan", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, softwareService, "scan", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		img.compliance = v.scanCluster(ref, img.target())
@@ -201,7 +202,7 @@ func (v *vlcmState) scan(c *restCall) {
 	})
 }
 
-func (v *vlcmState) getCompliance(c *restCall) {
+func (v *vlcmState) getCompliance(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
@@ -209,13 +210,13 @@ func (v *vlcmState) getCompliance(c *restCall) {
 		return
 	}
 	if img.compliance == nil {
-		c.fail(newVapiErr("NOT_FOUND", "Cluster %s has not been scanned yet: no compliance information.", name(ref)))
+		c.Fail(vapi.NewErr("NOT_FOUND", "Cluster %s has not been scanned yet: no compliance information.", name(ref)))
 		return
 	}
-	jsonhttp.Write(c.w, http.StatusOK, img.compliance)
+	jsonhttp.Write(c.W, http.StatusOK, img.compliance)
 }
 
-func (v *vlcmState) getLastApply(c *restCall) {
+func (v *vlcmState) getLastApply(c *vapi.Call) {
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
 	ref, img := v.managed(c)
@@ -223,10 +224,10 @@ func (v *vlcmState) getLastApply(c *restCall) {
 		return
 	}
 	if img.lastApply == nil {
-		c.fail(newVapiErr("NOT_FOUND", "The image of cluster %s has not been applied yet.", name(ref)))
+		c.Fail(vapi.NewErr("NOT_FOUND", "The image of cluster %s has not been applied yet.", name(ref)))
 		return
 	}
-	jsonhttp.Write(c.w, http.StatusOK, img.lastApply)
+	jsonhttp.Write(c.W, http.StatusOK, img.lastApply)
 }
 
 type remediationSpec struct {
@@ -237,7 +238,7 @@ type remediationSpec struct {
 
 // targetHosts resolves spec.hosts (all hosts of the cluster when empty), in the cluster's order. It answers 404
 // itself for a host outside the cluster.
-func (v *vlcmState) targetHosts(c *restCall, ref types.ManagedObjectReference,
+func (v *vlcmState) targetHosts(c *vapi.Call, ref types.ManagedObjectReference,
 	hosts []string) ([]types.ManagedObjectReference, bool) {
 	all := v.clusterHosts(ref)
 	if len(hosts) == 0 {
@@ -255,7 +256,7 @@ func (v *vlcmState) targetHosts(c *restCall, ref types.ManagedObjectReference,
 		}
 	}
 	if len(wanted) > 0 {
-		c.fail(newVapiErr("NOT_FOUND", "Hosts %s are not in cluster %s.", strings.Join(sortedSet(wanted), ", "),
+		c.Fail(vapi.NewErr("NOT_FOUND", "Hosts %s are not in cluster %s.", strings.Join(sortedSet(wanted), ", "),
 			name(ref)))
 		return nil, false
 	}
@@ -264,9 +265,9 @@ func (v *vlcmState) targetHosts(c *restCall, ref types.ManagedObjectReference,
 
 // check runs the pre-checks of a remediation: each host that needs the image must be connected and able to enter
 // maintenance mode (its powered-on VMs must be movable), and the image must be valid.
-func (v *vlcmState) check(c *restCall) {
+func (v *vlcmState) check(c *vapi.Call) {
 	var spec remediationSpec
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	v.lab.mu.Lock()
@@ -280,7 +281,7 @@ func (v *vlcmState) check(c *restCall) {
 		return
 	}
 	img.busy = "check"
-	v.lab.startTask(c, softwareService, "check", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, softwareService, "check", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		defer func() { img.busy = "" }()
@@ -288,9 +289,9 @@ func (v *vlcmState) check(c *restCall) {
 	})
 }
 
-func (v *vlcmState) idle(c *restCall, ref types.ManagedObjectReference, img *clusterImage) bool {
+func (v *vlcmState) idle(c *vapi.Call, ref types.ManagedObjectReference, img *clusterImage) bool {
 	if img.busy != "" {
-		c.fail(newVapiErr("NOT_ALLOWED_IN_CURRENT_STATE", "Another operation (%s) is running on cluster %s.",
+		c.Fail(vapi.NewErr("NOT_ALLOWED_IN_CURRENT_STATE", "Another operation (%s) is running on cluster %s.",
 			img.busy, name(ref)))
 		return false
 	}
@@ -298,15 +299,15 @@ func (v *vlcmState) idle(c *restCall, ref types.ManagedObjectReference, img *clu
 }
 
 type checkInfoJSON struct {
-	Check       string      `json:"check"`
-	Name        vapiMessage `json:"name"`
-	Description vapiMessage `json:"description"`
+	Check       string       `json:"check"`
+	Name        vapi.Message `json:"name"`
+	Description vapi.Message `json:"description"`
 }
 
 type checkStatusJSON struct {
-	Check  checkInfoJSON `json:"check"`
-	Status string        `json:"status"`
-	Issues []vapiMessage `json:"issues"`
+	Check  checkInfoJSON  `json:"check"`
+	Status string         `json:"status"`
+	Issues []vapi.Message `json:"issues"`
 }
 
 type entityCheckJSON struct {
@@ -318,10 +319,10 @@ type entityCheckJSON struct {
 }
 
 func checkStatus(id, title string, issues []string) checkStatusJSON {
-	s := checkStatusJSON{Check: checkInfoJSON{Check: id, Name: message(id+".name", "%s", title),
-		Description: message(id+".description", "%s", title)}, Status: "OK", Issues: []vapiMessage{}}
+	s := checkStatusJSON{Check: checkInfoJSON{Check: id, Name: vapi.NewMessage(id+".name", "%s", title),
+		Description: vapi.NewMessage(id+".description", "%s", title)}, Status: "OK", Issues: []vapi.Message{}}
 	for _, issue := range issues {
-		s.Issues = append(s.Issues, message(id+".issue", "%s", issue))
+		s.Issues = append(s.Issues, vapi.NewMessage(id+".issue", "%s", issue))
 		s.Status = "ERROR"
 	}
 	return s
@@ -375,14 +376,14 @@ func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImag
 			status = "ERROR"
 		}
 	}
-	return map[string]interface{}{"status": status, "start_time": vapiTime(started), "end_time": vapiTime(time.Now()),
+	return map[string]interface{}{"status": status, "start_time": vapi.Time(started), "end_time": vapi.Time(time.Now()),
 		"commit": t.commit, "host_info": hostInfo, "entity_results": results}
 }
 
 // apply remediates the hosts one at a time. Without accept_eula the task fails before touching a host.
-func (v *vlcmState) apply(c *restCall) {
+func (v *vlcmState) apply(c *vapi.Call) {
 	var spec remediationSpec
-	if !c.decode(&spec) {
+	if !c.Decode(&spec) {
 		return
 	}
 	v.lab.mu.Lock()
@@ -397,22 +398,22 @@ func (v *vlcmState) apply(c *restCall) {
 	}
 	img.busy = "apply"
 	eula := spec.AcceptEULA != nil && *spec.AcceptEULA
-	v.lab.startTask(c, softwareService, "apply", clusterTarget(ref), func(t *restTask) (interface{}, *vapiErr) {
+	v.lab.startTask(c, softwareService, "apply", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		defer func() {
 			v.lab.mu.Lock()
 			img.busy = ""
 			v.lab.mu.Unlock()
 		}()
 		if !eula {
-			return nil, newVapiErr("NOT_ALLOWED_IN_CURRENT_STATE", "The VMware End User License Agreement was not "+
+			return nil, vapi.NewErr("NOT_ALLOWED_IN_CURRENT_STATE", "The VMware End User License Agreement was not "+
 				"accepted: set accept_eula to remediate cluster %s.", name(ref))
 		}
 		return v.remediate(t, ref, img, hosts)
 	})
 }
 
-func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img *clusterImage,
-	hosts []types.ManagedObjectReference) (interface{}, *vapiErr) {
+func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, img *clusterImage,
+	hosts []types.ManagedObjectReference) (interface{}, *vapi.Err) {
 	v.lab.mu.Lock()
 	want := img.target()
 	started := time.Now()
@@ -440,9 +441,9 @@ func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img
 			status, note = v.remediateHost(t, host, hostName, want, int64(i), total)
 			v.lab.mu.Lock()
 		}
-		hs := applyStatusJSON{Status: status, StartTime: vapiTime(hostStarted), EndTime: vapiTime(time.Now()),
-			Notifications: noNotifications(), Progress: &taskProgress{Total: 1, Completed: 1,
-				Message: message("com.vmware.lab.vlcm.apply.host", "%s", note)}}
+		hs := applyStatusJSON{Status: status, StartTime: vapi.Time(hostStarted), EndTime: vapi.Time(time.Now()),
+			Notifications: noNotifications(), Progress: &vapi.TaskProgress{Total: 1, Completed: 1,
+				Message: vapi.NewMessage("com.vmware.lab.vlcm.apply.host", "%s", note)}}
 		switch status {
 		case "OK":
 			hs.Notifications.Info = append(hs.Notifications.Info, notification("INFO",
@@ -469,7 +470,7 @@ func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img
 
 	v.lab.mu.Lock()
 	defer v.lab.mu.Unlock()
-	result.Status = applyStatusJSON{Status: "OK", StartTime: vapiTime(started), EndTime: vapiTime(time.Now()),
+	result.Status = applyStatusJSON{Status: "OK", StartTime: vapi.Time(started), EndTime: vapi.Time(time.Now()),
 		Notifications: noNotifications()}
 	if len(failures) > 0 {
 		result.Status.Status = "ERROR"
@@ -481,7 +482,7 @@ func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img
 		commit.applied = true
 	}
 	if len(failures) > 0 {
-		e := newVapiErr("ERROR", "Remediation of cluster %s failed: %s", name(ref), strings.Join(failures, " "))
+		e := vapi.NewErr("ERROR", "Remediation of cluster %s failed: %s", name(ref), strings.Join(failures, " "))
 		e.Data = result
 		return nil, e
 	}
@@ -490,7 +491,7 @@ func (v *vlcmState) remediate(t *restTask, ref types.ManagedObjectReference, img
 
 // remediateHost takes one host through maintenance mode and installs the image; it returns the host's apply
 // status and a sentence for the user. It takes l.mu itself.
-func (v *vlcmState) remediateHost(t *restTask, host types.ManagedObjectReference, hostName string, want target,
+func (v *vlcmState) remediateHost(t *vapi.Task, host types.ManagedObjectReference, hostName string, want target,
 	done, total int64) (string, string) {
 	v.lab.mu.Lock()
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): entering maintenance mode", hostName, done+1, total)

@@ -15,6 +15,7 @@ import (
 
 	"vcsim/labtest"
 	"vcsim/stats"
+	"vcsim/vapi"
 )
 
 const (
@@ -56,7 +57,7 @@ func (a *api) do(method, path string, body, out interface{}) int {
 		_ = json.NewEncoder(&data).Encode(body)
 	}
 	req, _ := http.NewRequest(method, a.tl.server.URL+path, &data)
-	req.Header.Set(sessionHeader, a.session)
+	req.Header.Set(vapi.SessionHeader, a.session)
 	res, err := a.tl.server.Client().Do(req)
 	if err != nil {
 		a.t.Fatal(err)
@@ -71,7 +72,7 @@ func (a *api) do(method, path string, body, out interface{}) int {
 }
 
 // task starts a task and waits for it; it returns its final info.
-func (a *api) task(method, path string, body interface{}) taskInfo {
+func (a *api) task(method, path string, body interface{}) vapi.TaskInfo {
 	a.t.Helper()
 	var id string
 	if code := a.do(method, path, body, &id); code != http.StatusAccepted {
@@ -79,7 +80,7 @@ func (a *api) task(method, path string, body interface{}) taskInfo {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var info taskInfo
+		var info vapi.TaskInfo
 		a.do(http.MethodGet, "/api/cis/tasks/"+id, nil, &info)
 		if info.Status == "SUCCEEDED" || info.Status == "FAILED" {
 			return info
@@ -100,7 +101,7 @@ func writeBundle(t *testing.T, components ...string) string {
 	return "file://" + path
 }
 
-func errorText(info taskInfo) string {
+func errorText(info vapi.TaskInfo) string {
 	if info.Error == nil {
 		return ""
 	}
@@ -109,7 +110,7 @@ func errorText(info taskInfo) string {
 
 func TestRESTSessionAndRoutes(t *testing.T) {
 	tl := startLab(t)
-	var e vapiErr
+	var e vapi.Err
 	if code := tl.call(t, http.MethodGet, "/api/esx/settings/depots/offline", nil, &e); code != http.StatusUnauthorized ||
 		e.ErrorType != "UNAUTHENTICATED" {
 		t.Errorf("without a session: %d %+v", code, e)
@@ -159,7 +160,7 @@ func TestDepotImport(t *testing.T) {
 		t.Errorf("depots in /lab/state: %+v", s.Depots)
 	}
 
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodPost, "/api/esx/settings/depots/offline?vmw-task=true",
 		map[string]string{"source_type": "PULL", "location": location}, &e); code != http.StatusBadRequest ||
 		e.ErrorType != "ALREADY_EXISTS" || e.Data.(map[string]interface{})["depot"] != depot {
@@ -230,7 +231,7 @@ func imageWithDriver(t *testing.T, tl *testLab, a *api) string {
 	if code := a.do(http.MethodPost, base+"/drafts", nil, &draft); code != http.StatusCreated {
 		t.Fatalf("create draft: %d", code)
 	}
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodPost, base+"/drafts", nil, &e); code != http.StatusBadRequest || e.ErrorType != "ALREADY_EXISTS" {
 		t.Errorf("second draft of the same user: %d %+v", code, e)
 	}
@@ -295,7 +296,7 @@ func TestImageAndRemediation(t *testing.T) {
 	if compliance.Status != "COMPLIANT" || len(compliance.CompliantHosts) != 2 {
 		t.Errorf("compliance after apply: %+v", compliance)
 	}
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodDelete, "/api/esx/settings/depots/offline/offline-depot-1?vmw-task=true", nil, &e); code != http.StatusBadRequest ||
 		e.ErrorType != "RESOURCE_IN_USE" {
 		t.Errorf("deleting the depot the image needs: %d %+v", code, e)
@@ -365,7 +366,7 @@ func TestClusterWithoutImageManagement(t *testing.T) {
 	base := "/api/esx/settings/clusters/" + l.clusters[0].Value
 	var enablement map[string]bool
 	a.do(http.MethodGet, base+"/enablement/software", nil, &enablement)
-	var e vapiErr
+	var e vapi.Err
 	if code := a.do(http.MethodPost, base+"/software/drafts", nil, &e); enablement["enabled"] || code != http.StatusNotFound ||
 		!strings.Contains(e.Error(), "not managed with a single image") {
 		t.Errorf("drafts of a cluster without image management: %v %d %+v", enablement, code, e)

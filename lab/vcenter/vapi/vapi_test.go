@@ -1,0 +1,118 @@
+package vapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func newTestRouter() *Router {
+	rt := NewRouter(func() (string, string) { return "lab", "s3cret" })
+	rt.Add(http.MethodGet, "/api/things/{thing}", func(c *Call) {
+		if c.Params["thing"] == "missing" {
+			c.Fail(NotFound("Thing", "missing"))
+			return
+		}
+		c.W.WriteHeader(http.StatusNoContent)
+	})
+	rt.Register("com.vmware.lab.thing.get", func(c *Invocation) (interface{}, *Err) {
+		id, err := c.Str("thing")
+		if err != nil {
+			return nil, err
+		}
+		return NewStruct("com.vmware.lab.thing.info", map[string]interface{}{"id": id, "note": OptionalString("")}), nil
+	})
+	return rt
+}
+
+func serve(rt *Router, method, path, session string, body interface{}) *httptest.ResponseRecorder {
+	data, _ := json.Marshal(body)
+	r := httptest.NewRequest(method, path, bytes.NewReader(data))
+	if session != "" {
+		r.Header.Set(SessionHeader, session)
+	}
+	if path == "/api/session" && method == http.MethodPost {
+		r.SetBasicAuth("lab", "s3cret")
+	}
+	w := httptest.NewRecorder()
+	rt.ServeHTTP(w, r)
+	return w
+}
+
+func TestRESTSessionsAndRoutes(t *testing.T) {
+	rt := newTestRouter()
+	if w := serve(rt, http.MethodGet, "/api/things/a", "", nil); w.Code != http.StatusUnauthorized {
+		t.Fatalf("without a session: %d", w.Code)
+	}
+	var session string
+	if w := serve(rt, http.MethodPost, "/api/session", "", nil); w.Code != http.StatusCreated ||
+		json.Unmarshal(w.Body.Bytes(), &session) != nil || session == "" {
+		t.Fatalf("login: %d %s", w.Code, w.Body)
+	}
+	if w := serve(rt, http.MethodGet, "/api/things/a", session, nil); w.Code != http.StatusNoContent {
+		t.Errorf("with a session: %d", w.Code)
+	}
+	var e Err
+	if w := serve(rt, http.MethodGet, "/api/things/missing", session, nil); w.Code != http.StatusNotFound ||
+		json.Unmarshal(w.Body.Bytes(), &e) != nil || e.ErrorType != "NOT_FOUND" {
+		t.Errorf("missing thing: %d %s", w.Code, w.Body)
+	}
+	if w := serve(rt, http.MethodPost, "/api/things/a", session, nil); w.Code != http.StatusMethodNotAllowed ||
+		w.Header().Get("Allow") != "GET" {
+		t.Errorf("wrong method: %d, Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+	if got := rt.Route(httptest.NewRequest(http.MethodGet, "/api/things/b", nil)); got != "/api/things/{thing}" {
+		t.Errorf("route named %q", got)
+	}
+	if w := serve(rt, http.MethodDelete, "/api/session", session, nil); w.Code != http.StatusNoContent {
+		t.Errorf("logout: %d", w.Code)
+	}
+	if w := serve(rt, http.MethodGet, "/api/session", session, nil); w.Code != http.StatusUnauthorized {
+		t.Errorf("ended session still valid: %d", w.Code)
+	}
+}
+
+func rpc(rt *Router, body interface{}) map[string]interface{} {
+	w := serve(rt, http.MethodPost, "/api", "", body)
+	var out map[string]interface{}
+	_ = json.Unmarshal(w.Body.Bytes(), &out)
+	return out
+}
+
+func invoke(service, operation string, input, security map[string]interface{}) map[string]interface{} {
+	return map[string]interface{}{"jsonrpc": "2.0", "method": "invoke", "id": 7, "params": map[string]interface{}{
+		"serviceId": service, "operationId": operation,
+		"input": map[string]interface{}{"STRUCTURE": map[string]interface{}{"operation-input": input}},
+		"ctx":   map[string]interface{}{"securityCtx": security}}}
+}
+
+func TestJSONRPC(t *testing.T) {
+	rt := newTestRouter()
+	login := rpc(rt, invoke("com.vmware.cis.session", "create", map[string]interface{}{},
+		map[string]interface{}{"schemeId": SchemeUserPassword, "userName": "lab", "password": "s3cret"}))
+	secret, _ := login["result"].(map[string]interface{})["output"].(map[string]interface{})["SECRET"].(string)
+	if secret == "" || login["id"] != float64(7) {
+		t.Fatalf("session.create: %v", login)
+	}
+	session := map[string]interface{}{"schemeId": SchemeSession, "sessionId": secret}
+	out := rpc(rt, invoke("com.vmware.lab.thing", "get", map[string]interface{}{"thing": "a"}, session))
+	info, ok := StructFields(out["result"].(map[string]interface{})["output"])
+	if note, set := Unwrap(info["note"]); !ok || info["id"] != "a" || set || note != nil {
+		t.Errorf("thing.get: %v", out)
+	}
+	failed := rpc(rt, invoke("com.vmware.lab.thing", "get", map[string]interface{}{}, session))
+	errValue, _ := failed["result"].(map[string]interface{})["error"].(map[string]interface{})["ERROR"].(map[string]interface{})
+	if _, ok := errValue["com.vmware.vapi.std.errors.invalid_argument"]; !ok {
+		t.Errorf("thing.get without its input: %v", failed)
+	}
+	if out := rpc(rt, invoke("com.vmware.lab.thing", "get", map[string]interface{}{"thing": "a"}, nil)); out["error"] != nil ||
+		out["result"].(map[string]interface{})["error"] == nil {
+		t.Errorf("an operation without a session ran: %v", out)
+	}
+	if e, _ := rpc(rt, "not json-rpc")["error"].(map[string]interface{}); e["code"] != float64(RPCInvalidRequest) &&
+		e["code"] != float64(RPCParseError) {
+		t.Errorf("garbage answered %v", e)
+	}
+}
