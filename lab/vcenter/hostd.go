@@ -10,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/simulator/esx"
 	"github.com/vmware/govmomi/vim25/types"
 	vimxml "github.com/vmware/govmomi/vim25/xml"
+
+	"vcsim/xmltree"
 )
 
 // The host view: the lab's vCenter process also answers as each host's own endpoint (hostd), the vim25 SOAP API an
@@ -73,7 +75,7 @@ func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 }
 
 func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseWriter, r *http.Request, body []byte) {
-	request, err := parseXML(body)
+	request, err := xmltree.Parse(body)
 	call := scanCall(body)
 	if err != nil || call.method == "" {
 		writeFault(w, "Unable to parse the request", "InvalidRequest", "")
@@ -94,16 +96,16 @@ func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseW
 		fault(w)
 		return
 	}
-	translated := hostdCall{method: call.method, this: scanCall(request.bytes()).this}
-	if prop := request.find("prop"); prop != nil {
-		translated.prop, _ = prop.text()
+	translated := hostdCall{method: call.method, this: scanCall(request.Bytes()).this}
+	if prop := request.Find("prop"); prop != nil {
+		translated.prop, _ = prop.Text()
 	}
 	if call.method == "Login" && !l.hostdCredentials(request) {
 		writeFault(w, "Cannot complete login due to an incorrect user name or password.", "InvalidLogin", "")
 		return
 	}
 	forwarded := r.Clone(r.Context())
-	forwarded.Body = io.NopCloser(bytes.NewReader(request.bytes()))
+	forwarded.Body = io.NopCloser(bytes.NewReader(request.Bytes()))
 	forwarded.ContentLength = -1
 	rec := &recorder{header: http.Header{}}
 	vcenter.ServeHTTP(rec, forwarded)
@@ -137,28 +139,28 @@ type hostdCall struct {
 
 // hostdCredentials lets the host's root account log in: Login runs under the lab's vCenter account when the
 // request names the host's credentials, and is refused (false) otherwise, vCenter's account included.
-func (l *Lab) hostdCredentials(request *xmlNode) bool {
-	user, password := request.find("userName"), request.find("password")
+func (l *Lab) hostdCredentials(request *xmltree.Node) bool {
+	user, password := request.Find("userName"), request.Find("password")
 	if user == nil || password == nil {
 		return false
 	}
-	userText, _ := user.text()
-	passwordText, _ := password.text()
+	userText, _ := user.Text()
+	passwordText, _ := password.Text()
 	login := l.hostdLogin
 	if login.esxiUsername == "" || userText != login.esxiUsername || passwordText != login.esxiPassword {
 		return false
 	}
-	user.setText(login.vcenterUsername)
-	password.setText(login.vcenterPassword)
+	user.SetText(login.vcenterUsername)
+	password.SetText(login.vcenterPassword)
 	return true
 }
 
 // hostdAnswerUser shows the session's user as the host's root account in Login's and the session manager's answers.
-func (v *hostView) hostdAnswerUser(answer *xmlNode) {
-	answer.walk(func(n *xmlNode) {
-		if n.name() == "userName" || n.name() == "fullName" {
-			if text, ok := n.text(); ok && text == v.login.vcenterUsername {
-				n.setText(v.login.esxiUsername)
+func (v *hostView) hostdAnswerUser(answer *xmltree.Node) {
+	answer.Walk(func(n *xmltree.Node) {
+		if n.Name() == "userName" || n.Name() == "fullName" {
+			if text, ok := n.Text(); ok && text == v.login.vcenterUsername {
+				n.SetText(v.login.esxiUsername)
 			}
 		}
 	})

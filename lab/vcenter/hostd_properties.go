@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/xmltree"
 )
 
 // Properties whose value on a host differs from vCenter's for the same object:
@@ -16,33 +18,33 @@ import (
 
 // hostdProperties rewrites, in an answer still in vCenter's references, the properties that differ, in property
 // collector results and in Fetch (this and prop of the call).
-func (v *hostView) hostdProperties(answer *xmlNode, method string, this types.ManagedObjectReference, prop string) {
+func (v *hostView) hostdProperties(answer *xmltree.Node, method string, this types.ManagedObjectReference, prop string) {
 	if method == "Fetch" {
-		if value := answer.find("returnval"); value != nil {
+		if value := answer.Find("returnval"); value != nil {
 			v.hostdProperty(this, prop, value)
 		}
 		return
 	}
-	answer.walk(func(n *xmlNode) {
-		if n.name() != "propSet" && n.name() != "changeSet" {
+	answer.Walk(func(n *xmltree.Node) {
+		if n.Name() != "propSet" && n.Name() != "changeSet" {
 			return
 		}
-		container := n.parent
-		obj, name, value := container.child("obj"), n.child("name"), n.child("val")
+		container := n.Parent()
+		obj, name, value := container.Child("obj"), n.Child("name"), n.Child("val")
 		if obj == nil || name == nil || value == nil {
 			return
 		}
-		typ, id, isRef := obj.moRef()
-		prop, _ := name.text()
+		typ, id, isRef := obj.MoRef()
+		prop, _ := name.Text()
 		if isRef {
 			v.hostdProperty(types.ManagedObjectReference{Type: typ, Value: id}, prop, value)
 		}
 	})
 }
 
-func (v *hostView) hostdProperty(obj types.ManagedObjectReference, prop string, value *xmlNode) {
+func (v *hostView) hostdProperty(obj types.ManagedObjectReference, prop string, value *xmltree.Node) {
 	if name, ok := v.names[obj]; ok && prop == "name" {
-		value.setText(name)
+		value.SetText(name)
 		return
 	}
 	if v.vmFolder == nil {
@@ -50,35 +52,35 @@ func (v *hostView) hostdProperty(obj types.ManagedObjectReference, prop string, 
 	}
 	switch {
 	case obj.Type == "VirtualMachine" && prop == "parent" && v.shown[obj]:
-		value.setAttr("type", "Folder")
-		value.setText(v.vmFolder.Value)
+		value.SetAttr("type", "Folder")
+		value.SetText(v.vmFolder.Value)
 	case obj == *v.vmFolder && prop == "childEntity":
-		value.children = nil
-		for _, vm := range v.vms {
-			value.children = append(value.children, moRefNode("ManagedObjectReference", vm))
+		refs := make([]*xmltree.Node, len(v.vms))
+		for i, vm := range v.vms {
+			refs[i] = moRefNode("ManagedObjectReference", vm)
 		}
+		value.SetElements(refs...)
 	}
 }
 
-func moRefNode(name string, ref types.ManagedObjectReference) *xmlNode {
-	return &xmlNode{start: xml.StartElement{Name: xml.Name{Local: name}, Attr: []xml.Attr{
+func moRefNode(name string, ref types.ManagedObjectReference) *xmltree.Node {
+	return xmltree.NewElement(name, []xml.Attr{
 		{Name: xml.Name{Local: "type"}, Value: ref.Type},
-		{Name: xml.Name{Space: "xsi", Local: "type"}, Value: "ManagedObjectReference"}}},
-		children: []interface{}{xml.CharData(ref.Value)}}
+		{Name: xml.Name{Space: "xsi", Local: "type"}, Value: "ManagedObjectReference"}}, ref.Value)
 }
 
 // datacenterPaths turns the datacenter's ESXi name in a request's inventory path (SearchIndex.FindByInventoryPath)
 // or child name (SearchIndex.FindChild) into its vCenter name.
-func (v *hostView) datacenterPaths(request *xmlNode) {
+func (v *hostView) datacenterPaths(request *xmltree.Node) {
 	if v.datacenter == "" {
 		return
 	}
-	request.walk(func(n *xmlNode) {
-		text, ok := n.text()
+	request.Walk(func(n *xmltree.Node) {
+		text, ok := n.Text()
 		if !ok {
 			return
 		}
-		switch n.name() {
+		switch n.Name() {
 		case "inventoryPath":
 			lead := strings.HasPrefix(text, "/")
 			parts := strings.SplitN(strings.TrimPrefix(text, "/"), "/", 2)
@@ -88,11 +90,11 @@ func (v *hostView) datacenterPaths(request *xmlNode) {
 				if lead {
 					text = "/" + text
 				}
-				n.setText(text)
+				n.SetText(text)
 			}
 		case "name":
-			if text == "ha-datacenter" && n.parent != nil && n.parent.name() == "FindChild" {
-				n.setText(v.datacenter)
+			if text == "ha-datacenter" && n.Parent() != nil && n.Parent().Name() == "FindChild" {
+				n.SetText(v.datacenter)
 			}
 		}
 	})

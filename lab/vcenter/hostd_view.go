@@ -10,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/xmltree"
 )
 
 // inventoryTypes are the managed entity types a host view shows only where they belong to the host; objects of
@@ -178,19 +180,19 @@ func (v *hostView) hostdRef(ref types.ManagedObjectReference) (types.ManagedObje
 
 // toVCenter rewrites a request's references into vCenter's. A call on an object the host does not have is answered
 // with ManagedObjectNotFound, before the simulator sees it.
-func (v *hostView) toVCenter(request *xmlNode, call soapCall) func(http.ResponseWriter) {
+func (v *hostView) toVCenter(request *xmltree.Node, call soapCall) func(http.ResponseWriter) {
 	var fault func(http.ResponseWriter)
-	request.walk(func(n *xmlNode) {
-		typ, value, ok := n.moRef()
+	request.Walk(func(n *xmltree.Node) {
+		typ, value, ok := n.MoRef()
 		if !ok {
 			return
 		}
 		vc, shown := v.vcenterRef(types.ManagedObjectReference{Type: typ, Value: value})
-		if !shown && n.name() == "_this" && fault == nil {
+		if !shown && n.Name() == "_this" && fault == nil {
 			fault = writeManagedObjectNotFound(types.ManagedObjectReference{Type: typ, Value: value})
 		}
-		n.setAttr("type", vc.Type)
-		n.setText(vc.Value)
+		n.SetAttr("type", vc.Type)
+		n.SetText(vc.Value)
 	})
 	v.datacenterPaths(request)
 	return fault
@@ -200,7 +202,7 @@ func (v *hostView) toVCenter(request *xmlNode, call soapCall) func(http.Response
 // of another host in a property collector's result, a reference in a list, a struct that names it (a datastore's
 // mount on another host). Faults keep every reference, translated where the host view has a form for it.
 func (v *hostView) fromVCenter(answer []byte, call hostdCall, ok bool) []byte {
-	tree, err := parseXML(answer)
+	tree, err := xmltree.Parse(answer)
 	if err != nil {
 		return answer
 	}
@@ -208,15 +210,15 @@ func (v *hostView) fromVCenter(answer []byte, call hostdCall, ok bool) []byte {
 	if ok {
 		v.hostdProperties(tree, method, call.this, call.prop)
 	}
-	tree.walk(func(n *xmlNode) {
-		typ, value, isRef := n.moRef()
+	tree.Walk(func(n *xmltree.Node) {
+		typ, value, isRef := n.MoRef()
 		if !isRef {
 			return
 		}
 		hostd, shown := v.hostdRef(types.ManagedObjectReference{Type: typ, Value: value})
 		if shown || !ok {
-			n.setAttr("type", hostd.Type)
-			n.setText(hostd.Value)
+			n.SetAttr("type", hostd.Type)
+			n.SetText(hostd.Value)
 			return
 		}
 		dropForeign(n)
@@ -225,20 +227,20 @@ func (v *hostView) fromVCenter(answer []byte, call hostdCall, ok bool) []byte {
 		method == "Fetch" || method == "SessionIsActive") {
 		v.hostdAnswerUser(tree)
 	}
-	return tree.bytes()
+	return tree.Bytes()
 }
 
 // dropForeign removes a reference to an object the host does not have, with what exists only to hold it.
-func dropForeign(n *xmlNode) {
-	parent := n.parent
+func dropForeign(n *xmltree.Node) {
+	parent := n.Parent()
 	switch {
 	case parent == nil:
-	case n.name() == "obj" || n.name() == "val": // ObjectContent, ObjectUpdate; DynamicProperty, PropertyChange
-		parent.remove()
-	case n.name() == "ManagedObjectReference" || n.name() == "returnval" || parent.name() == "val" ||
-		parent.name() == "returnval":
-		n.remove()
+	case n.Name() == "obj" || n.Name() == "val": // ObjectContent, ObjectUpdate; DynamicProperty, PropertyChange
+		parent.Remove()
+	case n.Name() == "ManagedObjectReference" || n.Name() == "returnval" || parent.Name() == "val" ||
+		parent.Name() == "returnval":
+		n.Remove()
 	default: // a struct in a list that names the object (DatastoreHostMount.key, ClusterDasVmConfigInfo.key)
-		parent.remove()
+		parent.Remove()
 	}
 }
