@@ -1,6 +1,8 @@
 package main
 
-import "github.com/vmware/govmomi/vim25/types"
+import (
+	"github.com/vmware/govmomi/vim25/types"
+)
 
 // The lab presents vCenter Server 8.0 Update 3, so that clients negotiate an API version that knows every vGPU
 // type and property the lab returns (HostGraphicsInfo.vgpuMode is 8.0.3.0). Its hosts run ESXi 8.0 Update 2, the

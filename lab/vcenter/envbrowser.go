@@ -6,6 +6,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vgputypes"
 )
 
 // envBrowser is a compute resource's EnvironmentBrowser that also reports the vGPU profiles its hosts offer.
@@ -61,7 +63,7 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 				})
 		}
 	}
-	return &queryConfigTargetBody{Res: &QueryConfigTargetResponse{Returnval: &ConfigTarget{
+	return &vgputypes.QueryConfigTargetBody{Res: &vgputypes.QueryConfigTargetResponse{Returnval: &vgputypes.ConfigTarget{
 		ConfigTarget:    *body.Res.Returnval,
 		VgpuDeviceInfo:  vgpuDeviceInfo(states),
 		VgpuProfileInfo: vgpuProfileInfo(states),

@@ -9,6 +9,7 @@ import (
 
 	"vcsim/catalog"
 	"vcsim/topology"
+	"vcsim/vgputypes"
 )
 
 // PCI buses of the GPU slots of a typical two-socket GPU server, in slot order.
@@ -38,8 +39,8 @@ type hostState struct {
 	name string
 
 	gpus     []*gpuDevice
-	config   HostGraphicsConfig // as configured; GPUs follow it when Xorg restarts
-	profiles []string           // vGPU profiles the host's GPUs offer, catalog order
+	config   vgputypes.HostGraphicsConfig // as configured; GPUs follow it when Xorg restarts
+	profiles []string                     // vGPU profiles the host's GPUs offer, catalog order
 
 	xorgRestarts int
 	services     []types.HostService
@@ -94,7 +95,7 @@ func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []
 		lab:  l,
 		ref:  ref,
 		name: name,
-		config: HostGraphicsConfig{
+		config: vgputypes.HostGraphicsConfig{
 			HostDefaultGraphicsType:        graphicsShared,
 			SharedPassthruAssignmentPolicy: policyPerformance,
 		},
@@ -196,11 +197,11 @@ func (g *gpuDevice) configuredMode() string {
 func (g *gpuDevice) vgpuMode() string {
 	switch {
 	case g.active != graphicsSharedDirect:
-		return vgpuModeNone
-	case g.mode == vgpuModeMixedSize && g.model.MixedSizeCapable:
-		return vgpuModeMixedSize
+		return vgputypes.ModeNone
+	case g.mode == vgputypes.ModeMixedSize && g.model.MixedSizeCapable:
+		return vgputypes.ModeMixedSize
 	}
-	return vgpuModeSameSize
+	return vgputypes.ModeSameSize
 }
 
 // profile is the vGPU profile the GPU is carved into, "" while no vGPU runs on it (equal-size mode: the first vGPU

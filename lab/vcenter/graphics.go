@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/vgputypes"
 )
 
 // graphicsManager is a host's HostGraphicsManager (configManager.graphicsManager).
@@ -31,7 +32,7 @@ func newGraphicsManager(h *hostState) *graphicsManager {
 	return m
 }
 
-func (m *graphicsManager) UpdateGraphicsConfig(req *UpdateGraphicsConfig) soap.HasFault {
+func (m *graphicsManager) UpdateGraphicsConfig(req *vgputypes.UpdateGraphicsConfig) soap.HasFault {
 	body := &methods.UpdateGraphicsConfigBody{}
 	if f := m.host.updateGraphicsConfig(req.Config); f != nil {
 		body.Fault_ = f.soap()
@@ -56,7 +57,7 @@ func (m *graphicsManager) IsSharedGraphicsActive(req *types.IsSharedGraphicsActi
 
 // updateGraphicsConfig validates the whole request first, then stores it: fields given replace the stored ones,
 // deviceType entries replace the stored entry of the same deviceId.
-func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
+func (h *hostState) updateGraphicsConfig(c vgputypes.HostGraphicsConfig) *labFault {
 	if c.HostDefaultGraphicsType != "" && !lists.Contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
 		return invalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
 			strings.Join(configurableGraphicsTypes, ", "))
@@ -74,9 +75,9 @@ func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 			return invalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
 				d.GraphicsType, d.DeviceId, strings.Join(configurableGraphicsTypes, ", "))
 		}
-		if d.VgpuMode != "" && !lists.Contains(configurableVgpuModes, d.VgpuMode) {
+		if d.VgpuMode != "" && !lists.Contains(vgputypes.ConfigurableModes, d.VgpuMode) {
 			return invalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
-				d.VgpuMode, d.DeviceId, strings.Join(configurableVgpuModes, ", "))
+				d.VgpuMode, d.DeviceId, strings.Join(vgputypes.ConfigurableModes, ", "))
 		}
 		if f := h.gpu(d.DeviceId).modeChangeInUse(d.VgpuMode); f != nil {
 			return f
@@ -92,13 +93,13 @@ func (h *hostState) updateGraphicsConfig(c HostGraphicsConfig) *labFault {
 		replaced := false
 		for i := range h.config.DeviceType {
 			if h.config.DeviceType[i].DeviceId == d.DeviceId {
-				h.config.DeviceType[i] = HostGraphicsConfigDeviceType{DeviceId: d.DeviceId,
+				h.config.DeviceType[i] = vgputypes.HostGraphicsConfigDeviceType{DeviceId: d.DeviceId,
 					GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode}
 				replaced = true
 			}
 		}
 		if !replaced {
-			h.config.DeviceType = append(h.config.DeviceType, HostGraphicsConfigDeviceType{
+			h.config.DeviceType = append(h.config.DeviceType, vgputypes.HostGraphicsConfigDeviceType{
 				DeviceId: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode,
 			})
 		}
@@ -127,12 +128,12 @@ func (g *gpuDevice) modeChangeInUse(mode string) *labFault {
 // effectiveMode is a configured vGPU mode with the default spelled out.
 func effectiveMode(mode string) string {
 	if mode == "" {
-		return vgpuModeSameSize
+		return vgputypes.ModeSameSize
 	}
 	return mode
 }
 
-func deviceTypes(list []HostGraphicsConfigDeviceType) string {
+func deviceTypes(list []vgputypes.HostGraphicsConfigDeviceType) string {
 	parts := make([]string, len(list))
 	for i, d := range list {
 		parts[i] = d.DeviceId + "=" + d.GraphicsType

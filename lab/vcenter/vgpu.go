@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/catalog"
+	"vcsim/vgputypes"
 )
 
 const (
@@ -274,7 +275,7 @@ type vgpuPlacement struct {
 func loadsOf(h *hostState) []*gpuLoad {
 	loads := make([]*gpuLoad, len(h.gpus))
 	for i, g := range h.gpus {
-		l := &gpuLoad{gpu: g, mixed: g.vgpuMode() == vgpuModeMixedSize, profile: g.profile(), count: len(g.vgpus)}
+		l := &gpuLoad{gpu: g, mixed: g.vgpuMode() == vgputypes.ModeMixedSize, profile: g.profile(), count: len(g.vgpus)}
 		for _, s := range g.vgpus {
 			fb := g.framebufferOf(s.profile)
 			l.usedMiB += fb

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vgputypes"
 )
 
 // mixedHost is a host with the given GPUs in Shared Direct and mixed-size mode, as after an Xorg restart.
@@ -13,7 +15,7 @@ func mixedHost(t *testing.T, model string, count int) *hostState {
 	t.Helper()
 	h := gpuHost(t, model, count)
 	for _, g := range h.gpus {
-		g.mode = vgpuModeMixedSize
+		g.mode = vgputypes.ModeMixedSize
 	}
 	return h
 }
@@ -34,7 +36,7 @@ func placeMixed(t *testing.T, loads []*gpuLoad, policy string, profiles ...strin
 
 func TestMixedSizeSharesAGPUAtPlacementIDs(t *testing.T) {
 	h := mixedHost(t, "L40S", 1)
-	if got := h.gpus[0].vgpuMode(); got != vgpuModeMixedSize {
+	if got := h.gpus[0].vgpuMode(); got != vgputypes.ModeMixedSize {
 		t.Fatalf("vgpuMode %s", got)
 	}
 	loads := loadsOf(h)
@@ -102,7 +104,7 @@ func TestMixedSizeIgnoresTheAssignmentPolicy(t *testing.T) {
 
 func TestMixedSizeNeedsACapableModel(t *testing.T) {
 	h := mixedHost(t, "P40", 1)
-	if got := h.gpus[0].vgpuMode(); got != vgpuModeSameSize {
+	if got := h.gpus[0].vgpuMode(); got != vgputypes.ModeSameSize {
 		t.Fatalf("a P40 configured mixedSize runs %s", got)
 	}
 	loads := loadsOf(h)
@@ -115,23 +117,23 @@ func TestMixedSizeNeedsACapableModel(t *testing.T) {
 func TestVgpuModeChangeRefusedWhileVgpusRun(t *testing.T) {
 	h := gpuHost(t, "L40S", 2)
 	h.gpus[0].vgpus = []*vgpuSlot{{profile: "grid_l40s-8c", gpu: h.gpus[0], at: -1}}
-	f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{
-		{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgpuModeMixedSize},
-		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgpuModeMixedSize}}})
+	f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{
+		{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize},
+		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize}}})
 	if f == nil || !strings.Contains(f.msg, "0000:3b:00.0 cannot change from sameSize to mixedSize while vGPUs run") {
 		t.Fatalf("fault %v", f)
 	}
 	if _, ok := f.fault.(*types.InvalidState); !ok || len(h.config.DeviceType) != 0 {
 		t.Errorf("InvalidState and nothing stored: %T %+v", f.fault, h.config.DeviceType)
 	}
-	same := HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{
-		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsShared, VgpuMode: vgpuModeSameSize}}}
+	same := vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{
+		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsShared, VgpuMode: vgputypes.ModeSameSize}}}
 	if f := h.updateGraphicsConfig(same); f != nil {
 		t.Errorf("sameSize spelled out is no change of mode: %v", f)
 	}
 	h.gpus[0].vgpus = nil
-	if f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{
-		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgpuModeMixedSize}}}); f != nil {
+	if f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{
+		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize}}}); f != nil {
 		t.Errorf("an idle GPU changes mode: %v", f)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"vcsim/labtest"
 	"vcsim/topology"
+	"vcsim/vgputypes"
 )
 
 func hostRef(value string) types.ManagedObjectReference {
@@ -114,13 +115,13 @@ func TestGraphicsConfig(t *testing.T) {
 		g.active = graphicsBasic
 	}
 	bad := []struct {
-		config   HostGraphicsConfig
+		config   vgputypes.HostGraphicsConfig
 		property string
 	}{
-		{HostGraphicsConfig{HostDefaultGraphicsType: "direct"}, "config.hostDefaultGraphicsType"},
-		{HostGraphicsConfig{SharedPassthruAssignmentPolicy: "fastest"}, "config.sharedPassthruAssignmentPolicy"},
-		{HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:99:00.0", GraphicsType: "shared"}}}, "config.deviceType.deviceId"},
-		{HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:3b:00.0", GraphicsType: "basic"}}}, "config.deviceType.graphicsType"},
+		{vgputypes.HostGraphicsConfig{HostDefaultGraphicsType: "direct"}, "config.hostDefaultGraphicsType"},
+		{vgputypes.HostGraphicsConfig{SharedPassthruAssignmentPolicy: "fastest"}, "config.sharedPassthruAssignmentPolicy"},
+		{vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{DeviceId: "0000:99:00.0", GraphicsType: "shared"}}}, "config.deviceType.deviceId"},
+		{vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{DeviceId: "0000:3b:00.0", GraphicsType: "basic"}}}, "config.deviceType.graphicsType"},
 	}
 	for _, b := range bad {
 		f := h.updateGraphicsConfig(b.config)
@@ -131,15 +132,15 @@ func TestGraphicsConfig(t *testing.T) {
 	if h.config.HostDefaultGraphicsType != graphicsShared || len(h.config.DeviceType) != 0 {
 		t.Fatalf("a refused config changed the host: %+v", h.config)
 	}
-	ok := func(c HostGraphicsConfig) {
+	ok := func(c vgputypes.HostGraphicsConfig) {
 		if f := h.updateGraphicsConfig(c); f != nil {
 			t.Fatal(f)
 		}
 	}
-	ok(HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect,
-		DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
-	ok(HostGraphicsConfig{SharedPassthruAssignmentPolicy: policyConsolidation,
-		DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect}}})
+	ok(vgputypes.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect,
+		DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
+	ok(vgputypes.HostGraphicsConfig{SharedPassthruAssignmentPolicy: policyConsolidation,
+		DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect}}})
 	if c := h.config; c.HostDefaultGraphicsType != graphicsSharedDirect || c.SharedPassthruAssignmentPolicy != policyConsolidation ||
 		len(c.DeviceType) != 1 || c.DeviceType[0].GraphicsType != graphicsSharedDirect {
 		t.Errorf("fields given replace, device types merge by id: %+v", c)
@@ -149,7 +150,7 @@ func TestGraphicsConfig(t *testing.T) {
 	}
 
 	h.gpus[1].vgpus = []*vgpuSlot{{profile: "grid_p40-8q"}}
-	ok(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
+	ok(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{DeviceId: "0000:5e:00.0", GraphicsType: graphicsShared}}})
 	h.gpus[1].active = graphicsSharedDirect
 	h.applyGraphicsConfig()
 	if h.gpus[0].active != graphicsSharedDirect || h.gpus[1].active != graphicsSharedDirect || !h.sharedGraphicsActive() {

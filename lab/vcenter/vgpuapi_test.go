@@ -7,11 +7,13 @@ import (
 
 	"github.com/vmware/govmomi/vim25/types"
 	"github.com/vmware/govmomi/vim25/xml"
+
+	"vcsim/vgputypes"
 )
 
 func TestVgpuMode(t *testing.T) {
 	h := gpuHost(t, "P40", 2)
-	f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{
+	f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{
 		DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: "equal"}}})
 	if f == nil || f.fault.(*types.InvalidArgument).InvalidProperty != "config.deviceType.vgpuMode" ||
 		!strings.Contains(f.msg, `"equal" for device 0000:3b:00.0 is not one of sameSize, mixedSize`) {
@@ -22,43 +24,43 @@ func TestVgpuMode(t *testing.T) {
 	}
 
 	// A P40 keeps mixedSize in its configuration but runs equal-size vGPUs.
-	if f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{
-		DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgpuModeMixedSize}}}); f != nil {
+	if f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{
+		DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize}}}); f != nil {
 		t.Fatal(f)
 	}
 	h.applyGraphicsConfig()
-	if h.gpus[1].vgpuMode() != vgpuModeSameSize || h.graphicsConfigEx().DeviceType[0].VgpuMode != vgpuModeMixedSize {
+	if h.gpus[1].vgpuMode() != vgputypes.ModeSameSize || h.graphicsConfigEx().DeviceType[0].VgpuMode != vgputypes.ModeMixedSize {
 		t.Errorf("mixedSize on a P40: in effect %s, configured %+v", h.gpus[1].vgpuMode(), h.graphicsConfigEx())
 	}
 
 	h = gpuHost(t, "P40", 2)
 	h.gpus[0].model.MixedSizeCapable = true
 	defer func() { h.gpus[0].model.MixedSizeCapable = false }()
-	if f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{
-		DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgpuModeMixedSize}}}); f != nil {
+	if f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{
+		DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize}}}); f != nil {
 		t.Fatal(f)
 	}
 	h.gpus[1].active = graphicsShared
-	if got := []string{h.gpus[0].vgpuMode(), h.gpus[1].vgpuMode()}; got[0] != vgpuModeSameSize || got[1] != vgpuModeNone {
+	if got := []string{h.gpus[0].vgpuMode(), h.gpus[1].vgpuMode()}; got[0] != vgputypes.ModeSameSize || got[1] != vgputypes.ModeNone {
 		t.Errorf("before Xorg restarts: %v, want [sameSize none]", got)
 	}
 	h.applyGraphicsConfig()
 	info := h.graphicsInfoEx()
-	if info[0].VgpuMode != vgpuModeMixedSize || info[1].VgpuMode != vgpuModeNone {
+	if info[0].VgpuMode != vgputypes.ModeMixedSize || info[1].VgpuMode != vgputypes.ModeNone {
 		t.Errorf("after Xorg restart: %+v", info)
 	}
-	if c := h.graphicsConfigEx(); len(c.DeviceType) != 1 || c.DeviceType[0].VgpuMode != vgpuModeMixedSize ||
+	if c := h.graphicsConfigEx(); len(c.DeviceType) != 1 || c.DeviceType[0].VgpuMode != vgputypes.ModeMixedSize ||
 		h.graphicsConfig().DeviceType[0].GraphicsType != graphicsSharedDirect {
 		t.Errorf("graphicsConfig: %+v", c)
 	}
 
 	// An entry given again replaces the stored one, vgpuMode included.
-	if f := h.updateGraphicsConfig(HostGraphicsConfig{DeviceType: []HostGraphicsConfigDeviceType{{
+	if f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{
 		DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect}}}); f != nil {
 		t.Fatal(f)
 	}
 	h.applyGraphicsConfig()
-	if got := h.gpus[0].vgpuMode(); got != vgpuModeSameSize {
+	if got := h.gpus[0].vgpuMode(); got != vgputypes.ModeSameSize {
 		t.Errorf("entry without vgpuMode: %s, want sameSize", got)
 	}
 }
@@ -69,7 +71,7 @@ func TestVgpuProfileAndDeviceInfo(t *testing.T) {
 	if len(profiles) != len(h.profiles) {
 		t.Fatalf("%d profiles, want each of the host's %d once", len(profiles), len(h.profiles))
 	}
-	var p8q *VirtualMachineVgpuProfileInfo
+	var p8q *vgputypes.VirtualMachineVgpuProfileInfo
 	for i := range profiles {
 		if profiles[i].ProfileName == "grid_p40-8q" {
 			p8q = &profiles[i]
@@ -91,7 +93,7 @@ func TestVgpuTypesMarshal(t *testing.T) {
 	h := gpuHost(t, "P40", 1)
 	var buf bytes.Buffer
 	value := types.DynamicProperty{Name: "graphicsInfo",
-		Val: &ArrayOfHostGraphicsInfo{HostGraphicsInfo: h.graphicsInfoEx()}}
+		Val: &vgputypes.ArrayOfHostGraphicsInfo{HostGraphicsInfo: h.graphicsInfoEx()}}
 	if err := xml.NewEncoder(&buf).Encode(value); err != nil {
 		t.Fatal(err)
 	}
