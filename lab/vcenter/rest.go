@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"sort"
-	"time"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
@@ -28,66 +26,13 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	for name, op := range vcenterOperations(l) {
 		rt.Register(name, op)
 	}
-	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.getTask)
+	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.vlcm.tasks.Serve)
 	rt.Add(http.MethodGet, "/api/vcenter/datacenter", l.listDatacenters)
 	rt.Add(http.MethodGet, "/api/vcenter/cluster", l.listClusters)
 	rt.Add(http.MethodGet, "/api/vcenter/host", l.listHosts)
 	l.vlcm.routes(rt)
 	l.rest.Handle("/api", rt) // JSON-RPC
 	l.rest.Handle("/api/", rt)
-}
-
-// startTask registers a task and runs work in the background; work returns the result or the error. The
-// caller holds l.mu; work runs without it and takes it for every change (setProgress does too).
-func (l *Lab) startTask(c *vapi.Call, service, operation string, target map[string]string,
-	work func(t *vapi.Task) (interface{}, *vapi.Err)) *vapi.Task {
-	t := vapi.NewTask(service, operation, target, c.User)
-	l.vlcm.tasks[t.ID] = t
-	l.background.Add(1)
-	go func() {
-		defer l.background.Done()
-		l.mu.Lock()
-		t.Status, t.Started, t.Progress = "RUNNING", time.Now(), operation+" started"
-		l.mu.Unlock()
-		result, err := work(t)
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		t.Ended = time.Now()
-		if err != nil {
-			t.Status, t.Err = "FAILED", err
-			l.logf("REST task %s.%s failed: %s", service, operation, err.Error())
-			return
-		}
-		t.Status, t.Result, t.Completed, t.Progress = "SUCCEEDED", result, t.Total, operation+" completed"
-	}()
-	jsonhttp.Write(c.W, http.StatusAccepted, t.ID)
-	return t
-}
-
-// setProgress records progress; completed only grows, as the API promises.
-func (l *Lab) setProgress(t *vapi.Task, completed, total int64, format string, args ...interface{}) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if completed > t.Completed {
-		t.Completed = completed
-	}
-	t.Total = total
-	t.Progress = fmt.Sprintf(format, args...)
-}
-
-func (l *Lab) getTask(c *vapi.Call) {
-	l.mu.Lock()
-	t := l.vlcm.tasks[c.Params["task"]]
-	var info vapi.TaskInfo
-	if t != nil {
-		info = t.Info()
-	}
-	l.mu.Unlock()
-	if t == nil {
-		c.Fail(vapi.NewErr("NOT_FOUND", "There is no task %s.", c.Params["task"]))
-		return
-	}
-	jsonhttp.Write(c.W, http.StatusOK, info)
 }
 
 func (l *Lab) listDatacenters(c *vapi.Call) {

@@ -49,7 +49,7 @@ var defaultBaseImages = []baseImage{
 
 type vlcmState struct {
 	lab   *Lab
-	tasks map[string]*vapi.Task
+	tasks *vapi.Tasks // the CIS tasks of its REST operations
 
 	depots    map[string]*offlineDepot
 	nextDepot int
@@ -93,7 +93,7 @@ type imageDraft struct {
 func newVLCM(l *Lab, topo *topology.Topology) *vlcmState {
 	v := &vlcmState{
 		lab:              l,
-		tasks:            map[string]*vapi.Task{},
+		tasks:            vapi.NewTasks(&l.mu, &l.background),
 		depots:           map[string]*offlineDepot{},
 		images:           map[types.ManagedObjectReference]*clusterImage{},
 		installed:        map[types.ManagedObjectReference]map[string]string{},

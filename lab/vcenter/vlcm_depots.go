@@ -116,8 +116,8 @@ func (v *vlcmState) createDepot(c *vapi.Call) {
 	if spec.Description != nil {
 		description = *spec.Description
 	}
-	v.lab.startTask(c, depotsService, "create", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.setProgress(t, 0, 2, "Downloading %s", location)
+	v.tasks.Start(c, depotsService, "create", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
+		v.tasks.SetProgress(t, 0, 2, "Downloading %s", location)
 		data, err := v.fetch(location)
 		if err != nil {
 			return nil, vapi.NewErr("ERROR", "Cannot download the offline bundle from %s: %v.", location, err)
@@ -126,7 +126,7 @@ func (v *vlcmState) createDepot(c *vapi.Call) {
 		if err != nil {
 			return nil, vapi.NewErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
 		}
-		v.lab.setProgress(t, 1, 2, "Importing the metadata of %s", location)
+		v.tasks.SetProgress(t, 1, 2, "Importing the metadata of %s", location)
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		if id := v.sameContent(parsed); id != "" {
@@ -187,7 +187,7 @@ func (v *vlcmState) deleteDepot(c *vapi.Call) {
 			}
 		}
 	}
-	v.lab.startTask(c, depotsService, "delete", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, depotsService, "delete", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		delete(v.depots, d.id)

@@ -85,7 +85,7 @@ func (v *vlcmState) enable(c *vapi.Call) {
 			name(ref)))
 		return
 	}
-	v.lab.startTask(c, enablementService, "enable", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, enablementService, "enable", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		img.managed = true
@@ -372,7 +372,7 @@ func (v *vlcmState) validateDraft(c *vapi.Call) {
 	if d == nil {
 		return
 	}
-	v.lab.startTask(c, draftsService, "validate", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, draftsService, "validate", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		n := noNotifications()
@@ -395,7 +395,7 @@ func (v *vlcmState) commitDraft(c *vapi.Call) {
 	if d == nil {
 		return
 	}
-	v.lab.startTask(c, draftsService, "commit", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, draftsService, "commit", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		if img.drafts[d.id] != d {

@@ -194,7 +194,7 @@ func (v *vlcmState) scan(c *vapi.Call) {
 	if img == nil {
 		return
 	}
-	v.lab.startTask(c, softwareService, "scan", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, softwareService, "scan", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		img.compliance = v.scanCluster(ref, img.target())
@@ -281,7 +281,7 @@ func (v *vlcmState) check(c *vapi.Call) {
 		return
 	}
 	img.busy = "check"
-	v.lab.startTask(c, softwareService, "check", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, softwareService, "check", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		v.lab.mu.Lock()
 		defer v.lab.mu.Unlock()
 		defer func() { img.busy = "" }()
@@ -398,7 +398,7 @@ func (v *vlcmState) apply(c *vapi.Call) {
 	}
 	img.busy = "apply"
 	eula := spec.AcceptEULA != nil && *spec.AcceptEULA
-	v.lab.startTask(c, softwareService, "apply", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
+	v.tasks.Start(c, softwareService, "apply", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		defer func() {
 			v.lab.mu.Lock()
 			img.busy = ""

@@ -1,5 +1,5 @@
 // Package vapi is the protocol side of vCenter's vSphere Automation API under /api: REST routes with sessions, the
-// API's standard errors, CIS task information and JSON-RPC 2.0 (jsonrpc.go). The operations themselves (vLCM,
+// API's standard errors, CIS tasks and JSON-RPC 2.0 (jsonrpc.go). The operations themselves (vLCM,
 // com.vmware.vcenter) belong to the lab, which registers them.
 package vapi
 
@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log"
 	"net/http"
 	"net/url"
 	"strings"
@@ -319,10 +320,78 @@ type Task struct {
 	Ended     time.Time
 }
 
-// NewTask is a pending task of user's, with a new id.
-func NewTask(service, operation string, target map[string]string, user string) *Task {
+// newTask is a pending task of user's, with a new id.
+func newTask(service, operation string, target map[string]string, user string) *Task {
 	return &Task{ID: randomHex(16) + ":" + service, Service: service, Operation: operation, Target: target,
 		User: user, Status: "PENDING", Total: 1}
+}
+
+// Tasks are the CIS tasks of a server. Tasks and their work change under lock, the lock of the state the work
+// changes, so that a task's information and that state are read together; background counts the running work.
+type Tasks struct {
+	lock       sync.Locker
+	background *sync.WaitGroup
+	byID       map[string]*Task
+}
+
+// NewTasks answers an empty task list whose tasks change under lock and count in background.
+func NewTasks(lock sync.Locker, background *sync.WaitGroup) *Tasks {
+	return &Tasks{lock: lock, background: background, byID: map[string]*Task{}}
+}
+
+// Start registers a task and runs work in the background; work returns the result or the error. The caller holds
+// the lock; work runs without it and takes it for every change (SetProgress does too). The call is answered with
+// the task's id.
+func (ts *Tasks) Start(c *Call, service, operation string, target map[string]string,
+	work func(t *Task) (interface{}, *Err)) *Task {
+	t := newTask(service, operation, target, c.User)
+	ts.byID[t.ID] = t
+	ts.background.Add(1)
+	go func() {
+		defer ts.background.Done()
+		ts.lock.Lock()
+		t.Status, t.Started, t.Progress = "RUNNING", time.Now(), operation+" started"
+		ts.lock.Unlock()
+		result, err := work(t)
+		ts.lock.Lock()
+		defer ts.lock.Unlock()
+		t.Ended = time.Now()
+		if err != nil {
+			t.Status, t.Err = "FAILED", err
+			log.Printf("REST task %s.%s failed: %s", service, operation, err.Error())
+			return
+		}
+		t.Status, t.Result, t.Completed, t.Progress = "SUCCEEDED", result, t.Total, operation+" completed"
+	}()
+	jsonhttp.Write(c.W, http.StatusAccepted, t.ID)
+	return t
+}
+
+// SetProgress records progress; completed only grows, as the API promises.
+func (ts *Tasks) SetProgress(t *Task, completed, total int64, format string, args ...interface{}) {
+	ts.lock.Lock()
+	defer ts.lock.Unlock()
+	if completed > t.Completed {
+		t.Completed = completed
+	}
+	t.Total = total
+	t.Progress = fmt.Sprintf(format, args...)
+}
+
+// Serve answers GET /api/cis/tasks/{task}.
+func (ts *Tasks) Serve(c *Call) {
+	ts.lock.Lock()
+	t := ts.byID[c.Params["task"]]
+	var info TaskInfo
+	if t != nil {
+		info = t.Info()
+	}
+	ts.lock.Unlock()
+	if t == nil {
+		c.Fail(NewErr("NOT_FOUND", "There is no task %s.", c.Params["task"]))
+		return
+	}
+	jsonhttp.Write(c.W, http.StatusOK, info)
 }
 
 // TaskInfo is the JSON of com.vmware.cis.task.Info.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 )
 
@@ -114,5 +115,57 @@ func TestJSONRPC(t *testing.T) {
 	if e, _ := rpc(rt, "not json-rpc")["error"].(map[string]interface{}); e["code"] != float64(RPCInvalidRequest) &&
 		e["code"] != float64(RPCParseError) {
 		t.Errorf("garbage answered %v", e)
+	}
+}
+
+func TestTasks(t *testing.T) {
+	var mu sync.Mutex
+	var background sync.WaitGroup
+	tasks := NewTasks(&mu, &background)
+	rt := NewRouter(func() (string, string) { return "lab", "s3cret" })
+	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", tasks.Serve)
+	release := make(chan struct{})
+	start := func(fail bool) string {
+		w := httptest.NewRecorder()
+		mu.Lock()
+		defer mu.Unlock()
+		tasks.Start(&Call{W: w, User: "lab"}, "com.vmware.lab.things", "make", map[string]string{"thing": "a"},
+			func(task *Task) (interface{}, *Err) {
+				tasks.SetProgress(task, 1, 2, "half made")
+				<-release
+				if fail {
+					return nil, NewErr("ERROR", "no thing")
+				}
+				return "a", nil
+			})
+		var id string
+		if w.Code != http.StatusAccepted || json.Unmarshal(w.Body.Bytes(), &id) != nil {
+			t.Fatalf("start: %d %s", w.Code, w.Body)
+		}
+		return id
+	}
+	made, failed := start(false), start(true)
+	var session string
+	_ = json.Unmarshal(serve(rt, http.MethodPost, "/api/session", "", nil).Body.Bytes(), &session)
+	info := func(id string) TaskInfo {
+		var i TaskInfo
+		w := serve(rt, http.MethodGet, "/api/cis/tasks/"+id, session, nil)
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &i) != nil {
+			t.Fatalf("task %s: %d %s", id, w.Code, w.Body)
+		}
+		return i
+	}
+	close(release)
+	background.Wait()
+	if i := info(made); i.Status != "SUCCEEDED" || i.Result != "a" || i.User != "lab" || i.Progress.Completed != 2 ||
+		i.Target["thing"] != "a" {
+		t.Errorf("succeeded task: %+v", i)
+	}
+	if i := info(failed); i.Status != "FAILED" || i.Error == nil || i.Error.Error() != "no thing" ||
+		i.Progress.Completed != 1 {
+		t.Errorf("failed task: %+v", i)
+	}
+	if w := serve(rt, http.MethodGet, "/api/cis/tasks/nothing", session, nil); w.Code != http.StatusNotFound {
+		t.Errorf("unknown task: %d", w.Code)
 	}
 }
