@@ -57,9 +57,9 @@ def cuda_toolkit_plan(gpu_guest, params, check_mode=False, hostname="", version_
 
 
 @filter_errors(GpuopsError)
-def gpu_validate_report(gpu_guest, outcomes, params, check_mode=False, passthrough=None, nccl=None):
+def gpu_validate_report(gpu_guest, outcomes, params, check_mode=False, passthrough=None, nccl=None, dcgm=None):
     """``guest.gpu_guest | gpuops.vgpu.gpu_validate_report(outcomes, params, ...)``: the gpu_validate role's verdicts."""
-    return _validate.gpu_validate_report(gpu_guest, outcomes or {}, params, check_mode, passthrough, nccl)
+    return _validate.gpu_validate_report(gpu_guest, outcomes or {}, params, check_mode, passthrough, nccl, dcgm)
 
 
 @filter_errors(GpuopsError)

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The gpu_validate role's verdicts, worked out once from what the guest answered: the ``gpu_guest_info`` read
 (nvidia-smi) and the outcomes of the checks' commands (``command_batch``: nvcc, the test program, the NVENC encode,
-PyTorch). The passthrough and NCCL checks come in already judged (their own filters)."""
+PyTorch). The passthrough, NCCL and DCGM checks come in already judged (their own filters)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -47,11 +47,11 @@ def smi_facts(guest):
             "msg": error.get("msg", smi.get("msg", ""))}
 
 
-def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=None, nccl=None):
+def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=None, nccl=None, dcgm=None):
     """The role's result from ``guest`` (``gpu_guest_info``'s ``gpu_guest``), ``outcomes`` (``command_batch``'s, by
     command name) and ``params`` (the role's inputs: ``license``, ``vgpu_profile``, ``nvcc``, ``cuda_home``,
     ``cuda_version``, ``cuda_program``, ``marker``, ``nvenc``, ``nvenc_required``, ``ffmpeg``, ``nvenc_encoder``,
-    ``pytorch_python``). ``passthrough`` and ``nccl`` are those checks as judged elsewhere.
+    ``pytorch_python``). ``passthrough``, ``nccl`` and ``dcgm`` are those checks as judged elsewhere.
 
     Returns ``passed``, ``failed`` and ``warnings`` (check names) and ``checks`` (name to ``status`` and ``message``
     and the check's details), in the order the role reports them.
@@ -67,6 +67,7 @@ def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=N
     checks["nvenc"] = _nvenc(outcomes.get("nvenc", _SKIPPED), params)
     checks["pytorch"] = _pytorch(outcomes.get("pytorch", _SKIPPED), params)
     checks["nccl"] = nccl or {"status": "skipped", "message": "not checked"}
+    checks["dcgm"] = dcgm or {"status": "skipped", "message": "not checked"}
     failed = [name for name, check in checks.items() if check["status"] == "failed"]
     return {"passed": not failed, "failed": failed,
             "warnings": [name for name, check in checks.items() if check["status"] == "warning"], "checks": checks}

@@ -51,7 +51,8 @@ def report(read=None, outcomes=None, check_mode=False, **params):
 def test_a_licensed_guest_passes_with_nvenc_missing_on_its_gpu_as_a_warning():
     result = report()
     checks = result["checks"]
-    assert list(checks) == ["driver", "license", "profile", "nvcc", "cuda_program", "nvenc", "pytorch", "nccl"]
+    assert list(checks) == ["driver", "license", "profile", "nvcc", "cuda_program", "nvenc", "pytorch", "nccl",
+                            "dcgm"]
     assert result["passed"] and result["failed"] == [] and result["warnings"] == ["nvenc"]
     assert checks["driver"]["message"] == "driver 510.47.03 (CUDA 11.6), GRID A100-4C"
     assert checks["license"]["message"] == "NVIDIA Virtual Compute Server, expires 2022-05-27T00:08:28Z"
@@ -63,7 +64,7 @@ def test_a_licensed_guest_passes_with_nvenc_missing_on_its_gpu_as_a_warning():
     assert checks["nvenc"]["errors"][-1] == "Error initializing output stream 0:0 -- Error while opening encoder " \
                                             "for output stream #0:0"
     assert checks["pytorch"]["message"] == "torch 1.12.0 (CUDA 11.6) sees GRID A100-4C"
-    assert checks["nccl"]["status"] == "skipped"
+    assert checks["nccl"]["status"] == "skipped" and checks["dcgm"]["status"] == "skipped"
 
 
 def test_an_unlicensed_guest_fails_the_license_check_with_nvidia_smis_words():
@@ -154,10 +155,13 @@ def test_pytorch_fails_with_what_it_answered(torch, message):
 def test_checks_judged_elsewhere_are_reported_in_their_place():
     passthrough = {"gpus": {"status": "failed", "message": "2 GPUs, 4 expected"}}
     nccl = {"status": "ok", "message": "all_reduce_perf: 180 GB/s"}
+    dcgm = {"status": "failed", "message": "DCGM 4.2.3 level 2: GPU 1 failed memory: ..."}
     params = dict(PARAMS, cuda_program=False, nvenc=False, pytorch_python="")
-    result = guest_plans.gpu_validate_report(guest(), {"nvcc": NVCC_116}, params, passthrough=passthrough, nccl=nccl)
+    result = guest_plans.gpu_validate_report(guest(), {"nvcc": NVCC_116}, params, passthrough=passthrough, nccl=nccl,
+                                             dcgm=dcgm)
     assert list(result["checks"])[:3] == ["driver", "gpus", "license"] and result["checks"]["nccl"] == nccl
-    assert not result["passed"] and result["failed"] == ["gpus"]
+    assert list(result["checks"])[-1] == "dcgm" and result["checks"]["dcgm"] == dcgm
+    assert not result["passed"] and result["failed"] == ["gpus", "dcgm"]
 
 
 def test_a_vgpu_profile_that_is_no_profile_name_is_a_filter_error():
