@@ -30,6 +30,9 @@ Writes into DIR, under the real artifacts' file names:
 - nccl/all_reduce_perf: nccl-tests' all-reduce test, with bus bandwidths that follow the guest's nvidia-smi topology.
 - directpath/: nvidia-smi for a lab guest whose VM holds whole GPUs of the lab vCenter (directpath/), with the host
   shell stand-in's formats (lab/hosts) it renders them in.
+- datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb (dcgmi, nv-hostengine, the nvidia-dcgm unit) and
+  datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb (depends on it), NVIDIA DCGM 4 under its package names; dcgm/dcgmi
+  on its own too.
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -71,6 +74,7 @@ CUDA_RELEASES = (
     ("11.8.0", "520.61.05", "11.8.89", "2022", "Wed_Sep_21_10:33:58_PDT_2022", "31833905"),
     ("12.1.1", "530.30.02", "12.1.105", "2023", "Mon_Apr__3_17:16:06_PDT_2023", "32688072"),
 )
+DCGM_VERSION = "4.2.3-1"
 CUDNN_ARCHIVES = (("8.9.7.29", "11"), ("9.1.0.70", "12"))
 CUDNN_WHEEL = ("8.9.6.50", "11")
 TOKENS = {
@@ -331,6 +335,27 @@ def build_container_toolkit(out, work):
     dpkg_deb(meta, os.path.join(out, "nvidia-container-toolkit_%s_amd64.deb" % TOOLKIT_VERSION))
 
 
+def build_dcgm(out, work):
+    """DCGM 4's packages as NVIDIA splits them: the CUDA-major package depends on the core one, which holds dcgmi,
+    nv-hostengine and the nvidia-dcgm unit (dcgm/)."""
+    core = os.path.join(work, "dcgm-core")
+    put(core, "DEBIAN/control", control(
+        "datacenter-gpu-manager-4-core", DCGM_VERSION,
+        "NVIDIA Datacenter GPU Manager 4 core (gpuops lab stand-in)\n dcgmi, nv-hostengine, nvidia-dcgm unit."))
+    put(core, "usr/bin/dcgmi", read("dcgm", "dcgmi"), 0o755)
+    put(core, "usr/bin/nv-hostengine", read("dcgm", "nv-hostengine"), 0o755)
+    put(core, "usr/lib/systemd/system/nvidia-dcgm.service", read("dcgm", "nvidia-dcgm.service"))
+    dpkg_deb(core, os.path.join(out, "datacenter-gpu-manager-4-core_%s_amd64.deb" % DCGM_VERSION))
+    cuda = os.path.join(work, "dcgm-cuda12")
+    put(cuda, "DEBIAN/control", control(
+        "datacenter-gpu-manager-4-cuda12", DCGM_VERSION,
+        "NVIDIA Datacenter GPU Manager 4 for CUDA 12 (gpuops lab stand-in)",
+        depends="datacenter-gpu-manager-4-core (= %s)" % DCGM_VERSION))
+    put(cuda, "usr/libexec/datacenter-gpu-manager-4/plugins/cuda12/README.lab", "gpuops lab stand-in\n")
+    dpkg_deb(cuda, os.path.join(out, "datacenter-gpu-manager-4-cuda12_%s_amd64.deb" % DCGM_VERSION))
+    put(out, "dcgm/dcgmi", read("dcgm", "dcgmi"), 0o755)
+
+
 def build_passthrough_smi(out, fixtures):
     put(out, "passthrough/nvidia-smi", read("mig", "nvidia-smi"), 0o755)
     for name, fixture in PASSTHROUGH_RECORDINGS.items():
@@ -376,6 +401,7 @@ def main():
         build_passthrough_smi(args.out, fixtures)
         put(args.out, "nccl/all_reduce_perf", read("nccl", "all_reduce_perf"), 0o755)
         build_directpath_smi(args.out)
+        build_dcgm(args.out, work)
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):
