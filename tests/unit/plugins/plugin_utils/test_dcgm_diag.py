@@ -222,3 +222,61 @@ def test_a_run_that_skipped_everything_is_a_warning():
         "GPU0: Pass", "GPU0: Skip")
     check = _dcgm_diag.dcgm_check({"rc": 0, "stdout": skipped}, 3)
     assert check["status"] == "warning" and "skipped every test" in check["message"]
+
+
+STANDIN = os.path.normpath(os.path.join(FIXTURES, "..", "..", "..", "lab", "guests", "standins", "dcgm", "dcgmi"))
+# A real nvidia-smi -q -x of two RTX A5000 with ECC off, listed with minor numbers 1 then 0.
+A5000_XML = os.path.join(FIXTURES, "..", "nvidia-smi", "xml_v13_2x_rtx_a5000_ecc_disabled_driver590.xml")
+
+
+@pytest.fixture
+def guest_smi(tmp_path):
+    """An nvidia-smi whose -q -x is the recording, optionally with the second GPU's temperature raised."""
+    def make(hot=None):
+        with open(A5000_XML) as handle:
+            xml = handle.read()
+        if hot is not None:
+            head, _, tail = xml.rpartition("<gpu_temp>")
+            xml = head + "<gpu_temp>%d C" % hot + tail[tail.index("</gpu_temp>"):]
+        (tmp_path / "q.xml").write_text(xml)
+        script = tmp_path / "nvidia-smi"
+        script.write_text('#!/bin/sh\ncat "%s"\n' % (tmp_path / "q.xml"))
+        script.chmod(0o755)
+        return dict(os.environ, PATH="%s:%s" % (tmp_path, os.environ["PATH"]))
+    return make
+
+
+def run_standin(env, *args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, STANDIN] + list(args), env=env, stdout=subprocess.PIPE,
+                          universal_newlines=True, check=False)
+
+
+def test_lab_standin_answers_in_both_layouts_what_the_parser_reads(guest_smi):
+    env = guest_smi()
+    for args in (("-j",), ()):
+        run = run_standin(env, "diag", "-r", "2", *args)
+        assert run.returncode == 0, run.stdout
+        parsed = _dcgm_diag.parse_diag(run.stdout)
+        assert parsed["format"] == ("json" if args else "text")
+        assert (parsed["version"], parsed["driver_version"]) == ("4.2.3", "590.44.01")
+        tests = by_name(parsed)
+        assert list(tests) == ["software", "memory", "pcie"]
+        # ECC is off on both GPUs of the recording: DCGM's memory test skips them.
+        assert tests["memory"]["gpus"] == {"0": "Skip", "1": "Skip"} and tests["pcie"]["status"] == "Pass"
+        assert _dcgm_diag.dcgm_check({"rc": 0, "stdout": run.stdout}, 2)["status"] == "ok"
+
+
+def test_lab_standin_fails_a_gpu_above_its_slowdown_temperature_from_level_2(guest_smi):
+    env = guest_smi(hot=97)
+    run = run_standin(env, "diag", "-r", "2", "-j")
+    assert run.returncode == 226
+    check = _dcgm_diag.dcgm_check({"rc": run.returncode, "stdout": run.stdout}, 2)
+    assert check["status"] == "failed"
+    assert [(item["gpu"], item["test"]) for item in check["failures"]] == [("1", "pcie")]
+    assert "GPU 1 failed pcie: Temperature 97 of GPU 1 exceeded user-specified maximum allowed temperature 95" \
+        in check["message"]
+    assert run_standin(env, "diag", "-r", "1").returncode == 0
+    refused = run_standin(env, "diag", "-r", "1", "--host", "127.0.0.1:1")
+    assert refused.returncode == 235 and "unable to establish a connection" in refused.stdout
