@@ -16,9 +16,9 @@ _dcgm_diag = lazy_module("plugin_utils._dcgm_diag")
 
 
 @filter_errors(GpuopsError)
-def dcgm_diag_check(outcome, level, dcgmi="dcgmi", gpus=None):
+def dcgm_diag_check(outcome, level, dcgmi="dcgmi", gpus=None, whole_gpus=True):
     """``run.outcomes.dcgm_diag | gpuops.vgpu.dcgm_diag_check(level)``: the verdict on a ``dcgmi diag`` run."""
-    return _dcgm_diag.dcgm_check(outcome, level, dcgmi, gpus)
+    return _dcgm_diag.dcgm_check(outcome, level, dcgmi, gpus, whole_gpus)
 
 
 class FilterModule(object):

@@ -263,15 +263,21 @@ def _grouped(items, verb, bus_ids):
                      for (gpu, words), tests in groups)
 
 
-def dcgm_check(outcome, level, dcgmi="dcgmi", gpus=None):
+def dcgm_check(outcome, level, dcgmi="dcgmi", gpus=None, whole_gpus=True):
     """The verdict on one ``dcgmi diag -r <level>`` run, from its ``command_batch`` outcome (``rc``, ``stdout``,
     ``msg``): ``ok`` when every test passed or was skipped on every GPU, ``warning`` on DCGM's warnings or when it
     skipped every test, ``failed`` when a test failed, naming each GPU (by nvidia-smi's bus id where ``gpus``, the
     driver read's GPUs, give it), the test and DCGM's own message, and what to do. A run that gave no result (no
-    dcgmi, no host engine, output of another shape) fails with what dcgmi said."""
+    dcgmi, no host engine, output of another shape) fails with what dcgmi said. On GPUs the machine does not own
+    (``whole_gpus`` false: a vGPU guest) the check fails without a run: DCGM supports bare metal and full passthrough
+    only ("Bare metal and virtualized (full passthrough only)", DCGM Getting Started, Supported Platforms)."""
     level = int(level)
     if not level:
         return {"status": "skipped", "message": "not checked (gpu_validate_dcgm_level is 0)", "level": 0}
+    if not whole_gpus:
+        return {"status": "failed", "level": level, "message": (
+            "not run: gpu_validate_dcgm_level %d asks for DCGM's diagnostic, which runs only on whole GPUs (passthrough "
+            "guests, bare-metal servers in gpu_servers), not on a vGPU; set gpu_validate_dcgm_level to 0 here" % level)}
     if not outcome or outcome.get("skipped"):
         return {"status": "skipped", "message": (outcome or {}).get("msg") or "no working driver", "level": level}
     stdout = outcome.get("stdout") or ""

@@ -32,6 +32,7 @@ PACKAGES = ["/srv/lab-artifacts/datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb"
             "/srv/lab-artifacts/datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb"]
 REPORT = "Report the checks"
 SHOW = "Show the checks, and fail when one failed"
+COMMANDS = "Run the checks' commands on the guest"
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +170,7 @@ def test_the_check_is_off_unless_asked_and_refuses_bad_levels_before_anything_ru
     assert rc == 0, output[-4000:]
     assert results[REPORT]["ansible_facts"]["gpu_validate_result"]["checks"]["dcgm"] == {
         "status": "skipped", "message": "not checked (gpu_validate_dcgm_level is 0)", "level": 0}
-    assert "Run DCGM's diagnostic (dcgmi diag) at the level asked for" not in results
+    assert "dcgm_diag" not in results[COMMANDS].get("outcomes", {})
 
     for level in (5, "x"):
         rc, results, output = play(tmp_path, guest, [validate(level)])
@@ -178,12 +179,13 @@ def test_the_check_is_off_unless_asked_and_refuses_bad_levels_before_anything_ru
         # The role's argument validation is all that ran: no check reached the guest.
         assert [name for name in results if not name.startswith("Validating arguments")] == [], list(results)
 
-    # GPUs that are not the machine's own (a vGPU guest): refused with what to do, before dcgmi runs.
+    # GPUs that are not the machine's own (a vGPU guest): dcgmi is not run, and the check says what to do.
     rc, results, output = play(tmp_path, guest, [validate(1, gpu_validate_whole_gpus=False)])
     assert rc != 0
-    refusal = results["Refuse the DCGM check where the GPUs are not the machine's own"]["msg"]
-    assert "runs only on whole GPUs" in refusal and "set gpu_validate_dcgm_level to 0" in refusal
-    assert "Run DCGM's diagnostic (dcgmi diag) at the level asked for" not in results
+    assert "dcgm_diag" not in results[COMMANDS].get("outcomes", {})
+    dcgm = results[REPORT]["ansible_facts"]["gpu_validate_result"]["checks"]["dcgm"]
+    assert dcgm["status"] == "failed" and "runs only on whole GPUs" in dcgm["message"]
+    assert "set gpu_validate_dcgm_level to 0" in dcgm["message"]
 
 
 def test_the_role_refuses_files_that_are_not_packages_and_changes_nothing(guest, pair, tmp_path):

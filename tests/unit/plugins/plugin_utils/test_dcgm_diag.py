@@ -280,3 +280,10 @@ def test_lab_standin_fails_a_gpu_above_its_slowdown_temperature_from_level_2(gue
     assert run_standin(env, "diag", "-r", "1").returncode == 0
     refused = run_standin(env, "diag", "-r", "1", "--host", "127.0.0.1:1")
     assert refused.returncode == 235 and "unable to establish a connection" in refused.stdout
+
+
+def test_a_vgpu_guest_is_refused_with_what_to_do():
+    check = _dcgm_diag.dcgm_check({}, 2, whole_gpus=False)
+    assert check["status"] == "failed" and "runs only on whole GPUs" in check["message"]
+    assert "set gpu_validate_dcgm_level to 0" in check["message"]
+    assert _dcgm_diag.dcgm_check({}, 0, whole_gpus=False)["status"] == "skipped"
