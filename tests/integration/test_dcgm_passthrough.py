@@ -202,3 +202,15 @@ def test_the_role_refuses_files_that_are_not_packages_and_changes_nothing(guest,
     assert rc != 0
     dcgm = results[REPORT]["ansible_facts"]["gpu_validate_result"]["checks"]["dcgm"]
     assert dcgm["status"] == "failed" and "dcgmi is not installed" in dcgm["message"]
+
+
+def test_the_role_refuses_dcgm_4_where_nvidia_smi_gives_no_cuda_version(lab, guest, tmp_path):
+    # After the lab's reset pt-vm-01 holds no GPU: the guest's nvidia-smi finds no device.
+    assert "No devices were found" in on_guest(guest, "nvidia-smi", "-q")
+    purge_dcgm(guest)
+    rc, results, output = play(tmp_path, guest, [{"role": "gpuops.vgpu.dcgm"}])
+    assert rc != 0
+    refusal = results["Refuse what cannot be installed, before any change"]["msg"]
+    assert "nvidia-smi gives no CUDA version" in refusal and "set dcgm_cuda_major" in refusal
+    assert "Nothing was changed." in refusal
+    assert dcgm_installed(guest) == []
