@@ -84,8 +84,12 @@ options:
       host:
         description:
           - ESXi host the VM should be registered on, for example the one C(gpuops.vgpu.vgpu_plan) chose. A VM on
-            another host is moved there while powered off (with the power handling of O(power)), so that at
-            power-on vSphere places its vGPU on that host's GPUs.
+            another host that needs a vGPU change too is moved there while powered off (with the power handling of
+            O(power)), so that at power-on vSphere places its vGPU on that host's GPUs.
+          - A powered-on VM that only needs to move goes by vMotion and keeps running, whatever O(power) says
+            (C(RelocateVM_Task), as M(gpuops.vgpu.vgpu_vmotion) moves VMs); a vGPU VM then needs
+            C(vgpu.hotmigrate.enabled) and a GPU on that host carved for its profile with room, else vCenter's
+            refusal fails the VM.
           - The requested profiles are checked against this host.
         type: str
   profile:

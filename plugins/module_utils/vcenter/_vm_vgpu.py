@@ -25,6 +25,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import VM_PROPERTIES, vgpu_devices
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vmotion import relocate_starter
 
 try:
     from pyVmomi import vim
@@ -206,7 +207,9 @@ class VgpuAssignment(Recovery):
     # ---- changing ---------------------------------------------------------------------------------------------
 
     def _apply(self, work, objects, items, states, changes, requests):
-        was_on = [index for index in work if states[index]["power_state"] == "poweredOn"]
+        # A running VM that only moves goes by vMotion and stays on; the others are off while they change.
+        was_on = [index for index in work if states[index]["power_state"] == "poweredOn"
+                  and vm_changes.needs_reconfigure(changes[index])]
         self._write_records(was_on, items, requests)
         powered_off = self._power_off(was_on, objects)
         moves = [index for index in work if changes[index]["move_to"] and index not in self.errors]
@@ -277,9 +280,7 @@ class VgpuAssignment(Recovery):
 
     def _relocate_starter(self, vm, host_name):
         target = self._host_named(host_name)
-        pool = self._resource_pool(target)
-        spec = vim.vm.RelocateSpec(host=target["obj"], pool=pool)
-        return lambda: self.client.call(vm.RelocateVM_Task, spec=spec)
+        return relocate_starter(self.client, vm, target["obj"], pool=self._resource_pool(target))
 
     def _resource_pool(self, host):
         parent = host.get("parent")

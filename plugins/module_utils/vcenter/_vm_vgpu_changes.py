@@ -124,6 +124,8 @@ def blocked_by_power(requests_and_states, power):
     for request, current, change in requests_and_states:
         if change is None:
             continue
+        if current["power_state"] == "poweredOn" and not needs_reconfigure(change):
+            continue  # a move alone: by vMotion, the VM keeps running
         if current["power_state"] == "suspended":
             blocked.append((request["label"], "is suspended; resume and shut it down, or power it off first"))
         elif current["power_state"] == "poweredOn" and power == "never":
