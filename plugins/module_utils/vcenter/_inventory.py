@@ -104,8 +104,17 @@ def vcenter_profile_facts(client, hosts):
         target = client.call(browser.QueryConfigTarget)
         for info in getattr(target, "vgpuProfileInfo", None) or []:
             facts[info.profileName] = {"framebuffer_mib": info.fbSizeInGib * 1024, "sharing": info.profileSharing,
-                                       "profile_class": info.profileClass}
+                                       "profile_class": info.profileClass,
+                                       "stun_time_estimates": stun_time_estimates(info)}
     return facts
+
+
+def stun_time_estimates(info):
+    """vCenter's vMotion stun time estimates for a profile (``VirtualMachineVgpuProfileInfo.stunTimeEstimates``,
+    API 8.0.2 and later, for C- and Q-series profiles): ``[{migration_bw_mbps, stun_time_s}]``, empty when vCenter
+    states none."""
+    return [{"migration_bw_mbps": estimate.migrationBW, "stun_time_s": estimate.stunTime}
+            for estimate in getattr(info, "stunTimeEstimates", None) or []]
 
 
 def _named_vms(vms, names):
