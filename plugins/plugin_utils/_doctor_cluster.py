@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The doctor's checks of each cluster: DRS/DPM and vGPU vMotion, hosts alike (GPUs, drivers, ECC), the image and
-capacity."""
+capacity, and the last vGPU vMotion drill where one was recorded."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -42,6 +42,38 @@ def cluster_checks(out, facts, opts):
             _image(out, cluster, opts)
         _ecc_alike(out, cluster["name"], hosts)
         _capacity(out, cluster["name"], hosts, facts)
+    if facts.get("vmotion_drill"):
+        vmotion_drill(out, vcenter, facts["vmotion_drill"])
+
+
+def vmotion_drill(out, vcenter, record):
+    """The last vGPU vMotion drill (the vgpu_vmotion_drill role's record): every VM moved and back, every checked
+    guest on the same boot with gpu_validate passed."""
+    problems, done = [], []
+    for move in record.get("moves") or []:
+        back = next((entry for entry in record.get("back") or [] if entry.get("name") == move.get("name")), {})
+        returned = move.get("returned") or back.get("moved")
+        if move.get("error") or back.get("error") or not move.get("moved") or not returned:
+            problems.append("%s: %s" % (move.get("name"), move.get("error") or back.get("error") or (
+                "did not move" if not move.get("moved") else "not moved back, on %s" % move.get("target"))))
+            continue
+        done.append("%s %s->%s in %s s, back in %s s" % (move["name"], move.get("source"), move.get("target"),
+                                                         move.get("migration_s"), move.get("return_s")
+                                                         if move.get("returned") else back.get("migration_s")))
+    for guest, seen in sorted((record.get("guests") or {}).items()):
+        verdict = (record.get("validated") or {}).get(guest) or {}
+        if not (seen or {}).get("boot_unchanged"):
+            problems.append("guest %s booted again during the move" % guest)
+        elif not verdict.get("passed"):
+            problems.append("guest %s failed %s after the move" % (guest, ", ".join(verdict.get("failed") or [])
+                                                                   or "gpu_validate"))
+    when = record.get("finished_at") or "an unknown time"
+    if problems or not done:
+        out.add("cluster", vcenter, "vmotion_drill", "FAIL", "The vGPU vMotion drill of %s failed: %s." % (
+            when, "; ".join(problems) or "no VM moved"), "Fix what it names, then run playbooks/vmotion_drill.yml again.")
+    else:
+        out.add("cluster", vcenter, "vmotion_drill", "PASS", "The vGPU vMotion drill of %s passed: %s; %d guest(s) "
+                "checked." % (when, "; ".join(done), len(record.get("guests") or {})))
 
 
 def _automation(out, cluster, hosts, facts, opts):

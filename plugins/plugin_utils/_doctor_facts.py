@@ -157,6 +157,7 @@ def collect(raw, options=None):
         "guests_group": raw.get("guests_group"),
         "bmc_gathered": raw.get("bmc_gathered", True) is not False,
         "k8s_nodes": node_facts(raw.get("k8s") or {}),
+        "vmotion_drill": raw.get("vmotion_drill") or None,
     }
 
 
