@@ -19,12 +19,13 @@ description:
     is connected and out of maintenance mode with a GPU of the same model that offers the profile, in Shared Direct
     and the same vGPU mode, idle or carved for this profile, with room for the VM's vGPUs; ECC differs between the
     hosts; the target's vGPU Manager does not accept the guest's driver. ECC and drivers are not in the vSphere API -
-    give them in O(host_facts) and O(guest_drivers); what is not given is listed in RV(vms[].unchecked).
+    give them in O(host_facts) and O(guest_drivers); what is not given is listed in the C(unchecked) of each entry
+    of RV(vms).
   - Each move is a C(RelocateVM_Task) of the powered-on VM, the same call M(gpuops.vgpu.vm_vgpu) uses for a VM it
     moves to O(gpuops.vgpu.vm_vgpu#module:vms[].host). A VM that is not powered on is refused; no VM is ever powered
     on or off.
   - vCenter reports a migration's start and end (the task), not the stun time it took, which only the VM's
-    C(vmware.log) on the hosts holds; RV(vms[].stun_time_s) is therefore null, and RV(vms[].stun_time_estimates)
+    C(vmware.log) on the hosts holds; C(stun_time_s) in RV(vms) is therefore null, and C(stun_time_estimates)
     gives vCenter's own estimate where it states one (API 8.0.2 and later, C- and Q-series profiles).
   - The guests are not checked here; the role C(gpuops.vgpu.vgpu_vmotion_drill) moves with O(return=false), checks
     each guest over SSH (license, nvidia-smi, CUDA, boot time) and then moves the VMs back.

@@ -71,8 +71,8 @@ def _plan_one(vm, hosts, hot_migrate, wanted, host_facts, guest_driver):
     if not hot_migrate:
         plan["refused"].append("vgpu.hotmigrate.enabled is false in vCenter: vGPU VMs cannot move while running")
     if source is None:
-        plan["refused"].append("it runs on no host in scope (%s)" % (vm.get("host") or "see the cluster and "
-                                                                       "datacenter options"))
+        where = vm.get("host") or "see the cluster and datacenter options"
+        plan["refused"].append("it runs on no host in scope (%s)" % where)
         return plan
     if not source.get("cluster"):
         plan["refused"].append("its host %s is standalone: vMotion needs another host of its cluster" % source["name"])
