@@ -24,7 +24,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _in_dou
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import (
     HOST_PROPERTIES,
     VM_PROPERTIES,
-    _describe_host,
+    describe_host,
     describe_vm,
     vcenter_profile_facts,
 )
@@ -93,7 +93,7 @@ def _read(client, params, requests):
     by_moid = dict((item["moid"], item) for item in items)
     facts = vcenter_profile_facts(client, raw_hosts)
     host_names = dict((host["moid"], host["name"]) for host in raw_hosts)
-    hosts = {"described": [_describe_host(host, by_moid, facts) for host in raw_hosts], "facts": facts,
+    hosts = {"described": [describe_host(host, by_moid, facts) for host in raw_hosts], "facts": facts,
              "objects": dict((host["name"], host["obj"]) for host in raw_hosts)}
     chosen = _chosen(items, requests, host_names, params["sample"])
     vms = [describe_vm(item, host_names) for item in chosen]
