@@ -162,6 +162,7 @@ password: !vault |
 clusters: [gpu-cluster]
 power_states: [poweredOn]
 
+---
 # Only the training VMs' folder, guests reached by DNS name, the A100 host's NVLink pairs, and the cache
 plugin: gpuops.vgpu.vcenter_gpu
 folders: [/dc1/vm/training]
@@ -175,6 +176,7 @@ cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/gpuops-inventory
 cache_timeout: 600
 
+---
 # The connection from the environment (VMWARE_HOST, VMWARE_USER, VMWARE_PASSWORD), groups of your own
 plugin: gpuops.vgpu.vcenter_gpu
 groups:

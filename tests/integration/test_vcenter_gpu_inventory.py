@@ -237,11 +237,11 @@ def test_bad_configuration_is_refused_before_connecting(lab, tmp_path, options, 
 
 
 def test_a_refused_login_and_an_unverified_certificate_are_named(lab, tmp_path):
-    proc, _ = ansible_inventory(lab, tmp_path, password="not-the-password")
+    proc, _inventory = ansible_inventory(lab, tmp_path, password="not-the-password")
     assert proc.returncode != 0
     assert "refused the login of user 'administrator@vsphere.local'" in " ".join(proc.stderr.split())
     assert "not-the-password" not in proc.stdout + proc.stderr
-    proc, _ = ansible_inventory(lab, tmp_path, validate_certs=True)
+    proc, _inventory = ansible_inventory(lab, tmp_path, validate_certs=True)
     assert proc.returncode != 0 and "could not be verified" in " ".join(proc.stderr.split())
 
 

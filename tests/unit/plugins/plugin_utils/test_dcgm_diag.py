@@ -236,7 +236,7 @@ def guest_smi(tmp_path):
         with open(A5000_XML) as handle:
             xml = handle.read()
         if hot is not None:
-            head, _, tail = xml.rpartition("<gpu_temp>")
+            head, _sep, tail = xml.rpartition("<gpu_temp>")
             xml = head + "<gpu_temp>%d C" % hot + tail[tail.index("</gpu_temp>"):]
         (tmp_path / "q.xml").write_text(xml)
         script = tmp_path / "nvidia-smi"

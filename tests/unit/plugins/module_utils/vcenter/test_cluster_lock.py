@@ -223,7 +223,9 @@ def test_releasing_several_clusters_releases_every_own_lock_then_names_the_other
 @pytest.mark.parametrize("check_mode, verb", [(False, "Took"), (True, "Would take")])
 def test_a_lock_taken_over_from_a_dead_run_is_named_in_a_warning(check_mode, verb):
     vc = FakeSite("gpu-cluster", "mixed-cluster", "ai-cluster")
-    vc.plant_on("mixed-cluster", **dict(OTHER, expires="2026-11-25T20:59:59Z"))
+    expired = dict(OTHER)
+    expired["expires"] = "2026-11-25T20:59:59Z"
+    vc.plant_on("mixed-cluster", **expired)
     result = lock.run_lock(vc, site_params(), check_mode=check_mode)
     assert result["warnings"] == [
         "%s over the lock of cluster mixed-cluster from awx@ctl-02 (run job-17) since 2026-11-25T20:00:00Z: it expired "
