@@ -32,12 +32,21 @@ _ANSIBLE_LABELS = {
                                        'Ansible Configuration Settings'),
     # A module with an action plugin (gpu_guest_info) says so, linking here.
     'action_plugins': ('plugins/action.html#action-plugins', 'Action plugins'),
+    # The inventory plugin's constructed options point at ansible.builtin.constructed.
+    'ansible_collections.ansible.builtin.constructed_inventory': (
+        'collections/ansible/builtin/constructed_inventory.html#ansible-collections-ansible-builtin-constructed-inventory',
+        'ansible.builtin.constructed inventory'),
 }
+# The inventory cache's options (doc fragment inventory_cache) name the settings' environment variables.
+_ANSIBLE_ENVVARS = ('ANSIBLE_CACHE_PLUGIN', 'ANSIBLE_CACHE_PLUGIN_CONNECTION', 'ANSIBLE_CACHE_PLUGIN_PREFIX',
+                    'ANSIBLE_CACHE_PLUGIN_TIMEOUT')
 _INVENTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ansible_devel.inv')
 with open(_INVENTORY, 'wb') as _inventory:
     _inventory.write(b'# Sphinx inventory version 2\n# Project: Ansible\n# Version: devel\n'
                      b'# The remainder of this file is compressed using zlib.\n')
     _lines = ''.join('%s std:label -1 %s %s\n' % (label, uri, title)
                      for label, (uri, title) in sorted(_ANSIBLE_LABELS.items()))
+    _lines += ''.join('%s std:envvar 1 reference_appendices/config.html#envvar-%s -\n' % (name, name)
+                      for name in _ANSIBLE_ENVVARS)
     _inventory.write(zlib.compress(_lines.encode('utf-8')))
 intersphinx_mapping = {'ansible_devel': (_ANSIBLE_DOCS, _INVENTORY)}

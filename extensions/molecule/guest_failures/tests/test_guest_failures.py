@@ -40,7 +40,7 @@ def test_validation_without_a_driver_tells_a_broken_driver_from_missing_nvenc(ou
     statuses = dict((name, check["status"]) for name, check in checks.items())
     assert statuses == {"driver": "failed", "license": "skipped", "profile": "skipped", "nvcc": "failed",
                         "cuda_program": "skipped", "nvenc": "failed", "pytorch": "skipped",
-                        "nccl": "skipped"}
+                        "nccl": "skipped", "dcgm": "skipped"}
     assert checks["nvenc"]["category"] == "driver"
     assert "Cannot load libnvidia-encode.so.1" in checks["nvenc"]["message"]
 

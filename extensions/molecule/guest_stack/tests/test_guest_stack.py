@@ -171,7 +171,7 @@ def test_validation_passes_with_nvenc_unavailable_on_an_a100_profile(results):
     statuses = dict((name, check["status"]) for name, check in validate["checks"].items())
     assert statuses == {"driver": "ok", "license": "ok", "profile": "ok", "nvcc": "ok", "cuda_program": "ok",
                         "nvenc": "warning", "pytorch": "ok",
-                        "nccl": "skipped"}
+                        "nccl": "skipped", "dcgm": "skipped"}
     assert validate["passed"] is True and validate["warnings"] == ["nvenc"]
     assert validate["checks"]["nvenc"]["category"] == "not_available"
     assert validate["checks"]["profile"]["seen"] == ["grid_a100-4c"]
