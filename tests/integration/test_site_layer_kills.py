@@ -70,6 +70,18 @@ def on_controller(name, argv):
     return namespace + ["sh", "-c", 'hostname "$0" && exec "$@"', name] + argv
 
 
+def settled_state(lab, timeout=60):
+    """/lab/state once a vCenter task the killed run started has ended on its own: two reads a second apart agree."""
+    deadline, state = time.monotonic() + timeout, lab.state()
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        again = lab.state()
+        if again == state:
+            return state
+        state = again
+    raise AssertionError("the lab's state still changed %d s after the kill" % timeout)
+
+
 def site_on_controller(lab, inventory, state_dir, name, extra):
     argv, env = site_command(lab, inventory, state_dir, extra)
     return subprocess.run(on_controller(name, argv), cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -83,8 +95,7 @@ def test_two_controllers_one_killed_the_other_refuses_naming_it_then_takes_over_
     argv, env = site_command(lab, inventory, tmp_path, {"cluster_lock_ttl": ttl})
     killed = kill_at_task(on_controller("ctl-a", argv), env, LAYERS["vms"], 0.5)
     assert killed is not None, "site.yml never reached %s" % LAYERS["vms"]
-    time.sleep(2)  # a vCenter task the killed run started ends on its own
-    left = lab.state()
+    left = settled_state(lab)
 
     refused = site_on_controller(lab, inventory, tmp_path, "ctl-b", {"cluster_lock_wait": 0})
     assert refused.returncode != 0
