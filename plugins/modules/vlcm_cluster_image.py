@@ -74,6 +74,10 @@ requirements:
   - requests
 notes:
   - Uses the vSphere Automation REST API (C(/api/esx/settings/clusters/{cluster}/software)).
+  - vLCM keeps one image draft per user and cluster. A draft of the connecting user that holds nothing beyond the
+    image as it is or as this task makes it (what a run killed between creating and committing its draft leaves) is
+    discarded with a warning that names it, and the change is made anew. A draft with changes of its own fails the
+    task, naming them, and is left as it is.
 """
 
 EXAMPLES = r"""

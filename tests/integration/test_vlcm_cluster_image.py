@@ -149,3 +149,35 @@ def test_depot_in_use_by_the_image_cannot_be_removed(lab, run_tasks, driver_in_t
         "location": depot.url(depot.driver()), "state": "absent"}}], expect_failure=True).result(0)
     assert "desired image of cluster gpu-cluster uses" in result["msg"]
     assert len(lab.state()["depots"]) == 3
+
+
+def open_draft(rest, components=None):
+    """A draft of the collection's user, as a run killed between creating and committing it leaves it (the module
+    keeps nothing else: vCenter's draft is the whole trace); with ``components`` it was killed after the PATCH."""
+    drafts = "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id("gpu-cluster")
+    draft = rest.call("POST", drafts)
+    if components:
+        rest.call("PATCH", "%s/%s/software/components" % (drafts, draft), {"components_to_set": components})
+    return draft
+
+
+@pytest.mark.parametrize("patched", [False, True], ids=["killed-before-patch", "killed-before-commit"])
+def test_a_draft_a_killed_run_left_is_discarded_and_the_change_made(lab, run_tasks, patched):
+    rest = Rest(lab)
+    draft = open_draft(rest, {DRIVER: DRIVER_VERSION} if patched else None)
+    result = image(run_tasks, components={DRIVER: DRIVER_VERSION})
+    assert result["changed"] is True and any(
+        warning.startswith("Discarded image draft %s of cluster gpu-cluster" % draft)
+        for warning in result.get("warnings", [])), result
+    assert cluster_state(lab)["image"] == {"ESXi": BASE_IMAGE, DRIVER: DRIVER_VERSION}
+    assert rest.drafts("gpu-cluster") == {}
+
+
+def test_a_draft_with_changes_of_its_own_is_refused_and_kept(lab, run_tasks):
+    rest = Rest(lab)
+    draft = open_draft(rest, {DAEMON: DAEMON_VERSION})
+    result = image(run_tasks, components={DRIVER: DRIVER_VERSION}, expect_failure=True)
+    assert "has an uncommitted image draft of this user (draft %s), with changes of its own: component %s at %s." % (
+        draft, DAEMON, DAEMON_VERSION) in result["msg"]
+    assert list(rest.drafts("gpu-cluster")) == [draft]
+    assert cluster_state(lab)["image"] == {"ESXi": BASE_IMAGE}

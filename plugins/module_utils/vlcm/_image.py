@@ -85,6 +85,7 @@ def change_cluster_image(client, params, check_mode):
     }
     if result["changed"] and not check_mode:
         result["commit"] = api.change_image(cluster, changes["set"], changes["delete"], params["commit_message"])
+        result["warnings"].extend(api.notes)
         result["image"] = api.image(cluster)
     if progress.lines:
         result["progress"] = progress.lines

@@ -60,6 +60,7 @@ class Vlcm:
         self.client = client
         self.timeout = timeout
         self.on_progress = on_progress
+        self.notes = []
 
     def _task(self, method, path, body=None, what=None):
         return self.client.run_task(method, path, body=body, timeout=self.timeout, on_progress=self.on_progress,
@@ -184,22 +185,12 @@ class Vlcm:
 
     def image(self, cluster):
         """The desired image: ``base_image`` (version) and ``components`` (name to version)."""
-        software = self.client.get(self._cluster_path(cluster, "/software")) or {}
-        components = dict((name, info.get("version")) for name, info in (software.get("components") or {}).items())
-        return {"base_image": (software.get("base_image") or {}).get("version"), "components": components}
+        return software_image(self.client.get(self._cluster_path(cluster, "/software")))
 
     def change_image(self, cluster, to_set, to_delete, message):
         """Set and delete components through a draft; returns the commit id. A failing draft is deleted."""
         drafts = self._cluster_path(cluster, "/software/drafts")
-        try:
-            draft = self.client.request("POST", drafts)
-        except ApiError as err:
-            if err.details.get("error_type") == "ALREADY_EXISTS":
-                raise ApiError("Cluster '%s' has an uncommitted image draft of this user (%s)."
-                               % (cluster["name"], vapi_draft(err)),
-                               hint="Finish or discard it in the vSphere Client (Updates > Image > Edit), then "
-                                    "run again.", error_type="ALREADY_EXISTS")
-            raise
+        draft = self._new_draft(cluster, drafts, to_set, to_delete)
         try:
             body = {}
             if to_set:
@@ -219,6 +210,44 @@ class Vlcm:
         except GpuopsError:
             self._discard(drafts, draft)
             raise
+
+    def _new_draft(self, cluster, drafts, to_set, to_delete):
+        """A new draft. vLCM keeps one draft per user and cluster; a draft of this user that an interrupted change
+        left (killed between creating and committing it) holds nothing beyond the image or beyond this very change,
+        so it is discarded, named in ``notes``, and the change made anew. Any other draft is someone's work: refused,
+        left as it is."""
+        try:
+            return self.client.request("POST", drafts)
+        except ApiError as err:
+            if err.details.get("error_type") != "ALREADY_EXISTS":
+                raise
+            left = self._own_draft(drafts, err)
+        found = self.client.get("%s/%s" % (drafts, left)) if left else None
+        metadata = (found or {}).get("metadata") or {}
+        extra = left_draft_changes(self.image(cluster), software_image((found or {}).get("software")), to_set,
+                                   to_delete) if found else None
+        if extra is None or extra:
+            raise ApiError("Cluster '%s' has an uncommitted image draft of this user (%s)%s."
+                           % (cluster["name"], "draft %s" % left if left else "a draft",
+                              ", with changes of its own: %s" % "; ".join(extra) if extra else ""),
+                           hint="Finish or discard it in the vSphere Client (Updates > Image > Edit), then "
+                                "run again.", error_type="ALREADY_EXISTS")
+        self._discard(drafts, left)
+        self.notes.append("Discarded image draft %s of cluster %s (created %s by %s): an interrupted change left it, "
+                          "holding no change beyond this one." % (left, cluster["name"],
+                                                                  metadata.get("creation_time") or "at an unknown time",
+                                                                  metadata.get("owner") or "this user"))
+        return self.client.request("POST", drafts)
+
+    def _own_draft(self, drafts, err):
+        """The id of this user's draft: from the ALREADY_EXISTS error where vCenter names it, else the one draft
+        listed for the session's user (``GET /api/session`` names the user as vCenter writes owners)."""
+        data = err.details.get("data")
+        if isinstance(data, dict) and data.get("draft"):
+            return data["draft"]
+        user = (self.client.get("/api/session") or {}).get("user")
+        mine = sorted(self.client.get(drafts, params={"owners": [user]}) or {}) if user else []
+        return mine[0] if len(mine) == 1 else None
 
     def _discard(self, drafts, draft):
         try:
@@ -259,9 +288,28 @@ class Vlcm:
                           what="Remediation of cluster %s" % cluster["name"])
 
 
-def vapi_draft(err):
-    data = err.details.get("data")
-    return "draft %s" % data.get("draft") if isinstance(data, dict) and data.get("draft") else "a draft"
+def software_image(software):
+    """A ``SoftwareInfo`` (an image or a draft's software) as ``base_image`` (version) and ``components`` (name to
+    version)."""
+    software = software or {}
+    components = dict((name, (info or {}).get("version")) for name, info in (software.get("components") or {}).items())
+    return {"base_image": (software.get("base_image") or {}).get("version"), "components": components}
+
+
+def left_draft_changes(image, draft, to_set, to_delete):
+    """What a left draft changes that is neither in the image nor in this change (``to_set``, ``to_delete``), as
+    phrases; empty when each of its components is as the image has it or as this change makes it, so that
+    discarding it loses nothing."""
+    after = dict((name, version) for name, version in image["components"].items() if name not in to_delete)
+    after.update(to_set)
+    changes = []
+    if draft["base_image"] != image["base_image"]:
+        changes.append("base image %s instead of %s" % (draft["base_image"], image["base_image"]))
+    for name in sorted(set(draft["components"]) | set(image["components"]) | set(after)):
+        version = draft["components"].get(name)
+        if version not in (image["components"].get(name), after.get(name)):
+            changes.append("component %s %s" % (name, "at %s" % version if version else "removed"))
+    return changes
 
 
 class ProgressLog:

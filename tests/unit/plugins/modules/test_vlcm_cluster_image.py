@@ -117,8 +117,25 @@ def test_a_draft_vlcm_refuses_is_discarded_and_the_image_stays(vcenter, capsys):
     assert vcenter.drafts == {} and vcenter.image["components"] == {DAEMON: DAEMON_VERSION} and vcenter.commits == 0
 
 
-def test_an_uncommitted_draft_of_the_user_is_left_alone(vcenter, capsys):
-    vcenter.drafts["7"] = {}
+def test_a_draft_of_the_user_with_changes_of_its_own_is_left_alone(vcenter, capsys):
+    vcenter.drafts["7"] = {DAEMON: DAEMON_VERSION}
+    vcenter.draft_count = 7
     failed, result = run({"components": {DRIVER: DRIVER_VERSION}}, capsys)
-    assert failed and "Cluster 'gpu-cluster' has an uncommitted image draft of this user (draft 7)." in result["msg"]
-    assert result["error_type"] == "ALREADY_EXISTS" and vcenter.drafts == {"7": {}}
+    assert failed and result["error_type"] == "ALREADY_EXISTS"
+    assert ("Cluster 'gpu-cluster' has an uncommitted image draft of this user (draft 7), with changes of its own: "
+            "component %s at %s." % (DAEMON, DAEMON_VERSION)) in result["msg"]
+    assert vcenter.drafts == {"7": {DAEMON: DAEMON_VERSION}} and vcenter.image["components"] == {}
+    assert [call for call in vcenter.writes() if call[0] != "POST"] == []
+
+
+@pytest.mark.parametrize("left", [{}, {DRIVER: DRIVER_VERSION}], ids=["killed-before-patch", "killed-before-commit"])
+def test_a_draft_an_interrupted_change_left_is_discarded_and_the_change_made(vcenter, capsys, left):
+    vcenter.drafts["3"] = dict(left)
+    vcenter.draft_count = 3
+    failed, result = run({"components": {DRIVER: DRIVER_VERSION}}, capsys)
+    assert not failed and result["changed"] is True
+    assert vcenter.image["components"] == {DRIVER: DRIVER_VERSION} and vcenter.drafts == {}
+    assert vcenter.warnings == ["Discarded image draft 3 of cluster gpu-cluster (created 2026-11-29T08:00:00.000Z by "
+                                "administrator@vsphere.local): an interrupted change left it, holding no change "
+                                "beyond this one."]
+    assert vcenter.writes()[:3] == [("POST", DRAFTS), ("DELETE", DRAFTS + "/3"), ("POST", DRAFTS)]

@@ -86,12 +86,40 @@ def test_a_refused_draft_is_deleted_and_nothing_is_committed():
     assert not any("commit" in str(call) for call in client.calls)
 
 
-def test_an_existing_draft_of_the_user_is_reported_not_overwritten():
-    client = FakeClient({"POST " + DRAFTS: ApiError("exists", error_type="ALREADY_EXISTS", data={"draft": "4"})})
+def test_an_existing_draft_vcenter_does_not_name_is_found_by_the_session_user():
+    session_user = "VSPHERE.LOCAL\\automation"
+    client = FakeClient({
+        "POST " + DRAFTS: ApiError("exists", error_type="ALREADY_EXISTS"),
+        "GET /api/session": {"user": session_user},
+        "GET " + DRAFTS: {"4": {"metadata": {"owner": session_user}}},
+        "GET %s/4" % DRAFTS: {"metadata": {"owner": session_user, "creation_time": "2026-11-29T08:00:00Z"},
+                              "software": {"base_image": {"version": "8.0.2"},
+                                           "components": {DRIVER: {"version": "535.1"}}}},
+        "GET /api/esx/settings/clusters/domain-c7/software": {"base_image": {"version": "8.0.2"}, "components": {}},
+    })
     with pytest.raises(ApiError) as err:
         vlcm.Vlcm(client).change_image(CLUSTER, {DRIVER: V525}, [], "msg")
-    assert "uncommitted image draft of this user (draft 4)" in err.value.message
+    assert err.value.message == ("Cluster 'gpu-cluster' has an uncommitted image draft of this user (draft 4), with "
+                                 "changes of its own: component %s at 535.1." % DRIVER)
     assert not any(str(call).startswith("DELETE") for call in client.calls)
+
+
+@pytest.mark.parametrize("draft, image, to_set, to_delete, changes", [
+    ({}, {}, {"A": "2"}, [], []),
+    ({"A": "2"}, {}, {"A": "2"}, [], []),
+    ({"A": "2", "B": "1"}, {"B": "1"}, {"A": "2"}, ["B"], []),
+    ({"A": "2"}, {"B": "1"}, {"A": "2"}, ["B"], []),
+    ({"A": "3"}, {}, {"A": "2"}, [], ["component A at 3"]),
+    ({}, {"B": "1"}, {"A": "2"}, [], ["component B removed"]),
+])
+def test_what_a_left_draft_holds_beyond_the_image_and_this_change(draft, image, to_set, to_delete, changes):
+    assert vlcm.left_draft_changes({"base_image": "8", "components": image}, {"base_image": "8", "components": draft},
+                                   to_set, to_delete) == changes
+
+
+def test_a_left_draft_on_another_base_image_is_not_this_change():
+    assert vlcm.left_draft_changes({"base_image": "8.0.2", "components": {}}, {"base_image": "8.0.3", "components": {}},
+                                   {}, []) == ["base image 8.0.3 instead of 8.0.2"]
 
 
 def test_import_of_content_already_there_returns_the_existing_depot():

@@ -49,7 +49,8 @@ class FakeVlcm:
         self.installed = dict(("host-%d" % i, {}) for i in range(1, len(HOSTS) + 1))
         self.host_names = dict(("host-%d" % i, name) for i, name in enumerate(HOSTS, 1))
         self.last_compliance = None
-        self.drafts = {}
+        self.drafts = {}  # id to components (name to version)
+        self.draft_count = 0
         self.commits = 0
         self.validation_errors = []
         self.check_issues = []  # (host id or None for the cluster, "ERROR" or "WARNING", text)
@@ -106,6 +107,7 @@ class FakeVlcm:
             (r"GET %s/enablement/software" % cluster, lambda p, b, c: {"enabled": self._cluster(c)["managed"]}),
             (r"GET %s/software" % cluster, self._software),
             (r"POST %s/software/drafts" % cluster, self._new_draft),
+            (r"GET %s/software/drafts/(\d+)" % cluster, self._draft),
             (r"PATCH %s/software/drafts/(\d+)/software/components" % cluster, self._edit_draft),
             (r"POST %s/software/drafts/(\d+)\?action=validate&vmw-task=true" % cluster, self._validate),
             (r"POST %s/software/drafts/(\d+)\?action=commit&vmw-task=true" % cluster, self._commit),
@@ -185,9 +187,18 @@ class FakeVlcm:
     def _new_draft(self, params, body, cluster_id):
         if self.drafts:
             raise ApiError("A draft exists.", error_type="ALREADY_EXISTS", data={"draft": sorted(self.drafts)[0]})
-        draft = str(len(self.drafts) + 1)
+        self.draft_count += 1
+        draft = str(self.draft_count)
         self.drafts[draft] = dict(self.image["components"])
         return draft
+
+    def _draft(self, params, body, cluster_id, draft):
+        if draft not in self.drafts:
+            raise NotFound("There is no draft %s." % draft, status=404)
+        return {"metadata": {"owner": "administrator@vsphere.local", "status": "VALID",
+                             "creation_time": "2026-11-29T08:00:00.000Z"},
+                "software": {"base_image": {"version": self.image["base_image"]},
+                             "components": dict((n, {"version": v}) for n, v in self.drafts[draft].items())}}
 
     def _edit_draft(self, params, body, cluster_id, draft):
         self.drafts[draft].update(body.get("components_to_set") or {})
