@@ -82,6 +82,7 @@ type hostJSON struct {
 	Components             map[string]string  `json:"components"` // installed, name to version
 	NVLink                 [][]string         `json:"nvlink"`     // GPU pairs joined by NVLink (bridge or NVSwitch), by PCI id
 	NVSwitches             []nvswitchJSON     `json:"nvswitches"`
+	CustomValues           map[string]string  `json:"custom_values"`
 }
 
 type graphicsConfigJSON struct {
@@ -290,6 +291,7 @@ func (h *hostState) state(obj *simulator.HostSystem) hostJSON {
 		MaintenanceMode:        obj.Runtime.InMaintenanceMode,
 		BootTime:               obj.Runtime.BootTime,
 		Reboots:                h.reboots,
+		CustomValues:           customValues(&obj.ManagedEntity),
 		PassthroughNeedsReboot: h.rebindNeedsReboot,
 		XorgRestarts:           h.xorgRestarts,
 		SupportedProfiles:      h.profileList(),

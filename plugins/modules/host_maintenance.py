@@ -72,6 +72,24 @@ options:
         once and waits for them together; use it only when the cluster can spare all those hosts.
     type: bool
     default: false
+  owner:
+    description:
+      - Who the hosts go into maintenance mode for (a layer of work, such as V(bios)), kept in vCenter so that a
+        later run from any controller knows which hosts to take out.
+      - With O(state=present), each host the module puts into maintenance mode gets a record in its custom
+        attribute C(gpuops.vgpu.maintenance) (the owner, the run, who ran it, vCenter's time) before it enters;
+        a host already in maintenance mode gets none.
+      - With O(state=absent), only hosts whose record names this owner come out, and their record is cleared;
+        hosts in maintenance mode for anyone else stay in and are listed in RV(kept). A record left on a host that
+        is out of maintenance mode already is cleared (RV(records_cleared)).
+      - A record that cannot be trusted (cut short, edited, taken on another vCenter) fails the module before any
+        change, naming the host and the fix.
+      - Not used with O(state=rebooted).
+    type: str
+  run_id:
+    description:
+      - The run named in the records O(owner) writes; made from the time and the process id when not given.
+    type: str
 notes:
   - One of O(cluster) and O(esxi_hostnames) is required.
   - With O(parallel=false), hosts are handled in the order of RV(hosts).
@@ -141,6 +159,23 @@ hosts:
         (and took it out after).
       type: bool
       returned: when O(state=rebooted)
+    maintenance_owner:
+      description: With O(owner), the owner the host's maintenance record names after the run (would, in check
+        mode), null for none.
+      type: str
+      returned: when O(owner) is given
+kept:
+  description: With O(owner) and O(state=absent), hosts left in maintenance mode because no record of O(owner) is
+    on them.
+  returned: when O(owner) is given
+  type: list
+  elements: str
+records_cleared:
+  description: With O(owner) and O(state=absent), hosts out of maintenance mode whose leftover record of O(owner)
+    was cleared.
+  returned: when O(owner) is given
+  type: list
+  elements: str
 blocking_vms:
   description: On failure, per host that did not enter maintenance mode, the powered-on VMs left on it.
   returned: failed
@@ -162,6 +197,8 @@ def argument_spec():
         reboot_timeout=dict(type="int", default=1200),
         evacuate_powered_off_vms=dict(type="bool", default=False),
         parallel=dict(type="bool", default=False),
+        owner=dict(type="str"),
+        run_id=dict(type="str"),
     )
 
 

@@ -79,6 +79,10 @@ options:
         time. Powered-on VMs on such a host must be movable by DRS (fully automated), else the module fails before
         any change.
       - V(false) reboots nothing and reports the waiting devices in RV(hosts[].reboot_pending_devices).
+      - Before a host enters maintenance mode for its reboot, its custom attribute C(gpuops.vgpu.maintenance) records
+        it (owner V(host_passthrough)), and the record goes when the host is out again. A host that a stopped run
+        left in maintenance mode with that record is rebooted if a device still waits for it (with O(reboot=true)),
+        and taken out of maintenance mode once nothing waits (RV(hosts[].left_maintenance)), by any later run.
     type: bool
     default: false
   reboot_timeout:
@@ -148,6 +152,10 @@ hosts:
       description: PCI ids whose passthruActive differs from passthruEnabled.
       type: list
       elements: str
+    left_maintenance:
+      description: Whether the module took the host out of the maintenance mode a stopped run had left it in for a
+        reboot (would, in check mode).
+      type: bool
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._argument_specs import host_scope, vcenter_spec

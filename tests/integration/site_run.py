@@ -54,8 +54,7 @@ def site_command(lab, inventory, state_dir, extra=None):
     variables = {"vcenter_port": lab.port, "doctor_output_dir": str(state_dir),
                  "fleet_report_output_dir": str(state_dir), "cluster_vgpu_state_file":
                  "%s/{{ vcenter_hostname }}_{{ cluster_vgpu_cluster }}.json" % state_dir,
-                 "doctor_cluster_vgpu_state_dir": str(state_dir), "doctor_verdict": False,
-                 "bios_maintenance_record": "%s/bios_maintenance.json" % state_dir}
+                 "doctor_cluster_vgpu_state_dir": str(state_dir), "doctor_verdict": False}
     variables.update(extra or {})
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args + [
         "-i", str(inventory), "-e", json.dumps(variables), SITE]

@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from vsphere_direct import Direct
@@ -133,3 +135,63 @@ def test_bad_input_fails_clearly_and_changes_nothing(lab, run_tasks, options, wo
     for word in words:
         assert word in run.result(0)["msg"]
     assert lab.state() == before
+
+
+FIELD = "gpuops.vgpu.maintenance"
+
+
+def records(lab):
+    """Host name to the owner its maintenance record names."""
+    found = {}
+    for host in lab.state()["hosts"]:
+        raw = (host.get("custom_values") or {}).get(FIELD)
+        if raw:
+            found[host["name"]] = json.loads(raw)["owner"]
+    return found
+
+
+def test_an_owner_takes_out_only_the_hosts_it_put_in(lab, run_tasks):
+    """bios puts esxi-02 in; a person put esxi-03 in before. bios's exit takes out esxi-02 alone, and clears its
+    record; the record is in vCenter, where a run from any controller finds it."""
+    maintenance(run_tasks, esxi_hostnames=["esxi-03.lab.local"])
+    entered = maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local", "esxi-03.lab.local"], owner="bios",
+                          run_id="run-1")
+    assert [host["maintenance_owner"] for host in entered["hosts"]] == ["bios", None]
+    assert records(lab) == {"esxi-02.lab.local": "bios"}
+    raw = json.loads(lab.host("esxi-02.lab.local")["custom_values"][FIELD])
+    assert raw["run"] == "run-1" and raw["v"] == 1 and raw["at"].endswith("Z")
+
+    planned = maintenance(run_tasks, check=True, cluster="gpu-cluster", state="absent", owner="bios")
+    assert [host["name"] for host in planned["hosts"] if host["changed"]] == ["esxi-02.lab.local"]
+    assert planned["kept"] == ["esxi-03.lab.local"] and records(lab) == {"esxi-02.lab.local": "bios"}
+
+    left = maintenance(run_tasks, cluster="gpu-cluster", state="absent", owner="bios")
+    assert left["kept"] == ["esxi-03.lab.local"] and left["records_cleared"] == []
+    assert in_maintenance(lab)["esxi-02.lab.local"] is False and in_maintenance(lab)["esxi-03.lab.local"] is True
+    assert records(lab) == {}
+    assert maintenance(run_tasks, cluster="gpu-cluster", state="absent", owner="bios")["changed"] is False
+    maintenance(run_tasks, esxi_hostnames=["esxi-03.lab.local"], state="absent")
+
+
+def test_a_record_left_on_a_host_out_of_maintenance_mode_is_cleared(lab, run_tasks):
+    maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], owner="bios")
+    maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], state="absent")  # a person, without the owner
+    assert records(lab) == {"esxi-02.lab.local": "bios"}
+    result = maintenance(run_tasks, esxi_hostnames=["esxi-02.lab.local"], state="absent", owner="bios")
+    assert result["changed"] is True and result["records_cleared"] == ["esxi-02.lab.local"]
+    assert records(lab) == {} and in_maintenance(lab)["esxi-02.lab.local"] is False
+
+
+@pytest.mark.parametrize("value, words", [
+    ('{"v": 1, "owner": "bios"', "not a complete record"),
+    (json.dumps({"v": 1, "owner": "bios", "run": "r", "by": "b", "vcenter": "another-vcenter",
+                 "at": "2026-11-29T08:00:00.000000Z"}), "it was taken on vCenter another-vcenter"),
+])
+def test_a_record_that_cannot_be_trusted_fails_before_any_change(lab, run_tasks, value, words):
+    direct(lab, ("set_host_field", "esxi-02.lab.local", FIELD, value))
+    before = in_maintenance(lab)
+    result = maintenance(run_tasks, expect_failure=True, cluster="gpu-cluster", owner="bios")
+    assert ("Nothing was changed: the maintenance record (custom attribute %s) of host esxi-02.lab.local cannot be "
+            "trusted: " % FIELD) in result["msg"] and words in result["msg"]
+    assert in_maintenance(lab) == before
+    direct(lab, ("set_host_field", "esxi-02.lab.local", FIELD, ""))

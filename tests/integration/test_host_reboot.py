@@ -12,10 +12,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
+import subprocess
+import sys
 import time
 
 import pytest
+import yaml
 
+from conftest import ROOT
+from site_run import kill_tree
 from vlcm_lab import host_variant_topology
 from vsphere_direct import Direct
 
@@ -152,3 +158,39 @@ def test_the_role_stops_at_the_host_unless_it_may_reboot_it(lab, run_tasks):
     assert host_state(lab)["reboots"] == 1 and passthru(lab) == dict((pci_id, (True, True)) for pci_id in GPUS)
     held = [vm["passthrough"] for vm in lab.state()["vms"] if vm["name"] == "pt-vm-01"][0]
     assert sorted(device["id"] for device in held) == GPUS[:2]
+
+
+def test_a_run_killed_during_the_reboot_leaves_a_record_and_the_next_takes_the_host_out(lab, run_tasks, tmp_path):
+    """SIGKILL once the host is in maintenance mode for its reboot: vCenter keeps the record (owner
+    host_passthrough); the next run, nothing waiting for a reboot any more, takes the host out and clears it."""
+    play = [{"hosts": "localhost", "gather_facts": False,
+             "module_defaults": {"group/gpuops.vgpu.vcenter": lab.connection},
+             "tasks": [{"gpuops.vgpu.host_passthrough": {"esxi_hostnames": [HOST], "models": ["A100-40"],
+                                                         "reboot": True}}]}]
+    playbook = tmp_path / "killed.yml"
+    playbook.write_text(yaml.safe_dump(play))
+    proc = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + lab.inventory_args
+                            + [str(playbook)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True,
+                            env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections")))
+    deadline = time.monotonic() + 120
+    while not host_state(lab)["maintenance_mode"] and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    kill_tree(proc.pid)
+    proc.wait()
+    host = host_state(lab)
+    assert host["maintenance_mode"] is True, "killed while the host was in maintenance mode for its reboot"
+    assert json.loads(host["custom_values"]["gpuops.vgpu.maintenance"])["owner"] == "host_passthrough"
+
+    deadline = time.monotonic() + 60
+    while host_state(lab)["connection_state"] != "connected" and time.monotonic() < deadline:  # a reboot under way
+        time.sleep(0.2)
+    result = module(run_tasks, "host_passthrough", esxi_hostnames=[HOST], models=["A100-40"], reboot=True)
+    host = host_state(lab)
+    # Killed before or after its reboot request: the host is rebooted now, or was, and taken out either way.
+    assert result["changed"] is True and (result["hosts"][0]["left_maintenance"] or result["hosts"][0]["rebooted"])
+    assert host["reboots"] == 1 and host["maintenance_mode"] is False
+    assert not host["custom_values"].get("gpuops.vgpu.maintenance")
+    assert passthru(lab) == dict((pci_id, (True, True)) for pci_id in GPUS)
+    again = module(run_tasks, "host_passthrough", esxi_hostnames=[HOST], models=["A100-40"])
+    assert again["changed"] is False and again["hosts"][0]["left_maintenance"] is False

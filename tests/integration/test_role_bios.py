@@ -340,12 +340,22 @@ def test_failed_reboot_leaves_the_host_in_maintenance_mode_and_stops(lab, run_ta
     assert failed["bios"]["current"]["SriovGlobalEnable"] == "Disabled"
     untouched = bmcs["esxi-03.lab.local"].state()
     assert untouched["resets"] == 0 and untouched["bios"]["pending"] == PROFILE["dell_idrac8"]["changes"]
-    record = json.loads((tmp_path / ".bios" / "127.0.0.1_maintenance.json").read_text())
-    assert record == {"hosts": ["esxi-02.lab.local"]}, "the record names the host the role left in maintenance mode"
+    assert maintenance_records(lab) == {"esxi-02.lab.local": "bios"}, \
+        "vCenter holds the record of the host the role left in maintenance mode"
 
     run_role(lab, run_tasks, bmc_inventory, hosts="esxi-0*", bios_reboot=True)
     assert not any(host["maintenance_mode"] for host in lab.state()["hosts"])
-    assert json.loads((tmp_path / ".bios" / "127.0.0.1_maintenance.json").read_text()) == {"hosts": []}
+    assert maintenance_records(lab) == {}
+
+
+def maintenance_records(lab):
+    """Host name to the owner its maintenance record (custom attribute gpuops.vgpu.maintenance) names."""
+    found = {}
+    for host in lab.state()["hosts"]:
+        raw = (host.get("custom_values") or {}).get("gpuops.vgpu.maintenance")
+        if raw:
+            found[host["name"]] = json.loads(raw)["owner"]
+    return found
 
 
 def test_strict_fails_only_the_host_that_cannot_meet_the_profile(lab, run_tasks, bmcs, bmc_inventory):
@@ -380,7 +390,7 @@ def test_host_in_maintenance_mode_before_the_role_stays_in_it(lab, run_tasks, bm
     assert fact(run, "bios_rebooted") == ["esxi-03.lab.local"]
     truth = bmcs["esxi-03.lab.local"].state()
     assert truth["boots"] == 1 and truth["bios"]["pending"] == {}
-    assert lab.host("esxi-03.lab.local")["maintenance_mode"] is True
+    assert lab.host("esxi-03.lab.local")["maintenance_mode"] is True and maintenance_records(lab) == {}
     assert "ExitMaintenanceMode_Task" not in lab.stats()["by_method"]
 
 

@@ -110,6 +110,13 @@ class Direct:
     def power_off(self, vm_name):
         WaitForTask(self.vm(vm_name).PowerOffVM_Task())
 
+    def set_host_field(self, host_name, field_name, value):
+        """Set the custom attribute ``field_name`` of a host, made first where vCenter has none."""
+        manager = self.content.customFieldsManager
+        field = next((f for f in manager.field if f.name == field_name), None) or \
+            manager.AddCustomFieldDef(name=field_name, moType=vim.HostSystem)
+        manager.SetField(entity=self.host(host_name), key=field.key, value=value)
+
     def left_off_by_an_interrupted_run(self, vm_name, want, run="20261128T090000Z-4242", by="ops@ctl02"):
         """A running VM that a vm_vgpu run on another controller powered off and died before powering on again:
         its power record as vm_vgpu writes it (this vCenter, the VM's cluster, vCenter's time, the change ``want``),

@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, TaskFailed
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._maintenance_records import MaintenanceRecords
 
 try:
     from pyVmomi import vim
@@ -103,19 +105,38 @@ def run(client, targets, enter, params):
     return done, {}
 
 
+def owner_records(client, params):
+    """The maintenance records of ``params["owner"]`` under this run's identity, or None without an owner."""
+    if not params.get("owner"):
+        return None
+    identity = with_run_identity(params)
+    return MaintenanceRecords(client, params["owner"], identity["run_id"], identity["me"])
+
+
 def converge(client, params, check_mode):
-    """The module's work: returns the result dict (``changed``, ``hosts``, ``diff``)."""
+    """The module's work: returns the result dict (``changed``, ``hosts``, ``diff``; with ``owner`` also ``kept``
+    and ``records_cleared``)."""
     if params["timeout"] < 1:
         raise InputError("timeout must be at least 1 second, not %s." % params["timeout"], hint="Give seconds.")
-    items = client.hosts(HOST_PROPERTIES, cluster=params.get("cluster"), esxi_hostnames=params.get("esxi_hostnames"),
-                         datacenter=params.get("datacenter"))
+    records = owner_records(client, params)
+    items = client.hosts(HOST_PROPERTIES + (["customValue"] if records else []), cluster=params.get("cluster"),
+                         esxi_hostnames=params.get("esxi_hostnames"), datacenter=params.get("datacenter"))
     enter = params["state"] == "present"
-    offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in items
+    owners = dict((item["name"], records.owner_of(item)) for item in items) if records else {}
+    targets = [item for item in items if bool(item.get("runtime.inMaintenanceMode")) != enter]
+    kept, stale = [], []
+    if records and not enter:
+        # Only hosts this owner put in maintenance mode come out; a record on a host already out is cleared.
+        kept = [item["name"] for item in targets if owners[item["name"]] != records.owner]
+        targets = [item for item in targets if owners[item["name"]] == records.owner]
+        stale = [item for item in items if not item.get("runtime.inMaintenanceMode")
+                 and owners[item["name"]] == records.owner]
+    # Only the hosts to change must be connected: an owner's read of a cluster passes a host that is not.
+    offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in targets
                if item.get("runtime.connectionState") != "connected"]
     if offline:
         raise InputError("Host(s) not connected to vCenter: %s." % ", ".join(offline),
                          hint="Reconnect them or leave them out of esxi_hostnames.")
-    targets = [item for item in items if bool(item.get("runtime.inMaintenanceMode")) != enter]
     if enter and targets:
         blocked = blockers(client, targets, params["evacuate_powered_off_vms"])
         if blocked:
@@ -124,16 +145,55 @@ def converge(client, params, check_mode):
                              % blocker_text(blocked),
                              hint="Power those VMs off or move them, then run again; no host was changed.")
 
-    done, failed = ([item["name"] for item in targets], {}) if check_mode else run(client, targets, enter, params)
+    if check_mode:
+        done, failed = [item["name"] for item in targets], {}
+    else:
+        done, failed = _run_recorded(client, records, targets, stale, enter, params)
     hosts = [_host_result(item, item["name"] in done, enter) for item in items]
+    if records:
+        for host in hosts:
+            host["maintenance_owner"] = _owner_after(owners[host["name"]], records.owner, host["name"], enter,
+                                                     done, [item["name"] for item in stale])
     if failed:
         raise _failure(client, items, targets, done, failed, enter, hosts)
-    return {
-        "changed": bool(done),
+    result = {
+        "changed": bool(done or stale),
         "hosts": hosts,
         "diff": {"before": dict((host["name"], host["before"]) for host in hosts if host["changed"]),
                  "after": dict((host["name"], host["after"]) for host in hosts if host["changed"])},
     }
+    if records:
+        result.update(kept=kept, records_cleared=sorted(item["name"] for item in stale))
+    return result
+
+
+def _run_recorded(client, records, targets, stale, enter, params):
+    """``run`` with the owner's records: written before a host enters, cleared once it is out (or, for a host that
+    failed to enter, once it is seen outside maintenance mode)."""
+    if records is None:
+        return run(client, targets, enter, params)
+    if enter:
+        for item in targets:
+            records.mark(item)
+    done, failed = run(client, targets, enter, params)
+    if enter and failed:
+        outside = client.retrieve_objects([item["obj"] for item in targets if item["name"] in failed],
+                                          ["runtime.inMaintenanceMode"])
+        for item in outside:
+            if not item.get("runtime.inMaintenanceMode"):
+                records.unmark(item)
+    if not enter:
+        for item in [item for item in targets if item["name"] in done] + stale:
+            records.unmark(item)
+    return done, failed
+
+
+def _owner_after(before, owner, name, enter, done, stale):
+    if enter and name in done:
+        return owner
+    if not enter and (name in done or name in stale):
+        return None
+    return before
 
 
 def _host_result(item, changed, enter):

@@ -16,10 +16,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import GpuopsError, InputError, TaskFailed
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
-from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _host_reboot
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _host_maintenance, _host_reboot
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._cluster_lock import with_run_identity
+from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._maintenance_records import MaintenanceRecords
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._inventory import NVIDIA_VENDOR_ID
 
 try:
@@ -30,7 +32,9 @@ except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
 HOST_PROPERTIES = [
     "runtime.connectionState", "hardware.pciDevice", "config.pciPassthruInfo", "config.graphicsInfo",
     "configManager.pciPassthruSystem", "capability.deviceRebindWithoutRebootSupported",
-] + [name for name in _host_reboot.HOST_PROPERTIES if name != "runtime.connectionState"]
+] + [name for name in _host_reboot.HOST_PROPERTIES if name != "runtime.connectionState"] + ["customValue"]
+# Who the maintenance records of the reboots name (_maintenance_records).
+OWNER = "host_passthrough"
 MAINTENANCE_TIMEOUT = 1800  # seconds per host to enter or exit maintenance mode around a reboot
 PCI_CLASS_3D, PCI_CLASS_VGA, PCI_CLASS_OTHER_BRIDGE = 0x0302, 0x0300, 0x0680
 
@@ -117,6 +121,8 @@ class HostPassthrough:
         self.changing = [d["pci_id"] for d in self.before if d["passthru_enabled"] != self.enable]
         self.rebinds = item.get("capability.deviceRebindWithoutRebootSupported") is True
         self.rebooted = False
+        self.left_in_maintenance = False  # put there for a reboot by a run that stopped (its record says so)
+        self.taken_out = False
 
     def check(self):
         """Refusals before any change: NVSwitch boards, devices that cannot be passed through, GPUs running vGPUs."""
@@ -166,12 +172,13 @@ def _result(host, after):
     pending = [d["pci_id"] for d in after if d["passthru_enabled"] != d["passthru_active"]]
     return {
         "name": host.name,
-        "changed": bool(host.changing) or host.rebooted,
+        "changed": bool(host.changing) or host.rebooted or host.taken_out,
         "rebooted": host.rebooted,
         "devices": after,
         "changed_devices": host.changing,
         "reboot_required": bool(pending),
         "reboot_pending_devices": pending,
+        "left_maintenance": host.taken_out,
     }
 
 
@@ -186,16 +193,22 @@ def configure(client, params, check_mode):
         raise InputError("Host(s) not connected to vCenter: %s." % ", ".join(offline),
                          hint="Reconnect them or leave them out of esxi_hostnames.")
     hosts = [HostPassthrough(item, params) for item in items]
+    identity = with_run_identity(params)
+    records = MaintenanceRecords(client, OWNER, identity["run_id"], identity["me"])
     for host in hosts:
+        host.left_in_maintenance = bool(host.item.get("runtime.inMaintenanceMode")) and records.ours(host.item)
         host.check()
     to_reboot = [host for host in hosts if host.needs_reboot()] if params.get("reboot") else []
     if to_reboot:
         _host_reboot.check_rebootable(client, [host.item for host in to_reboot], params["reboot_timeout"])
     work = [host for host in hosts if host.changing]
-    if check_mode or not (work or to_reboot):
+    finish = [host for host in hosts if host.left_in_maintenance and not host.needs_reboot()]
+    if check_mode or not (work or to_reboot or finish):
         for host in to_reboot:
             host.rebooted = True
-        return dict(changed=bool(work or to_reboot),
+        for host in finish:
+            host.taken_out = True
+        return dict(changed=bool(work or to_reboot or finish),
                     hosts=[_result(host, host.predicted(rebooting=host.rebooted)) for host in hosts])
     done = []
     for host in work:
@@ -211,14 +224,34 @@ def configure(client, params, check_mode):
                                                  for d in states[host.name])]
         try:
             _host_reboot.reboot_hosts(client, [host.item for host in pending], {
-                "reboot_timeout": params["reboot_timeout"], "timeout": MAINTENANCE_TIMEOUT})
+                "reboot_timeout": params["reboot_timeout"], "timeout": MAINTENANCE_TIMEOUT}, records)
         except GpuopsError as err:
             raise type(err)("%s Passthrough was set on: %s; it takes effect when the host reboots."
                             % (err.message, ", ".join(done) or "none"), hint=err.hint, **err.details)
         for host in pending:
             host.rebooted = True
         states.update(_read_after(client, pending, pending))
+    waiting = set(host.name for host in hosts if any(d["passthru_enabled"] != d["passthru_active"]
+                                                     for d in states[host.name]))
+    _take_out_left(client, records, [host for host in hosts if host.left_in_maintenance and not host.rebooted
+                                     and host.name not in waiting])
     return dict(changed=True, hosts=[_result(host, states[host.name]) for host in hosts])
+
+
+def _take_out_left(client, records, hosts):
+    """Out of maintenance mode, record cleared: the hosts a stopped run left there whose reboot waits for nothing."""
+    if not hosts:
+        return
+    done, failed = _host_maintenance.run(client, [host.item for host in hosts], False,
+                                         {"timeout": MAINTENANCE_TIMEOUT, "parallel": False})
+    for host in hosts:
+        if host.name in done:
+            records.unmark(host.item)
+            host.taken_out = True
+    if failed:
+        raise TaskFailed("Host(s) a stopped run left in maintenance mode for a reboot did not exit it: %s."
+                         % "; ".join("%s: %s" % pair for pair in sorted(failed.items())),
+                         hint="Fix the cause and run again; their record stays in vCenter.")
 
 
 def _read_after(client, hosts, changed):

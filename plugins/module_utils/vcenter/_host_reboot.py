@@ -25,6 +25,9 @@ REBOOT_TASK_TIMEOUT = 300  # RebootHost_Task ends once the host took the command
 def host_maintenance(client, params, check_mode):
     """The ``host_maintenance`` module: ``converge`` here for ``state: rebooted``, else ``_host_maintenance``'s."""
     if params["state"] == "rebooted":
+        if params.get("owner"):
+            raise InputError("owner is given with state=rebooted, which records nothing.",
+                             hint="Leave owner out, or use state=present and state=absent around the work.")
         return converge(client, params, check_mode)
     return _host_maintenance.converge(client, params, check_mode)
 
@@ -48,16 +51,19 @@ def check_rebootable(client, items, timeout, evacuate_powered_off_vms=False):
                          hint="Power those VMs off or move them, then run again; no host was changed.")
 
 
-def reboot_hosts(client, items, params):
+def reboot_hosts(client, items, params, records=None):
     """Reboot ``items`` one at a time (see the module doc); returns one result dict per host, in order.
 
     ``params``: ``reboot_timeout`` (seconds to come back), ``timeout`` (maintenance mode, per host) and
     ``evacuate_powered_off_vms``. A failure names the hosts done and the state the failing host was left in.
+    With ``records`` (``MaintenanceRecords``; the items read with ``customValue``), a host is recorded before it
+    enters maintenance mode, and a host in maintenance mode that carries a record of the same owner (left by a
+    run that stopped) counts as put there by this one: both come out after the reboot, their record cleared.
     """
     done, results = [], []
     for item in items:
         try:
-            results.append(_reboot_one(client, item, params))
+            results.append(_reboot_one(client, item, params, records))
         except GpuopsError as err:
             raise type(err)("%s Hosts rebooted before: %s." % (err.message, ", ".join(done) or "none"),
                             hint=err.hint, **err.details)
@@ -75,16 +81,20 @@ def _maintenance(client, item, enter, params):
                          hint="Fix the cause and run again.")
 
 
-def _reboot_one(client, item, params):
+def _reboot_one(client, item, params, records=None):
     name, before = item["name"], item.get("runtime.bootTime")
-    entered = not item.get("runtime.inMaintenanceMode")
-    if entered:
+    entered = not item.get("runtime.inMaintenanceMode") or bool(records and records.ours(item))
+    if not item.get("runtime.inMaintenanceMode"):
+        if records:
+            records.mark(item)
         _maintenance(client, item, True, params)
     outcome = client.wait_for_tasks([client.call(item["obj"].RebootHost_Task, force=False)],
                                     timeout=REBOOT_TASK_TIMEOUT)[0]
     if outcome["state"] != "success":
         if entered:
             _maintenance(client, item, False, params)
+            if records:
+                records.unmark(item)
         raise TaskFailed("Host %s refused the reboot: %s." % (name, outcome["error"]),
                          hint="Nothing was rebooted; the host is as it was.")
 
@@ -103,6 +113,8 @@ def _reboot_one(client, item, params):
                  "host_maintenance state=absent, or run again with a longer reboot_timeout.")
     if entered:
         _maintenance(client, item, False, params)
+        if records:
+            records.unmark(item)
     return {"name": name, "rebooted": True, "entered_maintenance": entered,
             "boot_time_before": _iso(before), "boot_time_after": _iso(values.get("runtime.bootTime"))}
 
