@@ -12,6 +12,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/jsonhttp"
+	"vcsim/vlcm"
 )
 
 type stateJSON struct {
@@ -20,7 +21,7 @@ type stateJSON struct {
 	Hosts       []hostJSON             `json:"hosts"`
 	VMs         []vmJSON               `json:"vms"`
 	Settings    map[string]interface{} `json:"settings"`
-	Depots      []depotStateJSON       `json:"depots"` // vLCM offline depots
+	Depots      []vlcm.Depot           `json:"depots"` // vLCM offline depots
 	VGPUEvents  []vgpuEventJSON        `json:"vgpu_events"`
 }
 
@@ -56,8 +57,8 @@ type clusterJSON struct {
 	Image        map[string]string `json:"image"`
 	ImageManaged bool              `json:"image_managed"`
 	// The commit the image is at, and every commit with its image, oldest first (empty when not image-managed).
-	ImageCommit  string            `json:"image_commit"`
-	ImageCommits []imageCommitJSON `json:"image_commits"`
+	ImageCommit  string             `json:"image_commit"`
+	ImageCommits []vlcm.ImageCommit `json:"image_commits"`
 	// vLCM drafts of the cluster's image that were neither committed nor deleted.
 	Drafts int `json:"drafts"`
 	// Custom attributes by name (the cluster lock of gpuops.vgpu.cluster_lock among them).
@@ -156,7 +157,7 @@ func (l *Lab) labHandler() http.Handler {
 	mux.HandleFunc("/lab/faults", l.faultsEndpoint)
 	mux.HandleFunc("/lab/gpus", l.only(http.MethodPost, l.gpusEndpoint))
 	mux.HandleFunc("/lab/chaos", l.chaosEndpoint)
-	mux.Handle("/lab/depot/", l.vlcm.depotFiles())
+	mux.Handle("/lab/depot/", l.vlcm.DepotFiles())
 	mux.HandleFunc("/lab/", func(w http.ResponseWriter, r *http.Request) {
 		jsonhttp.Error(w, http.StatusNotFound, "no lab endpoint %s (endpoints: /lab/state, /lab/stats, "+
 			"/lab/stats/reset, /lab/faults, /lab/gpus, /lab/chaos, /lab/depot/, /lab/reset)", r.URL.Path)
@@ -256,7 +257,7 @@ func (l *Lab) state() stateJSON {
 	for _, o := range labOptions {
 		s.Settings[o.key] = l.settings.value(o.key)
 	}
-	l.vlcm.addState(&s)
+	l.addVLCMState(&s)
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/vlcm"
 )
 
 // A host's network system reports its physical NICs in networkInfo and networkConfig, as vCenter does, and follows a
@@ -125,7 +126,7 @@ func TestFetchSoftwarePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := tl.Lab.vlcm.installed[tl.hosts[0].ref][baseImageComponent]
+	base := tl.vlcm.Installed(tl.hosts[0].ref)[vlcm.BaseImageComponent]
 	found := false
 	for _, p := range res.Returnval {
 		if p.Name == "esx-base" {

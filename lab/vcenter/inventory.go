@@ -15,6 +15,8 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/topology"
+	"vcsim/vapi"
+	"vcsim/vlcm"
 )
 
 const (
@@ -50,7 +52,8 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 	}
 	l.wrapSimulatorObjects()
 	simulator.Map.AddHandler(newTaskHooks(l))
-	l.vlcm = newVLCM(l, topo)
+	l.tasks = vapi.NewTasks(&l.mu, &l.background)
+	l.vlcm = vlcm.New(vlcmLab{l}, &l.mu, l.tasks, topo)
 	return nil
 }
 
@@ -107,7 +110,7 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 		return err
 	}
 	var members []*object.HostSystem
-	for _, hs := range allHosts(spec) {
+	for _, hs := range spec.AllHosts() {
 		members = append(members, hosts[hs.Name])
 	}
 	if err := l.createSharedDatastore(ctx, members, datastore, dir); err != nil {
@@ -148,14 +151,6 @@ func rekey(ref types.ManagedObjectReference, prefix string) types.ManagedObjectR
 		p.Owner = next
 	}
 	return next
-}
-
-func allHosts(spec *topology.DatacenterSpec) []*topology.HostSpec {
-	var hosts []*topology.HostSpec
-	for _, c := range spec.Clusters {
-		hosts = append(hosts, c.Hosts...)
-	}
-	return append(hosts, spec.Hosts...)
 }
 
 // addHost connects a host through the given call and gives it its GPUs, graphics manager and service system.

@@ -13,6 +13,8 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/stats"
+	"vcsim/vapi"
+	"vcsim/vlcm"
 )
 
 // Lab holds the GPU side of the simulated vCenter and the lab's own bookkeeping.
@@ -32,7 +34,8 @@ type Lab struct {
 	faults   *faults.Store
 	chaos    *chaos.Injector
 	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
-	vlcm     *vlcmState     // vSphere Lifecycle Manager (REST, vlcm*.go)
+	vlcm     *vlcm.Manager  // vSphere Lifecycle Manager (REST, package vlcm; vlcm.go)
+	tasks    *vapi.Tasks    // the CIS tasks of the REST APIs (/api/cis/tasks)
 	// vgpuEvents records, in order, every vGPU start and stop and every host image change (vgpu_events in
 	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
 	vgpuEvents []vgpuEventJSON

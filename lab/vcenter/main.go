@@ -107,7 +107,7 @@ func run(o options) error {
 		if err != nil {
 			return nil, nil, err
 		}
-		l.vlcm.configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
+		l.vlcm.Configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
 		l.hostdLogin = hostdLogin{o.esxiUsername, o.esxiPassword, o.username, o.password}
 		svc.Listen = &url.URL{Scheme: sdk.Scheme, Host: sdk.Host, Path: sdk.Path,
 			User: url.UserPassword(o.username, o.password)}

@@ -40,7 +40,7 @@ func newLabServer(build func() (*Lab, *simulator.Service, error)) (*labServer, e
 	if err != nil {
 		return nil, err
 	}
-	return &labServer{build: build, lab: l, handler: l.Handler(svc), depot: l.vlcm.depotFiles()}, nil
+	return &labServer{build: build, lab: l, handler: l.Handler(svc), depot: l.vlcm.DepotFiles()}, nil
 }
 
 func (s *labServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -142,7 +142,7 @@ func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 	if _, err := listHosts(ctx, c); err == nil || !strings.Contains(err.Error(), "NotAuthenticated") {
 		t.Errorf("a session of the replaced lab still works: %v", err)
 	}
-	if code := a.do(http.MethodGet, "/api/session", nil, nil); code != http.StatusUnauthorized {
+	if code := a.Do(http.MethodGet, "/api/session", nil, nil); code != http.StatusUnauthorized {
 		t.Errorf("a REST session of the replaced lab answers %d", code)
 	}
 	c, err = tl.connect(t, "s3cret")
@@ -153,7 +153,7 @@ func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 		t.Errorf("event.maxAge after the reset: %v, want %v", got, maxAge)
 	}
 	var depots map[string]interface{}
-	if tl.login(t).do(http.MethodGet, "/api/esx/settings/depots/offline", nil, &depots); len(depots) != 0 {
+	if tl.login(t).Do(http.MethodGet, "/api/esx/settings/depots/offline", nil, &depots); len(depots) != 0 {
 		t.Errorf("depots after the reset: %v", depots)
 	}
 	sameState(t, "state a moment later", tl.state(t), start)
@@ -167,7 +167,7 @@ func TestResetEndsARemediationInFlight(t *testing.T) {
 	a := tl.login(t)
 	base := imageWithDriver(t, tl, a)
 	var id string
-	if code := a.do(http.MethodPost, base+"?action=apply&vmw-task=true", map[string]interface{}{"accept_eula": true},
+	if code := a.Do(http.MethodPost, base+"?action=apply&vmw-task=true", map[string]interface{}{"accept_eula": true},
 		&id); code != http.StatusAccepted {
 		t.Fatalf("apply: %d", code)
 	}
@@ -185,7 +185,7 @@ func TestResetEndsARemediationInFlight(t *testing.T) {
 
 	sameState(t, "state after the reset", tl.state(t), start)
 	var e vapi.Err
-	if code := tl.login(t).do(http.MethodGet, "/api/cis/tasks/"+id, nil, &e); code != http.StatusNotFound {
+	if code := tl.login(t).Do(http.MethodGet, "/api/cis/tasks/"+id, nil, &e); code != http.StatusNotFound {
 		t.Errorf("the task of the replaced lab: %d %+v", code, e)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // The REST API under /api that the lab serves on the vapi package's router: CIS tasks, the vcenter inventory lists
-// and the vLCM subset (vlcm_*.go); JSON-RPC operations of com.vmware.vcenter are in vapi_inventory.go.
+// and the vLCM subset (package vlcm); JSON-RPC operations of com.vmware.vcenter are in vapi_inventory.go.
 
 // registerREST adds the REST API to the lab's server. The credentials are those SessionManager.Login accepts.
 func (l *Lab) registerREST(svc *simulator.Service) {
@@ -26,11 +26,11 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	for name, op := range vcenterOperations(l) {
 		rt.Register(name, op)
 	}
-	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.vlcm.tasks.Serve)
+	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.tasks.Serve)
 	rt.Add(http.MethodGet, "/api/vcenter/datacenter", l.listDatacenters)
 	rt.Add(http.MethodGet, "/api/vcenter/cluster", l.listClusters)
 	rt.Add(http.MethodGet, "/api/vcenter/host", l.listHosts)
-	l.vlcm.routes(rt)
+	l.vlcm.Routes(rt)
 	l.rest.Handle("/api", rt) // JSON-RPC
 	l.rest.Handle("/api/", rt)
 }

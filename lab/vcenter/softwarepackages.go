@@ -7,6 +7,8 @@ import (
 
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vlcm"
 )
 
 // baseImageVibs are VIBs of ESXi's base image, each at the base image's version, as `esxcli software vib list`
@@ -21,19 +23,18 @@ var baseImageVibs = []string{"bmcal", "cpu-microcode", "crx", "esx-base", "esx-d
 // component, as vLCM's depots describe them. A VIB id reads <vendor>_<type>_<name>_<version>.
 func (m *imageConfigManager) FetchSoftwarePackages(*types.FetchSoftwarePackages) soap.HasFault {
 	v := m.host.lab.vlcm
-	installed := v.installed[m.host.ref]
-	available := v.available()
+	installed := v.Installed(m.host.ref)
 	var packages []types.SoftwarePackage
 	for component, version := range installed {
-		if component == baseImageComponent {
-			released := v.findBaseImage(version)
+		if component == vlcm.BaseImageComponent {
+			released := v.BaseImage(version)
 			for _, name := range baseImageVibs {
 				packages = append(packages, softwarePackage("VMware", "bootbank", name, version,
 					types.HostImageAcceptanceLevelVmware_certified, "ESXi base image "+version, baseImageDate(released)))
 			}
 			continue
 		}
-		described := available[component][version]
+		described := v.Component(component, version)
 		if described == nil {
 			continue
 		}
@@ -84,7 +85,7 @@ func softwarePackage(vendor, kind, name, version string, level types.HostImageAc
 			LiveRemoveAllowed: new(bool), StatelessReady: &yes, Overlay: new(bool)}}
 }
 
-func baseImageDate(image *baseImage) *time.Time {
+func baseImageDate(image *vlcm.BaseImage) *time.Time {
 	if image == nil {
 		return nil
 	}

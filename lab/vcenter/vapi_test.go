@@ -174,13 +174,13 @@ func TestVapiErrorsAreStandardErrors(t *testing.T) {
 func TestVapiSharesRESTSessions(t *testing.T) {
 	tl := startLab(t)
 	a := tl.login(t)
-	out := tl.rpc(t, "com.vmware.cis.session", "get", map[string]interface{}{}, sessionCtx(a.session))
+	out := tl.rpc(t, "com.vmware.cis.session", "get", map[string]interface{}{}, sessionCtx(a.Session))
 	info, ok := vapi.StructFields(out["result"].(map[string]interface{})["output"])
 	if !ok || info["user"] != "lab" {
 		t.Fatalf("session get: %v", out)
 	}
-	tl.rpc(t, "com.vmware.cis.session", "delete", map[string]interface{}{}, sessionCtx(a.session))
-	if code := a.do(http.MethodGet, "/api/session", nil, nil); code != http.StatusUnauthorized {
+	tl.rpc(t, "com.vmware.cis.session", "delete", map[string]interface{}{}, sessionCtx(a.Session))
+	if code := a.Do(http.MethodGet, "/api/session", nil, nil); code != http.StatusUnauthorized {
 		t.Fatalf("REST session after a JSON-RPC delete: %d", code)
 	}
 }

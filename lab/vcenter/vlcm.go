@@ -1,397 +1,133 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
-	"vcsim/bundle"
-	"vcsim/jsonhttp"
-	"vcsim/topology"
-	"vcsim/vapi"
+	"vcsim/faults"
+	"vcsim/vlcm"
 )
 
-// vSphere Lifecycle Manager: offline depots, cluster images with drafts, compliance and remediation. The state
-// lives here; the REST operations are in vlcm_depots.go, vlcm_image.go and vlcm_remediate.go. Everything is read
-// and changed under the lab's lock (l.mu), so SOAP calls and vLCM tasks see each other's changes whole.
+// vlcmLab is the lab as vSphere Lifecycle Manager (package vlcm) sees it: its hosts and clusters, maintenance mode
+// and VM power by the lab's rules, the vGPU event record. vLCM calls it holding l.mu.
+type vlcmLab struct{ *Lab }
 
-const (
-	baseImageComponent      = "ESXi"
-	defaultBaseImage        = "8.0.2-0.0.22380479"
-	defaultRemediationDelay = 300 * time.Millisecond
-	maxBundleBytes          = 512 << 20
-	fetchTimeout            = 60 * time.Second
-)
-
-// baseImage is an ESXi release the lab's vLCM knows (the online depot every vCenter syncs).
-type baseImage struct {
-	Version, DisplayVersion, ReleaseDate string
-}
-
-var defaultBaseImages = []baseImage{
-	{"8.0.2-0.0.22380479", "8.0 U2", "2023-09-21T00:00:00.000Z"},
-	{"8.0.1-0.0.21495797", "8.0 U1", "2023-04-18T00:00:00.000Z"},
-	{"7.0.3-0.95.22348816", "7.0 U3o", "2023-09-28T00:00:00.000Z"},
-}
-
-type vlcmState struct {
-	lab   *Lab
-	tasks *vapi.Tasks // the CIS tasks of its REST operations
-
-	depots    map[string]*offlineDepot
-	nextDepot int
-	images    map[types.ManagedObjectReference]*clusterImage
-	installed map[types.ManagedObjectReference]map[string]string // host -> component -> version
-
-	baseImages       []baseImage
-	remediationDelay time.Duration
-	depotDir         string
-	client           *http.Client
-}
-
-type offlineDepot struct {
-	id, description, location, owner string
-	created                          time.Time
-	bundle                           *bundle.Bundle
-}
-
-// clusterImage is a cluster's desired software and what vLCM remembers about it.
-type clusterImage struct {
-	managed    bool
-	baseImage  string
-	components map[string]string
-	commit     int
-	drafts     map[string]*imageDraft
-	nextDraft  int
-	busy       string // the apply, scan or check running on the cluster
-	compliance *clusterCompliance
-	lastApply  *applyResult
-	policy     applyPolicy          // remediation settings configured on the cluster (policies/apply)
-	commits    map[int]*imageCommit // every commit of the image, by number
-}
-
-type imageDraft struct {
-	id, owner  string
-	created    time.Time
-	baseImage  string
-	components map[string]string
-}
-
-func newVLCM(l *Lab, topo *topology.Topology) *vlcmState {
-	v := &vlcmState{
-		lab:              l,
-		tasks:            vapi.NewTasks(&l.mu, &l.background),
-		depots:           map[string]*offlineDepot{},
-		images:           map[types.ManagedObjectReference]*clusterImage{},
-		installed:        map[types.ManagedObjectReference]map[string]string{},
-		baseImages:       append([]baseImage(nil), defaultBaseImages...),
-		remediationDelay: defaultRemediationDelay,
-	}
-	v.configure("", nil)
-	if topo.VLCM != nil && topo.VLCM.RemediationDelayMS != nil {
-		v.remediationDelay = time.Duration(*topo.VLCM.RemediationDelayMS) * time.Millisecond
-	}
-	hostSpecs := map[string]*topology.HostSpec{}
-	clusterSpecs := map[string]*topology.ClusterSpec{}
-	for _, dc := range topo.Datacenters {
-		for _, c := range dc.Clusters {
-			clusterSpecs[c.Name] = c
-		}
-		for _, h := range allHosts(dc) {
-			hostSpecs[h.Name] = h
-		}
-	}
+func (l vlcmLab) Hosts() []vlcm.Host {
+	hosts := make([]vlcm.Host, 0, len(l.hosts))
 	for _, h := range l.hosts {
-		v.installed[h.ref] = initialComponents(hostSpecs[h.name])
-		if version, ok := v.installed[h.ref][baseImageComponent]; ok && v.findBaseImage(version) == nil {
-			v.baseImages = append(v.baseImages, baseImage{version, version, "2023-01-01T00:00:00.000Z"})
-		}
+		hosts = append(hosts, vlcm.Host{Ref: h.ref, Name: h.name})
 	}
-	for _, ref := range l.clusters {
-		cluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
-		spec := clusterSpecs[cluster.Name]
-		img := &clusterImage{managed: spec == nil || spec.ImageManaged == nil || *spec.ImageManaged,
-			baseImage: defaultBaseImage, components: map[string]string{}, commit: 1, drafts: map[string]*imageDraft{}}
-		if len(cluster.Host) > 0 && v.installed[cluster.Host[0]][baseImageComponent] != "" {
-			img.baseImage = v.installed[cluster.Host[0]][baseImageComponent]
-		}
-		img.record("lab", "Initial image")
-		v.images[ref] = img
-	}
-	return v
+	return hosts
 }
 
-func initialComponents(spec *topology.HostSpec) map[string]string {
-	components := map[string]string{baseImageComponent: defaultBaseImage}
-	if spec != nil && len(spec.Components) > 0 {
-		components = map[string]string{}
-		for name, version := range spec.Components {
-			components[name] = version
-		}
+func (l vlcmLab) Clusters() []types.ManagedObjectReference { return l.clusters }
+
+func (l vlcmLab) Logf(format string, args ...interface{}) { l.logf(format, args...) }
+
+func (l vlcmLab) Pause(d time.Duration) bool { return l.pause(d) }
+
+func (l vlcmLab) Faults() *faults.Store { return l.faults }
+
+func (l vlcmLab) EvacuationBlocker(host types.ManagedObjectReference, evacuateOff bool) string {
+	obj, h := l.hostObject(host), l.host(host)
+	if _, f := l.planEvacuation(h, obj, evacuateOff); f != nil {
+		return f.msg
 	}
-	return components
+	return ""
 }
 
-func (v *vlcmState) findBaseImage(version string) *baseImage {
-	for i := range v.baseImages {
-		if v.baseImages[i].Version == version {
-			return &v.baseImages[i]
+// MaintenanceMode enters or exits maintenance mode through the simulator, so the lab's maintenance rules apply and
+// the tasks show in vCenter as vLCM's do.
+func (l vlcmLab) MaintenanceMode(host types.ManagedObjectReference, enter, evacuateOff bool) string {
+	obj := l.hostObject(host)
+	var ref types.ManagedObjectReference
+	l.as(host, func() {
+		if enter {
+			req := &types.EnterMaintenanceMode_Task{This: host, EvacuatePoweredOffVms: types.NewBool(evacuateOff)}
+			saved := l.inflight
+			l.inflight = req
+			body := obj.EnterMaintenanceModeTask(req)
+			l.inflight = saved
+			ref = body.(*methods.EnterMaintenanceMode_TaskBody).Res.Returnval
+		} else {
+			body := obj.ExitMaintenanceModeTask(&types.ExitMaintenanceMode_Task{This: host})
+			ref = body.(*methods.ExitMaintenanceMode_TaskBody).Res.Returnval
 		}
-	}
-	return nil
-}
-
-// configure sets where GET /lab/depot/ serves files from and the TLS configuration whose certificate the depot
-// downloads trust next to the system's roots (the lab's own self-signed certificate).
-func (v *vlcmState) configure(depotDir string, own *tls.Config) {
-	v.depotDir = depotDir
-	roots, err := x509.SystemCertPool()
-	if err != nil {
-		roots = x509.NewCertPool()
-	}
-	if own != nil {
-		for _, cert := range own.Certificates {
-			for _, der := range cert.Certificate {
-				if parsed, err := x509.ParseCertificate(der); err == nil {
-					roots.AddCert(parsed)
-				}
-			}
-		}
-	}
-	v.client = &http.Client{Timeout: fetchTimeout, Transport: &http.Transport{
-		Proxy:           http.ProxyFromEnvironment,
-		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
-	}}
-}
-
-// fetch downloads an offline bundle as vLCM does for a PULL import: http, https or a file on the vCenter.
-func (v *vlcmState) fetch(location string) ([]byte, error) {
-	u, err := url.Parse(location)
-	if err != nil {
-		return nil, err
-	}
-	var body io.ReadCloser
-	switch u.Scheme {
-	case "file":
-		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("a file URL names a file on the vCenter itself, not on host %q", u.Host)
-		}
-		f, err := os.Open(u.Path)
-		if err != nil {
-			return nil, err
-		}
-		body = f
-	case "http", "https":
-		res, err := v.client.Get(location)
-		if err != nil {
-			return nil, err
-		}
-		if res.StatusCode != http.StatusOK {
-			res.Body.Close()
-			return nil, fmt.Errorf("the server answered %s", res.Status)
-		}
-		body = res.Body
-	default:
-		return nil, fmt.Errorf("scheme %q is not one of http, https, file", u.Scheme)
-	}
-	defer body.Close()
-	data, err := io.ReadAll(io.LimitReader(body, maxBundleBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxBundleBytes {
-		return nil, fmt.Errorf("it is larger than the lab's limit of %d MiB", maxBundleBytes>>20)
-	}
-	return data, nil
-}
-
-// depotFiles serves the files of the depot directory (GET /lab/depot/<file>), for PULL imports over HTTPS.
-func (v *vlcmState) depotFiles() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v.depotDir == "" {
-			jsonhttp.Error(w, http.StatusNotFound, "the lab serves no depot directory (start it with -depot-dir)")
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/depot/ takes GET")
-			return
-		}
-		name := strings.TrimPrefix(r.URL.Path, "/lab/depot/")
-		file := filepath.Join(v.depotDir, filepath.FromSlash(bundle.CleanPath(name)))
-		if info, err := os.Stat(file); err != nil || info.IsDir() {
-			jsonhttp.Error(w, http.StatusNotFound, "no file %q in the lab's depot directory", name)
-			return
-		}
-		http.ServeFile(w, r, file)
 	})
+	l.patchTaskMessages()
+	task, ok := simulator.Map.Get(ref).(*simulator.Task)
+	if !ok || task.Info.State == types.TaskInfoStateSuccess {
+		return ""
+	}
+	if task.Info.Error != nil && task.Info.Error.LocalizedMessage != "" {
+		return task.Info.Error.LocalizedMessage
+	}
+	return "the maintenance mode task failed"
 }
 
-// ---- what the depots hold ----------------------------------------------------------------------------------------
-
-// depotComponent is one version of a component the depots hold, with the depots that carry it.
-type depotComponent struct {
-	*bundle.Component
-	bundleType string // INDEPENDENT or BASE_IMAGE
-	depots     []string
-}
-
-// available lists every component version of the depots (and the base images' ESXi component), by name and
-// version. The caller holds l.mu.
-func (v *vlcmState) available() map[string]map[string]*depotComponent {
-	out := map[string]map[string]*depotComponent{}
-	add := func(c *bundle.Component, bundleType, depot string) {
-		if out[c.Name] == nil {
-			out[c.Name] = map[string]*depotComponent{}
-		}
-		dc := out[c.Name][c.Version]
-		if dc == nil {
-			dc = &depotComponent{Component: c, bundleType: bundleType}
-			out[c.Name][c.Version] = dc
-		}
-		if depot != "" {
-			dc.depots = append(dc.depots, depot)
+func (l vlcmLab) PoweredOnVMs(host types.ManagedObjectReference) []types.ManagedObjectReference {
+	var on []types.ManagedObjectReference
+	for _, ref := range l.hostObject(host).Vm {
+		if vm := l.vm(ref); vm != nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn {
+			on = append(on, ref)
 		}
 	}
-	for _, b := range v.baseImages {
-		add(&bundle.Component{Name: baseImageComponent, DisplayName: "ESXi", Version: b.Version,
-			DisplayVersion: b.DisplayVersion, Vendor: "VMware, Inc.", Summary: "ESXi " + b.DisplayVersion,
-			Description: "ESXi base image " + b.DisplayVersion, Category: "ENHANCEMENT", Urgency: "IMPORTANT",
-			ReleaseDate: b.ReleaseDate}, "BASE_IMAGE", "")
+	return on
+}
+
+func (l vlcmLab) SetPower(ref types.ManagedObjectReference, state types.VirtualMachinePowerState) bool {
+	vm := l.vm(ref)
+	if vm == nil {
+		return false
 	}
-	for _, id := range v.depotIDs() {
-		for _, c := range v.depots[id].bundle.Components() {
-			add(c, "INDEPENDENT", id)
+	var task types.ManagedObjectReference
+	l.as(ref, func() {
+		switch state {
+		case types.VirtualMachinePowerStatePoweredOff:
+			task = vm.PowerOffVMTask(l.ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).Res.Returnval
+		case types.VirtualMachinePowerStateSuspended:
+			task = vm.SuspendVMTask(l.ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).Res.Returnval
+		default:
+			task = vm.PowerOnVMTask(l.ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).Res.Returnval
 		}
-	}
-	return out
+	})
+	return taskSucceeded(task)
 }
 
-func (v *vlcmState) depotIDs() []string {
-	ids := make([]string, 0, len(v.depots))
-	for id := range v.depots {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return v.depots[ids[i]].created.Before(v.depots[ids[j]].created) })
-	return ids
+func (l vlcmLab) HostImageChanged(host, driver string) {
+	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: "host_image", Host: host,
+		HostDriver: driver})
 }
 
-// compareVersions orders component versions: runs of digits compare as numbers, everything else as text
-// (525.105.14-1OEM.800.1.0.20613240 < 535.54.06-1OEM.800.1.0.20613240).
-func compareVersions(a, b string) int {
-	ta, tb := versionTokens(a), versionTokens(b)
-	for i := 0; i < len(ta) && i < len(tb); i++ {
-		x, y := ta[i], tb[i]
-		nx, ex := strconv.ParseUint(x, 10, 64)
-		ny, ey := strconv.ParseUint(y, 10, 64)
-		switch {
-		case ex == nil && ey == nil && nx != ny:
-			if nx < ny {
-				return -1
-			}
-			return 1
-		case (ex != nil || ey != nil) && x != y:
-			return strings.Compare(x, y)
-		}
-	}
-	return len(ta) - len(tb)
-}
-
-func versionTokens(v string) []string {
-	var tokens []string
-	start := 0
-	for i := 1; i <= len(v); i++ {
-		if i == len(v) || unicode.IsDigit(rune(v[i])) != unicode.IsDigit(rune(v[i-1])) {
-			tokens = append(tokens, v[start:i])
-			start = i
-		}
-	}
-	return tokens
-}
-
-func sortedVersions(versions map[string]*depotComponent) []string {
-	out := make([]string, 0, len(versions))
-	for v := range versions {
-		out = append(out, v)
-	}
-	sort.Slice(out, func(i, j int) bool { return compareVersions(out[i], out[j]) < 0 })
-	return out
-}
-
-// ---- /lab/state --------------------------------------------------------------------------------------------------
-
-// depotStateJSON is an offline depot in GET /lab/state.
-type depotStateJSON struct {
-	ID         string            `json:"id"`
-	Location   string            `json:"location"`
-	Components map[string]string `json:"components"`
-}
-
-// addState adds vLCM's ground truth to GET /lab/state: the offline depots, installed components per host, the
+// addVLCMState adds vLCM's ground truth to GET /lab/state: the offline depots, installed components per host, the
 // desired image per cluster (its effective components, base image included; null when not image-managed).
-func (v *vlcmState) addState(s *stateJSON) {
-	s.Depots = []depotStateJSON{}
-	for _, id := range v.depotIDs() {
-		d := depotStateJSON{ID: id, Location: v.depots[id].location, Components: map[string]string{}}
-		for _, c := range v.depots[id].bundle.Components() {
-			d.Components[c.Name] = c.Version
-		}
-		s.Depots = append(s.Depots, d)
-	}
+func (l *Lab) addVLCMState(s *stateJSON) {
+	s.Depots = l.vlcm.Depots()
 	for i := range s.Hosts {
-		for _, h := range v.lab.hosts {
+		for _, h := range l.hosts {
 			if h.ref.Value == s.Hosts[i].Moid {
-				s.Hosts[i].Components = copyMap(v.installed[h.ref])
+				s.Hosts[i].Components = l.vlcm.Installed(h.ref)
 			}
 		}
 	}
 	for i := range s.Clusters {
 		ref := types.ManagedObjectReference{Type: "ClusterComputeResource", Value: s.Clusters[i].Moid}
-		if img := v.images[ref]; img != nil {
-			s.Clusters[i].ImageManaged = img.managed
-			s.Clusters[i].Drafts = len(img.drafts)
-			s.Clusters[i].ImageCommits = []imageCommitJSON{}
-			if img.managed {
-				s.Clusters[i].Image = img.effective()
-				s.Clusters[i].ImageCommit = strconv.Itoa(img.commit)
-				s.Clusters[i].ImageCommits = img.commitHistory()
-			}
+		if c := l.vlcm.Cluster(ref); c != nil {
+			s.Clusters[i].ImageManaged, s.Clusters[i].Drafts = c.Managed, c.Drafts
+			s.Clusters[i].Image, s.Clusters[i].ImageCommit, s.Clusters[i].ImageCommits = c.Image, c.Commit, c.Commits
 		}
 	}
 }
 
-func (img *clusterImage) effective() map[string]string {
-	out := copyMap(img.components)
-	out[baseImageComponent] = img.baseImage
-	return out
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
+// recordVGPU adds a vGPU start or stop to the lab's event record. The caller holds l.mu.
+func (l *Lab) recordVGPU(event string, vm *labVM, slot *vgpuSlot) {
+	driver := ""
+	if l.vlcm != nil {
+		driver = l.vlcm.HostDriver(slot.gpu.host.ref)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
+		Host: slot.gpu.host.name, GPU: slot.gpu.pciID, Profile: slot.profile, HostDriver: driver})
 }

@@ -37,6 +37,15 @@ type DatacenterSpec struct {
 	VMs      []*VMSpec      `json:"vms"`
 }
 
+// AllHosts lists the datacenter's hosts: those of its clusters in order, then the standalone ones.
+func (spec *DatacenterSpec) AllHosts() []*HostSpec {
+	var hosts []*HostSpec
+	for _, c := range spec.Clusters {
+		hosts = append(hosts, c.Hosts...)
+	}
+	return append(hosts, spec.Hosts...)
+}
+
 type ClusterSpec struct {
 	Name  string          `json:"name"`
 	DRS   *AutomationSpec `json:"drs"`

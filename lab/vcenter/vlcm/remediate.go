@@ -1,4 +1,4 @@
-package main
+package vlcm
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
@@ -22,7 +21,7 @@ import (
 // every powered-on VM), install the image, out of maintenance mode. A host that fails stops the remediation; the
 // hosts after it are skipped and stay as they were.
 
-func (v *vlcmState) remediationRoutes(rt *vapi.Router) {
+func (v *Manager) remediationRoutes(rt *vapi.Router) {
 	rt.Add(http.MethodPost, clusterPath+"/software?action=scan&vmw-task=true", v.scan)
 	rt.Add(http.MethodPost, clusterPath+"/software?action=check&vmw-task=true", v.check)
 	rt.Add(http.MethodPost, clusterPath+"/software?action=apply&vmw-task=true", v.apply)
@@ -107,8 +106,8 @@ func (img *clusterImage) target() target {
 		policy: img.policy.effective()}
 }
 
-// hostCompliance compares what a host runs with the target image. The caller holds l.mu.
-func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) hostComplianceJSON {
+// hostCompliance compares what a host runs with the target image. The caller holds the lock.
+func (v *Manager) hostCompliance(ref types.ManagedObjectReference, t target) hostComplianceJSON {
 	installed := v.installed[ref]
 	available := v.available()
 	now := vapi.Time(time.Now())
@@ -116,9 +115,9 @@ func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) h
 		ScanTime: now, Commit: t.commit, AddOn: map[string]interface{}{"status": "COMPLIANT",
 			"notifications": noNotifications()}, Components: map[string]componentComplianceJSON{},
 		Solutions: map[string]interface{}{}}
-	hc.BaseImage = baseImageComplianceJSON{Status: "COMPLIANT", Current: v.baseImageInfo(installed[baseImageComponent]),
+	hc.BaseImage = baseImageComplianceJSON{Status: "COMPLIANT", Current: v.baseImageInfo(installed[BaseImageComponent]),
 		Target: v.baseImageInfo(t.base), Notifications: noNotifications()}
-	if installed[baseImageComponent] != t.base {
+	if installed[BaseImageComponent] != t.base {
 		hc.BaseImage.Status = "NON_COMPLIANT"
 	}
 	names := map[string]bool{}
@@ -131,7 +130,7 @@ func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) h
 	for _, n := range sortedSet(names) {
 		cc := componentComplianceJSON{Status: "COMPLIANT", Notifications: noNotifications()}
 		source := "USER"
-		if n == baseImageComponent {
+		if n == BaseImageComponent {
 			source = "BASE_IMAGE"
 		}
 		if version, ok := installed[n]; ok {
@@ -151,14 +150,14 @@ func (v *vlcmState) hostCompliance(ref types.ManagedObjectReference, t target) h
 	return hc
 }
 
-// scanCluster is the cluster's compliance with the target, for every host. The caller holds l.mu.
-func (v *vlcmState) scanCluster(ref types.ManagedObjectReference, t target) *clusterCompliance {
+// scanCluster is the cluster's compliance with the target, for every host. The caller holds the lock.
+func (v *Manager) scanCluster(ref types.ManagedObjectReference, t target) *clusterCompliance {
 	cc := &clusterCompliance{Impact: "NO_IMPACT", Status: "COMPLIANT", Notifications: noNotifications(),
 		ScanTime: vapi.Time(time.Now()), Commit: t.commit, CompliantHosts: []string{}, NonCompliantHosts: []string{},
 		IncompatibleHosts: []string{}, UnavailableHosts: []string{}, Hosts: map[string]hostComplianceJSON{},
 		HostInfo: map[string]hostInfoJSON{}}
 	for _, host := range v.clusterHosts(ref) {
-		obj := v.lab.hostObject(host)
+		obj := hostObject(host)
 		cc.HostInfo[host.Value] = hostInfoJSON{Name: obj.Name}
 		if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 			cc.UnavailableHosts = append(cc.UnavailableHosts, host.Value)
@@ -179,7 +178,7 @@ func (v *vlcmState) scanCluster(ref types.ManagedObjectReference, t target) *clu
 	return cc
 }
 
-func (v *vlcmState) clusterHosts(ref types.ManagedObjectReference) []types.ManagedObjectReference {
+func (v *Manager) clusterHosts(ref types.ManagedObjectReference) []types.ManagedObjectReference {
 	cluster, ok := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
 	if !ok {
 		return nil
@@ -187,24 +186,24 @@ func (v *vlcmState) clusterHosts(ref types.ManagedObjectReference) []types.Manag
 	return append([]types.ManagedObjectReference(nil), cluster.Host...)
 }
 
-func (v *vlcmState) scan(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) scan(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
 	}
 	v.tasks.Start(c, softwareService, "scan", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		img.compliance = v.scanCluster(ref, img.target())
 		return img.compliance, nil
 	})
 }
 
-func (v *vlcmState) getCompliance(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getCompliance(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
@@ -216,9 +215,9 @@ func (v *vlcmState) getCompliance(c *vapi.Call) {
 	jsonhttp.Write(c.W, http.StatusOK, img.compliance)
 }
 
-func (v *vlcmState) getLastApply(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getLastApply(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
@@ -238,7 +237,7 @@ type remediationSpec struct {
 
 // targetHosts resolves spec.hosts (all hosts of the cluster when empty), in the cluster's order. It answers 404
 // itself for a host outside the cluster.
-func (v *vlcmState) targetHosts(c *vapi.Call, ref types.ManagedObjectReference,
+func (v *Manager) targetHosts(c *vapi.Call, ref types.ManagedObjectReference,
 	hosts []string) ([]types.ManagedObjectReference, bool) {
 	all := v.clusterHosts(ref)
 	if len(hosts) == 0 {
@@ -265,13 +264,13 @@ func (v *vlcmState) targetHosts(c *vapi.Call, ref types.ManagedObjectReference,
 
 // check runs the pre-checks of a remediation: each host that needs the image must be connected and able to enter
 // maintenance mode (its powered-on VMs must be movable), and the image must be valid.
-func (v *vlcmState) check(c *vapi.Call) {
+func (v *Manager) check(c *vapi.Call) {
 	var spec remediationSpec
 	if !c.Decode(&spec) {
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil || !v.idle(c, ref, img) {
 		return
@@ -282,14 +281,14 @@ func (v *vlcmState) check(c *vapi.Call) {
 	}
 	img.busy = "check"
 	v.tasks.Start(c, softwareService, "check", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		defer func() { img.busy = "" }()
 		return v.runChecks(ref, img, hosts), nil
 	})
 }
 
-func (v *vlcmState) idle(c *vapi.Call, ref types.ManagedObjectReference, img *clusterImage) bool {
+func (v *Manager) idle(c *vapi.Call, ref types.ManagedObjectReference, img *clusterImage) bool {
 	if img.busy != "" {
 		c.Fail(vapi.NewErr("NOT_ALLOWED_IN_CURRENT_STATE", "Another operation (%s) is running on cluster %s.",
 			img.busy, name(ref)))
@@ -343,8 +342,8 @@ func entityResult(kind, id string, statuses ...checkStatusJSON) entityCheckJSON 
 	return e
 }
 
-// runChecks is the check task's work. The caller holds l.mu.
-func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImage,
+// runChecks is the check task's work. The caller holds the lock.
+func (v *Manager) runChecks(ref types.ManagedObjectReference, img *clusterImage,
 	hosts []types.ManagedObjectReference) map[string]interface{} {
 	started := time.Now()
 	t := img.target()
@@ -356,15 +355,15 @@ func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImag
 		checkStatus("com.vmware.lab.vlcm.check.image", "The desired image is valid", imageIssues))}
 	status, hostInfo := "OK", map[string]hostInfoJSON{}
 	for _, host := range hosts {
-		obj, h := v.lab.hostObject(host), v.lab.host(host)
+		obj := hostObject(host)
 		hostInfo[host.Value] = hostInfoJSON{Name: obj.Name}
 		var connection, maintenance []string
 		if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 			connection = append(connection, fmt.Sprintf("Host %s is %s.", obj.Name, obj.Runtime.ConnectionState))
 		} else if v.hostCompliance(host, t).Status != "COMPLIANT" && !obj.Runtime.InMaintenanceMode &&
 			!stopsVMs(*t.policy.PowerAction) {
-			if _, f := v.lab.planEvacuation(h, obj, *t.policy.EvacuateOfflineVMs); f != nil {
-				maintenance = append(maintenance, f.msg)
+			if why := v.lab.EvacuationBlocker(host, *t.policy.EvacuateOfflineVMs); why != "" {
+				maintenance = append(maintenance, why)
 			}
 		}
 		results = append(results, entityResult("HOST", host.Value,
@@ -381,13 +380,13 @@ func (v *vlcmState) runChecks(ref types.ManagedObjectReference, img *clusterImag
 }
 
 // apply remediates the hosts one at a time. Without accept_eula the task fails before touching a host.
-func (v *vlcmState) apply(c *vapi.Call) {
+func (v *Manager) apply(c *vapi.Call) {
 	var spec remediationSpec
 	if !c.Decode(&spec) {
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil || !v.idle(c, ref, img) {
 		return
@@ -400,9 +399,9 @@ func (v *vlcmState) apply(c *vapi.Call) {
 	eula := spec.AcceptEULA != nil && *spec.AcceptEULA
 	v.tasks.Start(c, softwareService, "apply", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
 		defer func() {
-			v.lab.mu.Lock()
+			v.mu.Lock()
 			img.busy = ""
-			v.lab.mu.Unlock()
+			v.mu.Unlock()
 		}()
 		if !eula {
 			return nil, vapi.NewErr("NOT_ALLOWED_IN_CURRENT_STATE", "The VMware End User License Agreement was not "+
@@ -412,9 +411,9 @@ func (v *vlcmState) apply(c *vapi.Call) {
 	})
 }
 
-func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, img *clusterImage,
+func (v *Manager) remediate(t *vapi.Task, ref types.ManagedObjectReference, img *clusterImage,
 	hosts []types.ManagedObjectReference) (interface{}, *vapi.Err) {
-	v.lab.mu.Lock()
+	v.mu.Lock()
 	want := img.target()
 	started := time.Now()
 	result := &applyResult{Commit: want.commit, HostInfo: map[string]hostInfoJSON{},
@@ -422,12 +421,12 @@ func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, im
 		SkippedHosts: []string{}}
 	total := int64(len(hosts))
 	t.Total = total
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 
 	var failures []string
 	for i, host := range hosts {
-		v.lab.mu.Lock()
-		hostName := v.lab.hostObject(host).Name
+		v.mu.Lock()
+		hostName := hostObject(host).Name
 		result.HostInfo[host.Value] = hostInfoJSON{Name: hostName}
 		hostStarted := time.Now()
 		status, note := "OK", ""
@@ -437,9 +436,9 @@ func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, im
 		case v.hostCompliance(host, want).Status == "COMPLIANT":
 			note = fmt.Sprintf("Host %s already runs the desired image.", hostName)
 		default:
-			v.lab.mu.Unlock()
+			v.mu.Unlock()
 			status, note = v.remediateHost(t, host, hostName, want, int64(i), total)
-			v.lab.mu.Lock()
+			v.mu.Lock()
 		}
 		hs := applyStatusJSON{Status: status, StartTime: vapi.Time(hostStarted), EndTime: vapi.Time(time.Now()),
 			Notifications: noNotifications(), Progress: &vapi.TaskProgress{Total: 1, Completed: 1,
@@ -465,11 +464,11 @@ func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, im
 			t.Completed = completed
 		}
 		t.Progress = fmt.Sprintf("%d of %d hosts remediated", i+1, total)
-		v.lab.mu.Unlock()
+		v.mu.Unlock()
 	}
 
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	result.Status = applyStatusJSON{Status: "OK", StartTime: vapi.Time(started), EndTime: vapi.Time(time.Now()),
 		Notifications: noNotifications()}
 	if len(failures) > 0 {
@@ -490,12 +489,12 @@ func (v *vlcmState) remediate(t *vapi.Task, ref types.ManagedObjectReference, im
 }
 
 // remediateHost takes one host through maintenance mode and installs the image; it returns the host's apply
-// status and a sentence for the user. It takes l.mu itself.
-func (v *vlcmState) remediateHost(t *vapi.Task, host types.ManagedObjectReference, hostName string, want target,
+// status and a sentence for the user. It takes the lock itself.
+func (v *Manager) remediateHost(t *vapi.Task, host types.ManagedObjectReference, hostName string, want target,
 	done, total int64) (string, string) {
-	v.lab.mu.Lock()
+	v.mu.Lock()
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): entering maintenance mode", hostName, done+1, total)
-	wasInMaintenance := v.lab.hostObject(host).Runtime.InMaintenanceMode
+	wasInMaintenance := hostObject(host).Runtime.InMaintenanceMode
 	policy := want.policy
 	stopped, why := v.powerAction(host, *policy.PowerAction)
 	if why == "" {
@@ -503,33 +502,32 @@ func (v *vlcmState) remediateHost(t *vapi.Task, host types.ManagedObjectReferenc
 	}
 	if why != "" {
 		failed := v.restorePower(stopped)
-		v.lab.mu.Unlock()
+		v.mu.Unlock()
 		if len(failed) > 0 {
 			why += fmt.Sprintf(" VMs %s stay off.", strings.Join(failed, ", "))
 		}
 		return "ERROR", why // the maintenance mode task's message names the host and the VMs
 	}
 	t.Progress = fmt.Sprintf("Host %s (%d of %d): installing the image", hostName, done+1, total)
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 
-	if !v.lab.pause(v.remediationDelay) {
+	if !v.lab.Pause(v.remediationDelay) {
 		return "ERROR", fmt.Sprintf("Host %s: the lab was reset during the installation.", hostName)
 	}
 
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
-	if v.lab.faults.Take(faults.FailRemediation, hostName, "") != nil {
-		v.lab.logf("vLCM: host %s: installing the image failed (injected fault)", hostName)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.lab.Faults().Take(faults.FailRemediation, hostName, "") != nil {
+		v.lab.Logf("vLCM: host %s: installing the image failed (injected fault)", hostName)
 		return "ERROR", fmt.Sprintf("Host %s: installing the image failed; the host keeps what it ran and stays "+
 			"in maintenance mode.", hostName)
 	}
 	v.installed[host] = copyMap(want.components)
-	v.lab.vgpuEvents = append(v.lab.vgpuEvents, vgpuEventJSON{Seq: len(v.lab.vgpuEvents) + 1, Event: "host_image",
-		Host: hostName, HostDriver: v.hostDriver(host)})
-	v.lab.logf("vLCM: host %s now runs %v", hostName, want.components)
+	v.lab.HostImageChanged(hostName, v.HostDriver(host))
+	v.lab.Logf("vLCM: host %s now runs %v", hostName, want.components)
 	if !wasInMaintenance {
 		t.Progress = fmt.Sprintf("Host %s (%d of %d): exiting maintenance mode", hostName, done+1, total)
-		if why := v.hostTask(host, false, false); why != "" {
+		if why := v.lab.MaintenanceMode(host, false, false); why != "" {
 			return "ERROR", fmt.Sprintf("Host %s has the image but stays in maintenance mode: %s", hostName, why)
 		}
 	}
@@ -538,35 +536,6 @@ func (v *vlcmState) remediateHost(t *vapi.Task, host types.ManagedObjectReferenc
 			strings.Join(failed, ", "))
 	}
 	return "OK", fmt.Sprintf("Host %s runs the desired image.", hostName)
-}
-
-// hostTask enters or exits maintenance mode through the simulator, so the lab's maintenance rules apply and the
-// tasks show in vCenter as vLCM's do. It returns why it failed, or "". The caller holds l.mu.
-func (v *vlcmState) hostTask(host types.ManagedObjectReference, enter, evacuateOff bool) string {
-	obj := v.lab.hostObject(host)
-	var ref types.ManagedObjectReference
-	v.lab.as(host, func() {
-		if enter {
-			req := &types.EnterMaintenanceMode_Task{This: host, EvacuatePoweredOffVms: boolp(evacuateOff)}
-			saved := v.lab.inflight
-			v.lab.inflight = req
-			body := obj.EnterMaintenanceModeTask(req)
-			v.lab.inflight = saved
-			ref = body.(*methods.EnterMaintenanceMode_TaskBody).Res.Returnval
-		} else {
-			body := obj.ExitMaintenanceModeTask(&types.ExitMaintenanceMode_Task{This: host})
-			ref = body.(*methods.ExitMaintenanceMode_TaskBody).Res.Returnval
-		}
-	})
-	v.lab.patchTaskMessages()
-	task, ok := simulator.Map.Get(ref).(*simulator.Task)
-	if !ok || task.Info.State == types.TaskInfoStateSuccess {
-		return ""
-	}
-	if task.Info.Error != nil && task.Info.Error.LocalizedMessage != "" {
-		return task.Info.Error.LocalizedMessage
-	}
-	return "the maintenance mode task failed"
 }
 
 func sortedSet(set map[string]bool) []string {

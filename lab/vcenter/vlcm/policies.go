@@ -1,4 +1,4 @@
-package main
+package vlcm
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/jsonhttp"
@@ -61,7 +60,6 @@ type applyPolicy struct {
 	ParallelRemediation  *parallelActionJSON `json:"parallel_remediation_action,omitempty"`
 }
 
-func int64p(v int64) *int64 { return &v }
 func boolp(v bool) *bool    { return &v }
 func strp(v string) *string { return &v }
 
@@ -125,30 +123,30 @@ type imageCommit struct {
 	applied             bool
 }
 
-func (v *vlcmState) policyRoutes(rt *vapi.Router) {
+func (v *Manager) policyRoutes(rt *vapi.Router) {
 	rt.Add(http.MethodGet, clusterPath+"/policies/apply", v.getApplyPolicy)
 	rt.Add(http.MethodPut, clusterPath+"/policies/apply", v.setApplyPolicy)
 	rt.Add(http.MethodGet, clusterPath+"/policies/apply/effective", v.getEffectivePolicy)
 	rt.Add(http.MethodGet, clusterPath+"/software/commits/{commit}", v.getCommit)
 }
 
-func (v *vlcmState) getApplyPolicy(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getApplyPolicy(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
 		jsonhttp.Write(c.W, http.StatusOK, img.policy)
 	}
 }
 
-func (v *vlcmState) getEffectivePolicy(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getEffectivePolicy(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
 		jsonhttp.Write(c.W, http.StatusOK, img.policy.effective())
 	}
 }
 
-func (v *vlcmState) setApplyPolicy(c *vapi.Call) {
+func (v *Manager) setApplyPolicy(c *vapi.Call) {
 	var spec applyPolicy
 	if !c.Decode(&spec) {
 		return
@@ -157,14 +155,14 @@ func (v *vlcmState) setApplyPolicy(c *vapi.Call) {
 		c.Fail(e)
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.cluster(c)
 	if img == nil {
 		return
 	}
 	img.policy = spec
-	v.lab.logf("vLCM: cluster %s remediation policy set (VM power action %s)", name(ref),
+	v.lab.Logf("vLCM: cluster %s remediation policy set (VM power action %s)", name(ref),
 		*img.policy.effective().PowerAction)
 	c.W.WriteHeader(http.StatusNoContent)
 }
@@ -176,9 +174,9 @@ type commitInfoJSON struct {
 	ApplyStatus string `json:"apply_status"`
 }
 
-func (v *vlcmState) getCommit(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getCommit(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
@@ -206,7 +204,8 @@ func (img *clusterImage) record(author, description string) {
 		baseImage: img.baseImage, components: copyMap(img.components)}
 }
 
-type imageCommitJSON struct {
+// ImageCommit is one commit of a cluster's image in GET /lab/state.
+type ImageCommit struct {
 	Commit      string            `json:"commit"`
 	Author      string            `json:"author"`
 	Description string            `json:"description"`
@@ -215,18 +214,18 @@ type imageCommitJSON struct {
 }
 
 // commitHistory is the image commits for /lab/state, oldest first.
-func (img *clusterImage) commitHistory() []imageCommitJSON {
+func (img *clusterImage) commitHistory() []ImageCommit {
 	ids := make([]int, 0, len(img.commits))
 	for id := range img.commits {
 		ids = append(ids, id)
 	}
 	sort.Ints(ids)
-	out := make([]imageCommitJSON, 0, len(ids))
+	out := make([]ImageCommit, 0, len(ids))
 	for _, id := range ids {
 		commit := img.commits[id]
 		components := copyMap(commit.components)
-		components[baseImageComponent] = commit.baseImage
-		out = append(out, imageCommitJSON{Commit: strconv.Itoa(id), Author: commit.author,
+		components[BaseImageComponent] = commit.baseImage
+		out = append(out, ImageCommit{Commit: strconv.Itoa(id), Author: commit.author,
 			Description: commit.description, Applied: commit.applied, Image: components})
 	}
 	return out
@@ -238,97 +237,69 @@ func stopsVMs(action string) bool {
 }
 
 // powerAction powers off or suspends the powered-on VMs of a host as the policy asks, before maintenance mode;
-// it returns the VMs it changed and why it failed (""). The caller holds l.mu.
-func (v *vlcmState) powerAction(host types.ManagedObjectReference, action string) ([]*labVM, string) {
+// it returns the VMs it changed and why it failed (""). The caller holds the lock.
+func (v *Manager) powerAction(host types.ManagedObjectReference, action string) ([]types.ManagedObjectReference, string) {
 	if !stopsVMs(action) {
 		return nil, ""
 	}
-	var changed []*labVM
-	for _, ref := range v.lab.hostObject(host).Vm {
-		vm := v.lab.vm(ref)
-		if vm == nil || vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn {
-			continue
+	state, done := types.VirtualMachinePowerStateSuspended, "suspended"
+	if action == powerOffVMs {
+		state, done = types.VirtualMachinePowerStatePoweredOff, "powered off"
+	}
+	var changed []types.ManagedObjectReference
+	for _, vm := range v.lab.PoweredOnVMs(host) {
+		if !v.lab.SetPower(vm, state) {
+			return changed, fmt.Sprintf("VM %s could not be %s before maintenance mode.", name(vm), done)
 		}
-		var task types.ManagedObjectReference
-		v.lab.as(ref, func() {
-			if action == powerOffVMs {
-				task = vm.PowerOffVMTask(v.lab.ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).
-					Res.Returnval
-			} else {
-				task = vm.SuspendVMTask(v.lab.ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).
-					Res.Returnval
-			}
-		})
-		if !taskSucceeded(task) {
-			return changed, fmt.Sprintf("VM %s could not be %s before maintenance mode.", vm.Name,
-				map[bool]string{true: "powered off", false: "suspended"}[action == powerOffVMs])
-		}
-		v.lab.logf("vLCM: VM %s %s before remediation", vm.Name, map[bool]string{true: "powered off",
-			false: "suspended"}[action == powerOffVMs])
+		v.lab.Logf("vLCM: VM %s %s before remediation", name(vm), done)
 		changed = append(changed, vm)
 	}
 	return changed, ""
 }
 
 // restorePower powers on (or resumes) on their host the VMs powerAction changed; it returns the VMs that would
-// not start. The caller holds l.mu.
-func (v *vlcmState) restorePower(vms []*labVM) []string {
+// not start. The caller holds the lock.
+func (v *Manager) restorePower(vms []types.ManagedObjectReference) []string {
 	var failed []string
 	for _, vm := range vms {
-		ref := vm.Self
-		var task types.ManagedObjectReference
-		v.lab.as(ref, func() {
-			task = vm.PowerOnVMTask(v.lab.ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).
-				Res.Returnval
-		})
-		if !taskSucceeded(task) {
-			failed = append(failed, vm.Name)
+		if !v.lab.SetPower(vm, types.VirtualMachinePowerStatePoweredOn) {
+			failed = append(failed, name(vm))
 			continue
 		}
-		v.lab.logf("vLCM: VM %s running again after remediation", vm.Name)
+		v.lab.Logf("vLCM: VM %s running again after remediation", name(vm))
 	}
 	return failed
 }
 
 // enterWithRetries puts a host into maintenance mode as the policy says: once, or with RETRY up to retry_count more
-// times, retry_delay seconds apart (l.mu is let go while waiting). It returns why it failed, or "". The caller holds
-// l.mu.
-func (v *vlcmState) enterWithRetries(host types.ManagedObjectReference, policy applyPolicy) string {
-	why := v.hostTask(host, true, *policy.EvacuateOfflineVMs)
+// times, retry_delay seconds apart (the lock is let go while waiting). It returns why it failed, or "". The caller holds
+// the lock.
+func (v *Manager) enterWithRetries(host types.ManagedObjectReference, policy applyPolicy) string {
+	why := v.lab.MaintenanceMode(host, true, *policy.EvacuateOfflineVMs)
 	if f := policy.FailureAction; why != "" && f.Action == "RETRY" && f.RetryCount != nil {
 		delay := time.Duration(0)
 		if f.RetryDelay != nil {
 			delay = time.Duration(*f.RetryDelay) * time.Second
 		}
 		for try := int64(0); try < *f.RetryCount && why != ""; try++ {
-			v.lab.mu.Unlock()
-			alive := v.lab.pause(delay)
-			v.lab.mu.Lock()
+			v.mu.Unlock()
+			alive := v.lab.Pause(delay)
+			v.mu.Lock()
 			if !alive {
 				return "The lab was reset while waiting to retry maintenance mode."
 			}
-			why = v.hostTask(host, true, *policy.EvacuateOfflineVMs)
+			why = v.lab.MaintenanceMode(host, true, *policy.EvacuateOfflineVMs)
 		}
 	}
 	return why
 }
 
-// hostDriver is the version of the NVIDIA vGPU host driver component (NVD-VGPU-*, NVD-AIE-*) a host runs, or "".
-func (v *vlcmState) hostDriver(host types.ManagedObjectReference) string {
+// HostDriver is the version of the NVIDIA vGPU host driver component (NVD-VGPU-*, NVD-AIE-*) a host runs, or "".
+func (v *Manager) HostDriver(host types.ManagedObjectReference) string {
 	for name, version := range v.installed[host] {
 		if strings.HasPrefix(name, "NVD-VGPU-") || strings.HasPrefix(name, "NVD-AIE-") {
 			return version
 		}
 	}
 	return ""
-}
-
-// recordVGPU adds a vGPU start or stop to the lab's event record. The caller holds l.mu.
-func (l *Lab) recordVGPU(event string, vm *labVM, slot *vgpuSlot) {
-	driver := ""
-	if l.vlcm != nil {
-		driver = l.vlcm.hostDriver(slot.gpu.host.ref)
-	}
-	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
-		Host: slot.gpu.host.name, GPU: slot.gpu.pciID, Profile: slot.profile, HostDriver: driver})
 }

@@ -1,4 +1,4 @@
-package main
+package vlcm
 
 import (
 	"fmt"
@@ -16,7 +16,8 @@ import (
 
 const depotsService = "com.vmware.esx.settings.depots.offline"
 
-func (v *vlcmState) routes(rt *vapi.Router) {
+// Routes adds vLCM's REST operations to the lab's router.
+func (v *Manager) Routes(rt *vapi.Router) {
 	const offline = "/api/esx/settings/depots/offline"
 	rt.Add(http.MethodGet, offline, v.listDepots)
 	rt.Add(http.MethodPost, offline+"?vmw-task=true", v.createDepot)
@@ -47,17 +48,17 @@ func (d *offlineDepot) summary(withTime bool) depotSummaryJSON {
 	return j
 }
 
-func (v *vlcmState) listDepots(c *vapi.Call) {
-	v.lab.mu.Lock()
+func (v *Manager) listDepots(c *vapi.Call) {
+	v.mu.Lock()
 	out := map[string]depotSummaryJSON{}
 	for id, d := range v.depots {
 		out[id] = d.summary(false)
 	}
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
-func (v *vlcmState) depot(c *vapi.Call) *offlineDepot {
+func (v *Manager) depot(c *vapi.Call) *offlineDepot {
 	d := v.depots[c.Params["depot"]]
 	if d == nil {
 		c.Fail(vapi.NewErr("NOT_FOUND", "There is no offline depot %s.", c.Params["depot"]))
@@ -65,9 +66,9 @@ func (v *vlcmState) depot(c *vapi.Call) *offlineDepot {
 	return d
 }
 
-func (v *vlcmState) getDepot(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getDepot(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if d := v.depot(c); d != nil {
 		jsonhttp.Write(c.W, http.StatusOK, d.summary(true))
 	}
@@ -83,7 +84,7 @@ type depotCreateSpec struct {
 
 // createDepot imports an offline bundle by URL (PULL). The same location twice is refused at once; the same
 // content from another location fails the task, both with the existing depot in the error's data, as vLCM does.
-func (v *vlcmState) createDepot(c *vapi.Call) {
+func (v *Manager) createDepot(c *vapi.Call) {
 	var spec depotCreateSpec
 	if !c.Decode(&spec) {
 		return
@@ -102,8 +103,8 @@ func (v *vlcmState) createDepot(c *vapi.Call) {
 		c.Fail(vapi.NewErr("INVALID_ARGUMENT", "location %q is not an http, https or file URL.", location))
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	for id, d := range v.depots {
 		if d.location == location {
 			e := vapi.NewErr("ALREADY_EXISTS", "The offline bundle at %s is already imported as depot %s.", location, id)
@@ -127,8 +128,8 @@ func (v *vlcmState) createDepot(c *vapi.Call) {
 			return nil, vapi.NewErr("ERROR", "The file at %s is not a valid offline bundle: %v.", location, err)
 		}
 		v.tasks.SetProgress(t, 1, 2, "Importing the metadata of %s", location)
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		if id := v.sameContent(parsed); id != "" {
 			e := vapi.NewErr("ALREADY_EXISTS", "The content of %s is already imported as depot %s (from %s).",
 				location, id, v.depots[id].location)
@@ -139,13 +140,13 @@ func (v *vlcmState) createDepot(c *vapi.Call) {
 		d := &offlineDepot{id: fmt.Sprintf("offline-depot-%d", v.nextDepot), description: description,
 			location: location, owner: c.User, created: time.Now(), bundle: parsed}
 		v.depots[d.id] = d
-		v.lab.logf("vLCM: imported %s as %s (%d components)", location, d.id, len(parsed.Components()))
+		v.lab.Logf("vLCM: imported %s as %s (%d components)", location, d.id, len(parsed.Components()))
 		return map[string]string{"depot": d.id}, nil
 	})
 }
 
 // sameContent returns a depot holding exactly the component versions of b, if there is one.
-func (v *vlcmState) sameContent(b *bundle.Bundle) string {
+func (v *Manager) sameContent(b *bundle.Bundle) string {
 	want := map[string]bool{}
 	for _, c := range b.Components() {
 		want[c.Name+"\x00"+c.Version] = true
@@ -168,15 +169,15 @@ func (v *vlcmState) sameContent(b *bundle.Bundle) string {
 
 // deleteDepot removes a depot and its content, unless a cluster's desired image needs a component version that
 // only this depot holds.
-func (v *vlcmState) deleteDepot(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) deleteDepot(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	d := v.depot(c)
 	if d == nil {
 		return
 	}
 	available := v.available()
-	for _, ref := range v.lab.clusters {
+	for _, ref := range v.lab.Clusters() {
 		img := v.images[ref]
 		for _, component := range sortedKeys(img.components) {
 			dc := available[component][img.components[component]]
@@ -188,10 +189,10 @@ func (v *vlcmState) deleteDepot(c *vapi.Call) {
 		}
 	}
 	v.tasks.Start(c, depotsService, "delete", nil, func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		delete(v.depots, d.id)
-		v.lab.logf("vLCM: deleted depot %s (%s)", d.id, d.location)
+		v.lab.Logf("vLCM: deleted depot %s (%s)", d.id, d.location)
 		return nil, nil
 	})
 }
@@ -216,9 +217,9 @@ type metadataInfoJSON struct {
 	Updates               map[string]map[string]string          `json:"updates"`
 }
 
-func (v *vlcmState) depotContent(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) depotContent(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	d := v.depot(c)
 	if d == nil {
 		return
@@ -263,13 +264,13 @@ type componentSummaryJSON struct {
 
 // listComponents answers depot-content/components with the filters names, vendors, versions, min_version and
 // bundle_types; versions are sorted oldest first.
-func (v *vlcmState) listComponents(c *vapi.Call) {
+func (v *Manager) listComponents(c *vapi.Call) {
 	names, vendors := vapi.QueryFilter(c, "names"), vapi.QueryFilter(c, "vendors")
 	versions, types := vapi.QueryFilter(c, "versions"), vapi.QueryFilter(c, "bundle_types")
 	minVersion := c.R.URL.Query().Get("min_version")
-	v.lab.mu.Lock()
+	v.mu.Lock()
 	available := v.available()
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 	out := []componentSummaryJSON{}
 	for _, name := range sortedNames(available) {
 		var summary *componentSummaryJSON
@@ -293,10 +294,10 @@ func (v *vlcmState) listComponents(c *vapi.Call) {
 	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
-func (v *vlcmState) getComponent(c *vapi.Call) {
-	v.lab.mu.Lock()
+func (v *Manager) getComponent(c *vapi.Call) {
+	v.mu.Lock()
 	dc := v.available()[c.Params["name"]][c.Params["version"]]
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 	if dc == nil {
 		c.Fail(vapi.NewErr("NOT_FOUND", "No depot holds component %s version %s.", c.Params["name"],
 			c.Params["version"]))
@@ -308,15 +309,15 @@ func (v *vlcmState) getComponent(c *vapi.Call) {
 		"kb": dc.KB, "contact": dc.Contact, "release_date": releaseDate(dc.ReleaseDate)})
 }
 
-func (v *vlcmState) listBaseImages(c *vapi.Call) {
-	v.lab.mu.Lock()
+func (v *Manager) listBaseImages(c *vapi.Call) {
+	v.mu.Lock()
 	out := []map[string]interface{}{}
 	for _, b := range v.baseImages {
 		out = append(out, map[string]interface{}{"display_name": "ESXi", "version": b.Version,
 			"display_version": b.DisplayVersion, "release_date": b.ReleaseDate, "summary": "ESXi " + b.DisplayVersion,
 			"category": "ENHANCEMENT", "kb": ""})
 	}
-	v.lab.mu.Unlock()
+	v.mu.Unlock()
 	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 

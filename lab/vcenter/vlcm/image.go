@@ -1,4 +1,4 @@
-package main
+package vlcm
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ const (
 	clusterPath       = "/api/esx/settings/clusters/{cluster}"
 )
 
-func (v *vlcmState) imageRoutes(rt *vapi.Router) {
+func (v *Manager) imageRoutes(rt *vapi.Router) {
 	rt.Add(http.MethodGet, clusterPath+"/enablement/software", v.getEnablement)
 	rt.Add(http.MethodPut, clusterPath+"/enablement/software?vmw-task=true", v.enable)
 	rt.Add(http.MethodGet, clusterPath+"/software", v.getSoftware)
@@ -37,8 +37,8 @@ func (v *vlcmState) imageRoutes(rt *vapi.Router) {
 	rt.Add(http.MethodPost, clusterPath+"/software/drafts/{draft}?action=commit&vmw-task=true", v.commitDraft)
 }
 
-// cluster finds the cluster of the request and its image; it answers 404 itself. The caller holds l.mu.
-func (v *vlcmState) cluster(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
+// cluster finds the cluster of the request and its image; it answers 404 itself. The caller holds the lock.
+func (v *Manager) cluster(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
 	ref := types.ManagedObjectReference{Type: "ClusterComputeResource", Value: c.Params["cluster"]}
 	img := v.images[ref]
 	if img == nil {
@@ -48,7 +48,7 @@ func (v *vlcmState) cluster(c *vapi.Call) (types.ManagedObjectReference, *cluste
 }
 
 // managed is cluster for operations on the desired image, which exists only on an image-managed cluster.
-func (v *vlcmState) managed(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
+func (v *Manager) managed(c *vapi.Call) (types.ManagedObjectReference, *clusterImage) {
 	ref, img := v.cluster(c)
 	if img != nil && !img.managed {
 		c.Fail(vapi.NewErr("NOT_FOUND", "Cluster %s (%s) is not managed with a single image, so it has no desired "+
@@ -58,24 +58,24 @@ func (v *vlcmState) managed(c *vapi.Call) (types.ManagedObjectReference, *cluste
 	return ref, img
 }
 
-func (v *vlcmState) getEnablement(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getEnablement(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img := v.cluster(c); img != nil {
 		jsonhttp.Write(c.W, http.StatusOK, map[string]bool{"enabled": img.managed})
 	}
 }
 
 // enable turns on image management, with the hosts' base image and no further components.
-func (v *vlcmState) enable(c *vapi.Call) {
+func (v *Manager) enable(c *vapi.Call) {
 	var spec struct {
 		SkipSoftwareCheck bool `json:"skip_software_check"`
 	}
 	if !c.Decode(&spec) {
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.cluster(c)
 	if img == nil {
 		return
@@ -86,10 +86,10 @@ func (v *vlcmState) enable(c *vapi.Call) {
 		return
 	}
 	v.tasks.Start(c, enablementService, "enable", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		img.managed = true
-		v.lab.logf("vLCM: cluster %s is now managed with a single image (ESXi %s)", name(ref), img.baseImage)
+		v.lab.Logf("vLCM: cluster %s is now managed with a single image (ESXi %s)", name(ref), img.baseImage)
 		return nil, nil
 	})
 }
@@ -120,9 +120,9 @@ type softwareInfoJSON struct {
 	Solutions  map[string]interface{}       `json:"solutions"`
 }
 
-func (v *vlcmState) baseImageInfo(version string) baseImageInfoJSON {
+func (v *Manager) baseImageInfo(version string) baseImageInfoJSON {
 	j := baseImageInfoJSON{Version: version}
-	if b := v.findBaseImage(version); b != nil {
+	if b := v.BaseImage(version); b != nil {
 		j.Details = map[string]string{"display_name": "ESXi", "display_version": b.DisplayVersion,
 			"release_date": b.ReleaseDate}
 	}
@@ -139,12 +139,12 @@ func componentInfo(available map[string]map[string]*depotComponent, name, versio
 	return j
 }
 
-func (v *vlcmState) software(base string, components map[string]string) softwareInfoJSON {
+func (v *Manager) software(base string, components map[string]string) softwareInfoJSON {
 	return softwareInfoJSON{BaseImage: v.baseImageInfo(base), Components: v.componentsJSON(components),
 		Solutions: map[string]interface{}{}}
 }
 
-func (v *vlcmState) componentsJSON(components map[string]string) map[string]componentInfoJSON {
+func (v *Manager) componentsJSON(components map[string]string) map[string]componentInfoJSON {
 	available := v.available()
 	out := map[string]componentInfoJSON{}
 	for name, version := range components {
@@ -153,25 +153,25 @@ func (v *vlcmState) componentsJSON(components map[string]string) map[string]comp
 	return out
 }
 
-func (v *vlcmState) getSoftware(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getSoftware(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
 		jsonhttp.Write(c.W, http.StatusOK, v.software(img.baseImage, img.components))
 	}
 }
 
-func (v *vlcmState) getComponents(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getComponents(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img := v.managed(c); img != nil {
 		jsonhttp.Write(c.W, http.StatusOK, v.componentsJSON(img.components))
 	}
 }
 
-func (v *vlcmState) getImageComponent(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getImageComponent(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
@@ -193,7 +193,7 @@ type draftMetadataJSON struct {
 	CreationTime string `json:"creation_time"`
 }
 
-func (v *vlcmState) draftMetadata(d *imageDraft) draftMetadataJSON {
+func (v *Manager) draftMetadata(d *imageDraft) draftMetadataJSON {
 	status := "VALID"
 	if len(v.validate(d.baseImage, d.components)) > 0 {
 		status = "INVALID"
@@ -201,7 +201,7 @@ func (v *vlcmState) draftMetadata(d *imageDraft) draftMetadataJSON {
 	return draftMetadataJSON{Owner: d.owner, Status: status, CreationTime: vapi.Time(d.created)}
 }
 
-func (v *vlcmState) draft(c *vapi.Call) (types.ManagedObjectReference, *clusterImage, *imageDraft) {
+func (v *Manager) draft(c *vapi.Call) (types.ManagedObjectReference, *clusterImage, *imageDraft) {
 	ref, img := v.managed(c)
 	if img == nil {
 		return ref, nil, nil
@@ -213,9 +213,9 @@ func (v *vlcmState) draft(c *vapi.Call) (types.ManagedObjectReference, *clusterI
 	return ref, img, d
 }
 
-func (v *vlcmState) listDrafts(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) listDrafts(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	_, img := v.managed(c)
 	if img == nil {
 		return
@@ -231,9 +231,9 @@ func (v *vlcmState) listDrafts(c *vapi.Call) {
 }
 
 // createDraft copies the desired image into a draft; a user has at most one draft per cluster.
-func (v *vlcmState) createDraft(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) createDraft(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img := v.managed(c)
 	if img == nil {
 		return
@@ -254,27 +254,27 @@ func (v *vlcmState) createDraft(c *vapi.Call) {
 	jsonhttp.Write(c.W, http.StatusCreated, d.id)
 }
 
-func (v *vlcmState) getDraft(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getDraft(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
 		jsonhttp.Write(c.W, http.StatusOK, map[string]interface{}{"metadata": v.draftMetadata(d),
 			"software": v.software(d.baseImage, d.components)})
 	}
 }
 
-func (v *vlcmState) deleteDraft(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) deleteDraft(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, img, d := v.draft(c); d != nil {
 		delete(img.drafts, d.id)
 		c.W.WriteHeader(http.StatusNoContent)
 	}
 }
 
-func (v *vlcmState) getDraftComponents(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) getDraftComponents(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, _, d := v.draft(c); d != nil {
 		jsonhttp.Write(c.W, http.StatusOK, v.componentsJSON(d.components))
 	}
@@ -282,7 +282,7 @@ func (v *vlcmState) getDraftComponents(c *vapi.Call) {
 
 // updateDraftComponents sets and deletes components of a draft in one call. A component set without a version
 // gets the newest version the depots hold; whether versions exist is for validate and commit to say.
-func (v *vlcmState) updateDraftComponents(c *vapi.Call) {
+func (v *Manager) updateDraftComponents(c *vapi.Call) {
 	var spec struct {
 		Set    map[string]*string `json:"components_to_set"`
 		Delete []string           `json:"components_to_delete"`
@@ -290,8 +290,8 @@ func (v *vlcmState) updateDraftComponents(c *vapi.Call) {
 	if !c.Decode(&spec) {
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	_, _, d := v.draft(c)
 	if d == nil {
 		return
@@ -340,9 +340,9 @@ func notification(kind, id, resolution, format string, args ...interface{}) noti
 }
 
 // validate lists what is wrong with an image: a base image or component version that no depot holds.
-func (v *vlcmState) validate(base string, components map[string]string) []notificationJSON {
+func (v *Manager) validate(base string, components map[string]string) []notificationJSON {
 	var errors []notificationJSON
-	if v.findBaseImage(base) == nil {
+	if v.BaseImage(base) == nil {
 		errors = append(errors, notification("ERROR", "com.vmware.lab.vlcm.baseimage.missing",
 			"Choose a base image the depots hold.", "Base image %s is not in any depot.", base))
 	}
@@ -350,7 +350,7 @@ func (v *vlcmState) validate(base string, components map[string]string) []notifi
 	for _, component := range sortedKeys(components) {
 		version := components[component]
 		switch {
-		case component == baseImageComponent:
+		case component == BaseImageComponent:
 			errors = append(errors, notification("ERROR", "com.vmware.lab.vlcm.component.baseimage",
 				"Change the base image instead.", "Component %s is part of the base image.", component))
 		case len(available[component]) == 0:
@@ -365,16 +365,16 @@ func (v *vlcmState) validate(base string, components map[string]string) []notifi
 	return errors
 }
 
-func (v *vlcmState) validateDraft(c *vapi.Call) {
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+func (v *Manager) validateDraft(c *vapi.Call) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, _, d := v.draft(c)
 	if d == nil {
 		return
 	}
 	v.tasks.Start(c, draftsService, "validate", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		n := noNotifications()
 		n.Errors = append(n.Errors, v.validate(d.baseImage, d.components)...)
 		return map[string]interface{}{"notifications": n}, nil
@@ -382,22 +382,22 @@ func (v *vlcmState) validateDraft(c *vapi.Call) {
 }
 
 // commitDraft makes a valid draft the desired image; the draft is gone afterwards. The result is the commit id.
-func (v *vlcmState) commitDraft(c *vapi.Call) {
+func (v *Manager) commitDraft(c *vapi.Call) {
 	var spec struct {
 		Message *string `json:"message"`
 	}
 	if !c.Decode(&spec) {
 		return
 	}
-	v.lab.mu.Lock()
-	defer v.lab.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	ref, img, d := v.draft(c)
 	if d == nil {
 		return
 	}
 	v.tasks.Start(c, draftsService, "commit", clusterTarget(ref), func(t *vapi.Task) (interface{}, *vapi.Err) {
-		v.lab.mu.Lock()
-		defer v.lab.mu.Unlock()
+		v.mu.Lock()
+		defer v.mu.Unlock()
 		if img.drafts[d.id] != d {
 			return nil, vapi.NewErr("NOT_FOUND", "Cluster %s has no draft %s any more.", name(ref), d.id)
 		}
@@ -417,7 +417,7 @@ func (v *vlcmState) commitDraft(c *vapi.Call) {
 		}
 		img.record(d.owner, description)
 		delete(img.drafts, d.id)
-		v.lab.logf("vLCM: cluster %s image commit %d: ESXi %s, components %v", name(ref), img.commit,
+		v.lab.Logf("vLCM: cluster %s image commit %d: ESXi %s, components %v", name(ref), img.commit,
 			img.baseImage, img.components)
 		return strconv.Itoa(img.commit), nil
 	})
