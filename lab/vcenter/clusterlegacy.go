@@ -7,14 +7,16 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // serveReconfigureCluster is ClusterComputeResource.ReconfigureCluster_Task, the older form of
 // ReconfigureComputeResource_Task (deprecated since vSphere 2.5, still served and still called by clients such as
 // community.vmware's DRS rule modules), which the simulator does not implement: its ClusterConfigSpec is the
 // HA, DRS, per-VM and rules part of a ClusterConfigSpecEx, applied by the same rules.
-func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soapCall, body []byte) bool {
-	if call.method != "ReconfigureCluster_Task" || call.this.Type != "ClusterComputeResource" {
+func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	if call.Method != "ReconfigureCluster_Task" || call.This.Type != "ClusterComputeResource" {
 		return false
 	}
 	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
@@ -22,7 +24,7 @@ func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soapCall, body
 		return false
 	}
 	req, ok := method.Body.(*types.ReconfigureCluster_Task)
-	cluster, found := simulator.Map.Get(call.this).(*simulator.ClusterComputeResource)
+	cluster, found := simulator.Map.Get(call.This).(*simulator.ClusterComputeResource)
 	if !ok || !found {
 		return false
 	}
@@ -31,7 +33,7 @@ func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soapCall, body
 			DrsConfig: req.Spec.DrsConfig, DrsVmConfigSpec: req.Spec.DrsVmConfigSpec, RulesSpec: req.Spec.RulesSpec}}
 	l.inflight = converted
 	res := cluster.ReconfigureComputeResourceTask(converted).(*methods.ReconfigureComputeResource_TaskBody)
-	writeResponse(w, fmt.Sprintf(`<ReconfigureCluster_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
+	soaphttp.WriteResponse(w, fmt.Sprintf(`<ReconfigureCluster_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
 		`</returnval></ReconfigureCluster_TaskResponse>`, res.Res.Returnval.Value))
 	return true
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // serveSetField answers CustomFieldsManager.SetField as vCenter does: it assigns the value of a custom field on an
@@ -16,8 +18,8 @@ import (
 // simulator's: it refuses a name that exists with DuplicateName ("Thrown if a custom field with the name already
 // exists"), which is what makes taking gpuops.vgpu's cluster lock atomic; requests are served one at a time under
 // the lab's lock.
-func (l *Lab) serveSetField(w http.ResponseWriter, call soapCall, body []byte) bool {
-	if call.method != "SetField" || call.this.Type != "CustomFieldsManager" {
+func (l *Lab) serveSetField(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	if call.Method != "SetField" || call.This.Type != "CustomFieldsManager" {
 		return false
 	}
 	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
@@ -29,13 +31,13 @@ func (l *Lab) serveSetField(w http.ResponseWriter, call soapCall, body []byte) b
 		return false
 	}
 	if !fieldDefined(req.Key) {
-		writeFault(w, "A specified parameter was not correct: key", "InvalidArgument",
+		soaphttp.WriteFault(w, "A specified parameter was not correct: key", "InvalidArgument",
 			"<invalidProperty>key</invalidProperty>")
 		return true
 	}
 	obj, _ := simulator.Map.Get(req.Entity).(mo.Entity)
 	if obj == nil {
-		writeFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
+		soaphttp.WriteFault(w, fmt.Sprintf("The object '%s' has already been deleted or has not been completely created",
 			req.Entity.Value), "ManagedObjectNotFound",
 			fmt.Sprintf(`<obj type="%s">%s</obj>`, req.Entity.Type, req.Entity.Value))
 		return true
@@ -47,7 +49,7 @@ func (l *Lab) serveSetField(w http.ResponseWriter, call soapCall, body []byte) b
 		simulator.Map.Update(obj, []types.PropertyChange{
 			{Name: "customValue", Val: entity.CustomValue}, {Name: "value", Val: entity.Value}})
 	})
-	writeResponse(w, `<SetFieldResponse xmlns="urn:vim25"></SetFieldResponse>`)
+	soaphttp.WriteResponse(w, `<SetFieldResponse xmlns="urn:vim25"></SetFieldResponse>`)
 	return true
 }
 

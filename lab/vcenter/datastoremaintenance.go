@@ -6,6 +6,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // Datastore maintenance mode, which the simulator lacks (vSphere Web Services API, Datastore.
@@ -18,32 +20,32 @@ import (
 // The lab has no Storage DRS to move VMs off a datastore: entering maintenance on a datastore that still holds VMs
 // fails its task with InvalidState naming them, where vCenter would leave the datastore entering maintenance until
 // they are moved (not modelled).
-func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soapCall) bool {
-	if call.this.Type != "Datastore" || (call.method != "DatastoreEnterMaintenanceMode" &&
-		call.method != "DatastoreExitMaintenanceMode_Task") {
+func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soaphttp.Call) bool {
+	if call.This.Type != "Datastore" || (call.Method != "DatastoreEnterMaintenanceMode" &&
+		call.Method != "DatastoreExitMaintenanceMode_Task") {
 		return false
 	}
-	ds, _ := simulator.Map.Get(call.this).(*simulator.Datastore)
+	ds, _ := simulator.Map.Get(call.This).(*simulator.Datastore)
 	if ds == nil {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	inMaintenance := ds.Summary.MaintenanceMode == string(types.DatastoreSummaryMaintenanceModeStateInMaintenance)
-	if call.method == "DatastoreExitMaintenanceMode_Task" {
+	if call.Method == "DatastoreExitMaintenanceMode_Task" {
 		if !inMaintenance {
-			writeFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
+			soaphttp.WriteFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
 			return true
 		}
 		ref := l.runTask(ds, "exitMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
 			l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateNormal)
 			return nil, nil
 		})
-		writeResponse(w, fmt.Sprintf(`<DatastoreExitMaintenanceMode_TaskResponse xmlns="urn:vim25"><returnval `+
+		soaphttp.WriteResponse(w, fmt.Sprintf(`<DatastoreExitMaintenanceMode_TaskResponse xmlns="urn:vim25"><returnval `+
 			`type="Task">%s</returnval></DatastoreExitMaintenanceMode_TaskResponse>`, ref.Value))
 		return true
 	}
 	if inMaintenance {
-		writeFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
+		soaphttp.WriteFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
 		return true
 	}
 	ref := l.runTask(ds, "enterMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
@@ -54,7 +56,7 @@ func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soapCall) bo
 		l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateInMaintenance)
 		return nil, nil
 	})
-	writeResponse(w, fmt.Sprintf(`<DatastoreEnterMaintenanceModeResponse xmlns="urn:vim25"><returnval><task `+
+	soaphttp.WriteResponse(w, fmt.Sprintf(`<DatastoreEnterMaintenanceModeResponse xmlns="urn:vim25"><returnval><task `+
 		`type="Task">%s</task></returnval></DatastoreEnterMaintenanceModeResponse>`, ref.Value))
 	return true
 }

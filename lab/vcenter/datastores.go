@@ -10,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // datastoreCapacity is the size the lab gives each datacenter's shared datastore. The simulator would report the
@@ -165,18 +167,18 @@ func diskBytes(disk *types.VirtualDisk) int64 {
 // serveRefreshDatastore answers Datastore.RefreshDatastore (vSphere Web Services API: "explicitly refreshes free
 // space and capacity values in summary and info", no return value). The simulator's own measures the lab's scratch
 // file system and then fails to encode its empty answer, which drops the client's connection.
-func (l *Lab) serveRefreshDatastore(w http.ResponseWriter, call soapCall) bool {
-	if call.method != "RefreshDatastore" {
+func (l *Lab) serveRefreshDatastore(w http.ResponseWriter, call soaphttp.Call) bool {
+	if call.Method != "RefreshDatastore" {
 		return false
 	}
-	ds, ok := simulator.Map.Get(call.this).(*simulator.Datastore)
+	ds, ok := simulator.Map.Get(call.This).(*simulator.Datastore)
 	if !ok {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	settleFreeSpace(ds)
 	now := time.Now()
 	ds.Info.GetDatastoreInfo().Timestamp = &now
-	writeResponse(w, `<RefreshDatastoreResponse xmlns="urn:vim25"></RefreshDatastoreResponse>`)
+	soaphttp.WriteResponse(w, `<RefreshDatastoreResponse xmlns="urn:vim25"></RefreshDatastoreResponse>`)
 	return true
 }

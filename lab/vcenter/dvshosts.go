@@ -10,6 +10,7 @@ import (
 	"github.com/vmware/govmomi/vim25/xml"
 
 	"vcsim/lists"
+	"vcsim/soaphttp"
 )
 
 // Hosts of a distributed switch (vSphere Web Services API, DistributedVirtualSwitch.ReconfigureDvs_Task with
@@ -235,11 +236,11 @@ func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.Distribut
 }
 
 // serveFetchDVPorts answers FetchDVPorts with the switch's ports that match the criteria.
-func (l *Lab) serveFetchDVPorts(w http.ResponseWriter, call soapCall, body []byte) bool {
-	if call.method != "FetchDVPorts" {
+func (l *Lab) serveFetchDVPorts(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	if call.Method != "FetchDVPorts" {
 		return false
 	}
-	dvs, _ := simulator.Map.Get(call.this).(*simulator.DistributedVirtualSwitch)
+	dvs, _ := simulator.Map.Get(call.This).(*simulator.DistributedVirtualSwitch)
 	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
 	if dvs == nil || err != nil {
 		return false
@@ -253,10 +254,10 @@ func (l *Lab) serveFetchDVPorts(w http.ResponseWriter, call soapCall, body []byt
 		Returnval []types.DistributedVirtualPort `xml:"returnval,omitempty"`
 	}{Returnval: dvsPorts(dvs, req.Criteria)})
 	if err != nil {
-		writeSystemError(w, err.Error())
+		soaphttp.WriteSystemError(w, err.Error())
 		return true
 	}
-	writeResponse(w, string(answer))
+	soaphttp.WriteResponse(w, string(answer))
 	return true
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // serveUnregisterAndDestroy answers Folder.UnregisterAndDestroy_Task, which the simulator lacks. vSphere Web
@@ -16,13 +18,13 @@ import (
 // InvalidState. The lab checks every VM before it changes anything, where vCenter may have unregistered some VMs
 // before it reaches a powered-on one (not confirmed). A datacenter's own vm folder cannot go (NotSupported), and a
 // vApp below the folder is refused with NotSupported, as the lab does not model vApps.
-func (l *Lab) serveUnregisterAndDestroy(w http.ResponseWriter, call soapCall) bool {
-	if call.method != "UnregisterAndDestroy_Task" {
+func (l *Lab) serveUnregisterAndDestroy(w http.ResponseWriter, call soaphttp.Call) bool {
+	if call.Method != "UnregisterAndDestroy_Task" {
 		return false
 	}
-	folder, _ := simulator.Map.Get(call.this).(*simulator.Folder)
+	folder, _ := simulator.Map.Get(call.This).(*simulator.Folder)
 	if folder == nil {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	ref := l.runTask(folder, "unregisterAndDestroy", func(*simulator.Task) (types.AnyType, *labFault) {
@@ -33,7 +35,7 @@ func (l *Lab) serveUnregisterAndDestroy(w http.ResponseWriter, call soapCall) bo
 		l.logf("folder %s unregistered and destroyed", folder.Name)
 		return nil, nil
 	})
-	writeResponse(w, fmt.Sprintf(`<UnregisterAndDestroy_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
+	soaphttp.WriteResponse(w, fmt.Sprintf(`<UnregisterAndDestroy_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
 		`</returnval></UnregisterAndDestroy_TaskResponse>`, ref.Value))
 	return true
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 	vimxml "github.com/vmware/govmomi/vim25/xml"
 
+	"vcsim/soaphttp"
 	"vcsim/xmltree"
 )
 
@@ -66,7 +67,7 @@ func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 			vcenter.ServeHTTP(w, r)
 			return
 		}
-		body, ok := readBody(w, r)
+		body, ok := soaphttp.ReadBody(w, r)
 		if !ok {
 			return
 		}
@@ -76,48 +77,48 @@ func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 
 func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseWriter, r *http.Request, body []byte) {
 	request, err := xmltree.Parse(body)
-	call := scanCall(body)
-	if err != nil || call.method == "" {
-		writeFault(w, "Unable to parse the request", "InvalidRequest", "")
+	call := soaphttp.ScanCall(body)
+	if err != nil || call.Method == "" {
+		soaphttp.WriteFault(w, "Unable to parse the request", "InvalidRequest", "")
 		return
 	}
 	l.mu.Lock()
 	view := l.newHostView(host)
 	l.mu.Unlock()
-	if call.method == "RetrieveServiceContent" {
+	if call.Method == "RetrieveServiceContent" {
 		writeHostdServiceContent(w)
 		return
 	}
-	if vcenterOnlyMethods[call.method] {
-		writeFault(w, "The operation is not supported on the object.", "NotSupported", "")
+	if vcenterOnlyMethods[call.Method] {
+		soaphttp.WriteFault(w, "The operation is not supported on the object.", "NotSupported", "")
 		return
 	}
 	if fault := view.toVCenter(request, call); fault != nil {
 		fault(w)
 		return
 	}
-	translated := hostdCall{method: call.method, this: scanCall(request.Bytes()).this}
+	translated := hostdCall{method: call.Method, this: soaphttp.ScanCall(request.Bytes()).This}
 	if prop := request.Find("prop"); prop != nil {
 		translated.prop, _ = prop.Text()
 	}
-	if call.method == "Login" && !l.hostdCredentials(request) {
-		writeFault(w, "Cannot complete login due to an incorrect user name or password.", "InvalidLogin", "")
+	if call.Method == "Login" && !l.hostdCredentials(request) {
+		soaphttp.WriteFault(w, "Cannot complete login due to an incorrect user name or password.", "InvalidLogin", "")
 		return
 	}
 	forwarded := r.Clone(r.Context())
 	forwarded.Body = io.NopCloser(bytes.NewReader(request.Bytes()))
 	forwarded.ContentLength = -1
-	rec := &recorder{header: http.Header{}}
+	rec := soaphttp.NewRecorder()
 	vcenter.ServeHTTP(rec, forwarded)
 
 	l.mu.Lock()
 	view = l.newHostView(host) // the call may have changed what the host has (a VM created, a datastore mounted)
-	answer := view.fromVCenter(rec.body.Bytes(), translated, rec.status == http.StatusOK)
+	answer := view.fromVCenter(rec.Body.Bytes(), translated, rec.Status == http.StatusOK)
 	l.mu.Unlock()
-	rec.body.Reset()
-	rec.body.Write(answer)
-	rec.header.Del("Content-Length")
-	rec.flush(w)
+	rec.Body.Reset()
+	rec.Body.Write(answer)
+	rec.Header().Del("Content-Length")
+	rec.Flush(w)
 }
 
 // vcenterOnlyMethods are inventory and provisioning methods a host refuses with NotSupported ("the operation is not
@@ -167,7 +168,7 @@ func (v *hostView) hostdAnswerUser(answer *xmltree.Node) {
 }
 
 func writeManagedObjectNotFound(ref types.ManagedObjectReference) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) { writeObjectNotFound(w, ref) }
+	return func(w http.ResponseWriter) { soaphttp.WriteObjectNotFound(w, ref) }
 }
 
 // writeHostdServiceContent answers RetrieveServiceContent as an ESXi host: the managers a host has, under hostd's
@@ -182,8 +183,8 @@ func writeHostdServiceContent(w http.ResponseWriter) {
 		Returnval types.ServiceContent `xml:"returnval"`
 	}{Returnval: content})
 	if err != nil {
-		writeSystemError(w, err.Error())
+		soaphttp.WriteSystemError(w, err.Error())
 		return
 	}
-	writeResponse(w, string(body))
+	soaphttp.WriteResponse(w, string(body))
 }

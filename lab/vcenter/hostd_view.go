@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/soaphttp"
 	"vcsim/xmltree"
 )
 
@@ -180,7 +181,7 @@ func (v *hostView) hostdRef(ref types.ManagedObjectReference) (types.ManagedObje
 
 // toVCenter rewrites a request's references into vCenter's. A call on an object the host does not have is answered
 // with ManagedObjectNotFound, before the simulator sees it.
-func (v *hostView) toVCenter(request *xmltree.Node, call soapCall) func(http.ResponseWriter) {
+func (v *hostView) toVCenter(request *xmltree.Node, call soaphttp.Call) func(http.ResponseWriter) {
 	var fault func(http.ResponseWriter)
 	request.Walk(func(n *xmltree.Node) {
 		typ, value, ok := n.MoRef()

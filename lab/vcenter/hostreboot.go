@@ -7,6 +7,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // Host reboot as vCenter runs it (vSphere Web Services API, HostSystem.RebootHost_Task; RebootHostRequestType:
@@ -38,13 +40,13 @@ func init() {
 }
 
 // serveHostReboot answers RebootHost_Task before the simulator, which has no such method.
-func (l *Lab) serveHostReboot(w http.ResponseWriter, call soapCall) bool {
-	if call.method != rebootMethod || call.this.Type != "HostSystem" {
+func (l *Lab) serveHostReboot(w http.ResponseWriter, call soaphttp.Call) bool {
+	if call.Method != rebootMethod || call.This.Type != "HostSystem" {
 		return false
 	}
-	obj := l.hostObject(call.this)
+	obj := l.hostObject(call.This)
 	if obj == nil {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	force := false
@@ -54,7 +56,7 @@ func (l *Lab) serveHostReboot(w http.ResponseWriter, call soapCall) bool {
 	ref := l.runTask(obj, rebootMethod, func(*simulator.Task) (types.AnyType, *labFault) {
 		return nil, l.rebootHost(l.host(obj.Self), obj, force)
 	})
-	writeResponse(w, fmt.Sprintf(`<%sResponse xmlns="urn:vim25"><returnval type="Task">%s</returnval></%sResponse>`,
+	soaphttp.WriteResponse(w, fmt.Sprintf(`<%sResponse xmlns="urn:vim25"><returnval type="Task">%s</returnval></%sResponse>`,
 		rebootMethod, ref.Value, rebootMethod))
 	return true
 }

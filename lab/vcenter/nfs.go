@@ -12,6 +12,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // NFS datastores (vSphere Web Services API, HostDatastoreSystem.CreateNasDatastore, HostNasVolumeSpec,
@@ -32,8 +34,8 @@ func nfsExportKey(server, path string) string { return server + ":" + path }
 
 // serveCreateNasDatastore answers CreateNasDatastore; the simulator's would name the datastore after the last part
 // of localPath and need that path to be a directory on the lab's machine.
-func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soapCall, body []byte) bool {
-	if call.method != "CreateNasDatastore" {
+func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	if call.Method != "CreateNasDatastore" {
 		return false
 	}
 	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
@@ -44,17 +46,17 @@ func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soapCall, body
 	if !ok {
 		return false
 	}
-	host := l.hostOfDatastoreSystem(call.this)
+	host := l.hostOfDatastoreSystem(call.This)
 	if host == nil {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	ref, fault := l.mountNas(host, req.Spec)
 	if fault != nil {
-		writeFault(w, fault.msg, fault.faultType, fault.detail)
+		soaphttp.WriteFault(w, fault.msg, fault.faultType, fault.detail)
 		return true
 	}
-	writeResponse(w, fmt.Sprintf(`<CreateNasDatastoreResponse xmlns="urn:vim25"><returnval type="Datastore">%s`+
+	soaphttp.WriteResponse(w, fmt.Sprintf(`<CreateNasDatastoreResponse xmlns="urn:vim25"><returnval type="Datastore">%s`+
 		`</returnval></CreateNasDatastoreResponse>`, ref.Value))
 	return true
 }

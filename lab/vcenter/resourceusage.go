@@ -6,18 +6,20 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // serveResourceUsage answers ClusterComputeResource.GetResourceUsage, which the simulator lacks (vSphere Web
 // Services API, since 6.0: a ClusterResourceUsageSummary with the cluster's CPU, memory and storage use and
 // capacity). Capacity and use are the sums over the cluster's connected hosts and its datastores.
-func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soapCall) bool {
-	if call.method != "GetResourceUsage" || call.this.Type != "ClusterComputeResource" {
+func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool {
+	if call.Method != "GetResourceUsage" || call.This.Type != "ClusterComputeResource" {
 		return false
 	}
-	cluster, _ := simulator.Map.Get(call.this).(*simulator.ClusterComputeResource)
+	cluster, _ := simulator.Map.Get(call.This).(*simulator.ClusterComputeResource)
 	if cluster == nil {
-		writeObjectNotFound(w, call.this)
+		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
 	usage := types.ClusterResourceUsageSummary{}
@@ -52,9 +54,9 @@ func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soapCall) bool {
 		Returnval types.ClusterResourceUsageSummary `xml:"returnval"`
 	}{Returnval: usage})
 	if err != nil {
-		writeSystemError(w, err.Error())
+		soaphttp.WriteSystemError(w, err.Error())
 		return true
 	}
-	writeResponse(w, string(body))
+	soaphttp.WriteResponse(w, string(body))
 	return true
 }

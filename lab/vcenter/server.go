@@ -2,18 +2,17 @@ package main
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
-	"strings"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/chaos"
 	"vcsim/faults"
+	"vcsim/soaphttp"
 )
 
 // Property collector calls that block until something changes run outside the lab's lock.
@@ -48,48 +47,6 @@ func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	return mux
 }
 
-// soapCall is what the lab needs to know about a SOAP request before the simulator decodes it.
-type soapCall struct {
-	method string
-	this   types.ManagedObjectReference
-}
-
-// scanCall reads the method name and _this of a SOAP request, stopping at _this.
-func scanCall(body []byte) soapCall {
-	var call soapCall
-	dec := xml.NewDecoder(bytes.NewReader(body))
-	inBody := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return call
-		}
-		start, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
-		}
-		switch {
-		case !inBody:
-			inBody = start.Name.Local == "Body"
-		case call.method == "":
-			call.method = start.Name.Local
-		case start.Name.Local == "_this":
-			for _, a := range start.Attr {
-				if a.Name.Local == "type" {
-					call.this.Type = a.Value
-				}
-			}
-			var value string
-			if dec.DecodeElement(&value, &start) == nil {
-				call.this.Value = strings.TrimSpace(value)
-			}
-			return call
-		default:
-			return call
-		}
-	}
-}
-
 // sdkHandler serves SOAP: it counts the call, applies injected connection drops, and runs the simulator under the
 // lab's lock with the request's arguments available to the task hooks.
 func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
@@ -98,13 +55,13 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 			svc.ServeSDK(w, r)
 			return
 		}
-		body, ok := readBody(w, r)
+		body, ok := soaphttp.ReadBody(w, r)
 		if !ok {
 			return
 		}
-		call := scanCall(body)
-		l.stats.SOAP(call.method)
-		fault := l.chaos.Pick(call.method)
+		call := soaphttp.ScanCall(body)
+		l.stats.SOAP(call.Method)
+		fault := l.chaos.Pick(call.Method)
 		switch fault {
 		case chaos.ResetBefore:
 			dropConnection(w)
@@ -113,28 +70,28 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 			chaos.WriteSOAPUnavailable(w)
 			return
 		}
-		if l.faults.Take(faults.DropConnection, "", call.method) != nil {
-			l.logf("dropping the connection of a %s request (injected fault)", call.method)
+		if l.faults.Take(faults.DropConnection, "", call.Method) != nil {
+			l.logf("dropping the connection of a %s request (injected fault)", call.Method)
 			dropConnection(w)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if blockingMethods[call.method] {
+		if blockingMethods[call.Method] {
 			releaseGate(r)
 			svc.ServeSDK(w, r)
 			return
 		}
-		rec := &recorder{header: http.Header{}}
+		rec := soaphttp.NewRecorder()
 		l.serveLocked(svc, rec, r, call, body)
-		if fault == chaos.ResetAfter || l.faults.Take(faults.DropAnswer, "", call.method) != nil {
+		if fault == chaos.ResetAfter || l.faults.Take(faults.DropAnswer, "", call.Method) != nil {
 			dropConnection(w) // served, but the answer is lost
 			return
 		}
-		rec.flush(w)
+		rec.Flush(w)
 	})
 }
 
-func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request, call soapCall, body []byte) {
+func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *http.Request, call soaphttp.Call, body []byte) {
 	l.mu.Lock()
 	defer func() {
 		l.current, l.inflight = types.ManagedObjectReference{}, nil
@@ -144,20 +101,20 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 		// A few simulator methods type-assert the simulator's own VM type (guest
 		// operations, VM performance metric lists); answer with a fault instead of dropping the connection.
 		if p := recover(); p != nil {
-			l.logf("%s on %s failed inside the simulator: %v\n%s", call.method, call.this.Value, p, debug.Stack())
-			*rec = recorder{header: http.Header{}}
-			writeSystemError(rec, fmt.Sprintf("%s is not supported by the lab vCenter here (%v)", call.method, p))
+			l.logf("%s on %s failed inside the simulator: %v\n%s", call.Method, call.This.Value, p, debug.Stack())
+			*rec = *soaphttp.NewRecorder()
+			soaphttp.WriteSystemError(rec, fmt.Sprintf("%s is not supported by the lab vCenter here (%v)", call.Method, p))
 		}
 	}()
-	if call.this.Type == "VirtualMachine" {
-		l.vm(call.this) // a VM created through the API becomes a lab VM before its first call
+	if call.This.Type == "VirtualMachine" {
+		l.vm(call.This) // a VM created through the API becomes a lab VM before its first call
 	}
-	if hookedMethods[call.method] {
+	if hookedMethods[call.Method] {
 		if method, err := simulator.UnmarshalBody(types.TypeFunc(), body); err == nil {
 			l.inflight = method.Body
 		}
 	}
-	l.current = call.this
+	l.current = call.This
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
 		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
@@ -172,20 +129,6 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *recorder, r *http.Request
 	l.patchTaskMessages()
 }
 
-// writeSystemError answers a SOAP request with vCenter's SystemError fault.
-func writeSystemError(w http.ResponseWriter, reason string) {
-	var text bytes.Buffer
-	_ = xml.EscapeText(&text, []byte(reason))
-	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
-	w.WriteHeader(http.StatusInternalServerError)
-	fmt.Fprintf(w, `%s<soapenv:Envelope xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" `+
-		`xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" `+
-		`xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><soapenv:Fault>`+
-		`<faultcode>ServerFaultCode</faultcode><faultstring>A general system error occurred: %s</faultstring>`+
-		`<detail><SystemErrorFault xmlns="urn:vim25" xsi:type="SystemError"><reason>%s</reason></SystemErrorFault>`+
-		`</detail></soapenv:Fault></soapenv:Body></soapenv:Envelope>`, xml.Header, text.String(), text.String())
-}
-
 func dropConnection(w http.ResponseWriter) {
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
@@ -194,39 +137,6 @@ func dropConnection(w http.ResponseWriter) {
 		}
 	}
 	panic(http.ErrAbortHandler) // closes the connection without a response
-}
-
-// recorder buffers a response so that the lab's lock is not held while a slow client reads it.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(b)
-}
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) flush(w http.ResponseWriter) {
-	for k, v := range r.header {
-		w.Header()[k] = v
-	}
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	w.WriteHeader(r.status)
-	_, _ = w.Write(r.body.Bytes())
 }
 
 // restHandler counts REST requests by the route pattern that serves them.
@@ -247,22 +157,11 @@ func (l *Lab) restHandler(routes *http.ServeMux) http.Handler {
 			chaos.WriteRESTUnavailable(w)
 			return
 		case chaos.ResetAfter:
-			rec := &recorder{header: http.Header{}}
+			rec := soaphttp.NewRecorder()
 			routes.ServeHTTP(rec, r)
 			dropConnection(w)
 			return
 		}
 		routes.ServeHTTP(w, r)
 	})
-}
-
-// readBody reads a request's whole body, or answers 400 and reports false.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(r.Body)
-	_ = r.Body.Close()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return nil, false
-	}
-	return body, true
 }

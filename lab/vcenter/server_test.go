@@ -287,16 +287,3 @@ func TestDropAnswerServesTheRequestAndLosesTheAnswer(t *testing.T) {
 		t.Errorf("drop_answer with a VM: %d %v", code, errBody)
 	}
 }
-
-func TestScanCall(t *testing.T) {
-	body := `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/">` +
-		`<soapenv:Header><operationID>x</operationID></soapenv:Header><soapenv:Body><ReconfigVM_Task xmlns="urn:vim25">` +
-		`<_this type="VirtualMachine">vm-42</_this><spec></spec></ReconfigVM_Task></soapenv:Body></soapenv:Envelope>`
-	call := scanCall([]byte(body))
-	if call.method != "ReconfigVM_Task" || call.this.Type != "VirtualMachine" || call.this.Value != "vm-42" {
-		t.Errorf("scanned %+v", call)
-	}
-	if call := scanCall([]byte("not xml")); call.method != "" {
-		t.Errorf("garbage scanned as %+v", call)
-	}
-}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/vmware/govmomi/simulator"
+
+	"vcsim/soaphttp"
 )
 
 // labServedMethods are the SOAP methods the lab answers itself, before the simulator's dispatcher (and so before
@@ -32,8 +34,8 @@ const sessionProbe = `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope ` 
 // an operation is denied because the session has not yet successfully logged in"). The session is the
 // simulator's own: the probe carries the request's cookies through the simulator's dispatcher.
 func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter, r *http.Request,
-	call soapCall) bool {
-	if !labServedMethods[call.method] && !(call.method == "Destroy_Task" && call.this.Type == "ClusterComputeResource") {
+	call soaphttp.Call) bool {
+	if !labServedMethods[call.Method] && !(call.Method == "Destroy_Task" && call.This.Type == "ClusterComputeResource") {
 		return false
 	}
 	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewBufferString(sessionProbe))
@@ -47,7 +49,7 @@ func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter
 	if !strings.Contains(answer.Body.String(), "NotAuthenticated") {
 		return false
 	}
-	writeFault(w, "", "NotAuthenticated", fmt.Sprintf(`<object type="%s">%s</object><privilegeId>System.View</privilegeId>`,
-		call.this.Type, call.this.Value))
+	soaphttp.WriteFault(w, "", "NotAuthenticated", fmt.Sprintf(`<object type="%s">%s</object><privilegeId>System.View</privilegeId>`,
+		call.This.Type, call.This.Value))
 	return true
 }

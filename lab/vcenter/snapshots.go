@@ -5,6 +5,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // snapshotMethods are the snapshot calls the simulator implements on its own VM type and type-asserts that type
@@ -17,14 +19,14 @@ var snapshotMethods = map[string]bool{
 
 // withSimulatorVM runs a snapshot call with the simulator's VM object in the registry in place of the lab's: the
 // lab's VM embeds it by value, so what the call changes is the lab VM's state, which is registered again after.
-func (l *Lab) withSimulatorVM(call soapCall, serve func()) {
-	if !snapshotMethods[call.method] {
+func (l *Lab) withSimulatorVM(call soaphttp.Call, serve func()) {
+	if !snapshotMethods[call.Method] {
 		serve()
 		return
 	}
-	ref := call.this
-	if call.this.Type == "VirtualMachineSnapshot" {
-		snapshot, ok := simulator.Map.Get(call.this).(*simulator.VirtualMachineSnapshot)
+	ref := call.This
+	if call.This.Type == "VirtualMachineSnapshot" {
+		snapshot, ok := simulator.Map.Get(call.This).(*simulator.VirtualMachineSnapshot)
 		if !ok {
 			serve()
 			return
@@ -44,8 +46,8 @@ func (l *Lab) withSimulatorVM(call soapCall, serve func()) {
 // serveRenameSnapshot is VirtualMachineSnapshot.RenameSnapshot, which the simulator does not implement: a new name,
 // a new description or both, shown in the VM's snapshot tree (vSphere Web Services API, VirtualMachineSnapshot
 // .RenameSnapshot; "at least one must be specified").
-func (l *Lab) serveRenameSnapshot(w http.ResponseWriter, call soapCall, body []byte) bool {
-	if call.method != "RenameSnapshot" || call.this.Type != "VirtualMachineSnapshot" {
+func (l *Lab) serveRenameSnapshot(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	if call.Method != "RenameSnapshot" || call.This.Type != "VirtualMachineSnapshot" {
 		return false
 	}
 	method, err := simulator.UnmarshalBody(types.TypeFunc(), body)
@@ -53,20 +55,20 @@ func (l *Lab) serveRenameSnapshot(w http.ResponseWriter, call soapCall, body []b
 		return false
 	}
 	req, ok := method.Body.(*types.RenameSnapshot)
-	snapshot, found := simulator.Map.Get(call.this).(*simulator.VirtualMachineSnapshot)
+	snapshot, found := simulator.Map.Get(call.This).(*simulator.VirtualMachineSnapshot)
 	if !ok || !found {
 		return false
 	}
 	if req.Name == "" && req.Description == "" {
-		writeFault(w, "A specified parameter was not correct: name", "InvalidArgument",
+		soaphttp.WriteFault(w, "A specified parameter was not correct: name", "InvalidArgument",
 			"<invalidProperty>name</invalidProperty>")
 		return true
 	}
 	if vm, isLab := simulator.Map.Get(snapshot.Vm).(*labVM); isLab && vm.Snapshot != nil {
-		renameInTree(vm.Snapshot.RootSnapshotList, call.this, req.Name, req.Description)
+		renameInTree(vm.Snapshot.RootSnapshotList, call.This, req.Name, req.Description)
 		simulator.Map.Update(vm, []types.PropertyChange{{Name: "snapshot", Val: vm.Snapshot}})
 	}
-	writeResponse(w, `<RenameSnapshotResponse xmlns="urn:vim25"></RenameSnapshotResponse>`)
+	soaphttp.WriteResponse(w, `<RenameSnapshotResponse xmlns="urn:vim25"></RenameSnapshotResponse>`)
 	return true
 }
 

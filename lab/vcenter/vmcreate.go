@@ -12,6 +12,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/soaphttp"
 	"vcsim/topology"
 )
 
@@ -104,9 +105,9 @@ func intKey(v types.AnyType) (int32, bool) {
 // inventory ("test_vm%5c%2f%25/test_vm%5c%2f%25.vmx"; the escaping of file names was not checked against a vCenter).
 // The simulator would make a directory of the raw name, where '/' is a path separator, and fail inside the task.
 // It rewrites the request body, which the simulator decodes on its own.
-func (l *Lab) escapeNewVMPath(r *http.Request, call soapCall, body []byte) {
+func (l *Lab) escapeNewVMPath(r *http.Request, call soaphttp.Call, body []byte) {
 	req, ok := l.inflight.(*types.CreateVM_Task)
-	if call.method != "CreateVM_Task" || !ok || req.Config.Files == nil {
+	if call.Method != "CreateVM_Task" || !ok || req.Config.Files == nil {
 		return
 	}
 	var p object.DatastorePath
