@@ -12,6 +12,7 @@ import (
 	"vcsim/catalog"
 	"vcsim/chaos"
 	"vcsim/faults"
+	"vcsim/hostd"
 	"vcsim/stats"
 	"vcsim/vapi"
 	"vcsim/vlcm"
@@ -40,7 +41,7 @@ type Lab struct {
 	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
 	vgpuEvents []vgpuEventJSON
 
-	hostdLogin hostdLogin // the hosts' root account, for the host view (hostd*.go)
+	hostdLogin hostd.Login // the hosts' root account, for the host view (package hostd; hostview.go)
 
 	datacenters []types.ManagedObjectReference
 	clusters    []types.ManagedObjectReference

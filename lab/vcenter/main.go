@@ -26,6 +26,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 
 	"vcsim/catalog"
+	"vcsim/hostd"
 	"vcsim/topology"
 )
 
@@ -108,7 +109,8 @@ func run(o options) error {
 			return nil, nil, err
 		}
 		l.vlcm.Configure(o.depotDir, tlsConfig) // depot downloads trust the lab's own certificate
-		l.hostdLogin = hostdLogin{o.esxiUsername, o.esxiPassword, o.username, o.password}
+		l.hostdLogin = hostd.Login{ESXiUsername: o.esxiUsername, ESXiPassword: o.esxiPassword,
+			VCenterUsername: o.username, VCenterPassword: o.password}
 		svc.Listen = &url.URL{Scheme: sdk.Scheme, Host: sdk.Host, Path: sdk.Path,
 			User: url.UserPassword(o.username, o.password)}
 		simulator.Map.SessionManager().ServiceHostName = sdk.Host

@@ -12,6 +12,7 @@ import (
 
 	"vcsim/chaos"
 	"vcsim/faults"
+	"vcsim/hostd"
 	"vcsim/soaphttp"
 )
 
@@ -35,7 +36,7 @@ var hookedMethods = map[string]bool{
 // Handler is the simulated vCenter's HTTP front: SOAP at /sdk, the lab endpoints at /lab/, REST under /api/.
 func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/sdk", l.hostdRouter(l.sdkHandler(svc)))
+	mux.Handle("/sdk", hostd.Router(hostdLab{l}, l.sdkHandler(svc)))
 	mux.HandleFunc("/sdk/vimServiceVersions.xml", svc.ServiceVersions)
 	mux.HandleFunc("/about", svc.About)
 	mux.Handle("/lab/", l.labHandler())

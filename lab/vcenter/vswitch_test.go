@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // A standard switch added through the host keeps its uplinks, ports and MTU, gets the host's default policy with
@@ -31,7 +33,7 @@ func TestStandardSwitchThroughTheHost(t *testing.T) {
 	}
 	_, err := methods.AddVirtualSwitch(ctx, c, &types.AddVirtualSwitch{This: ns, VswitchName: "lab-switch-2",
 		Spec: &types.HostVirtualSwitchSpec{NumPorts: 64, Bridge: bridge}})
-	if !isFault(err, "ResourceInUse") {
+	if !labtest.IsFault(err, "ResourceInUse") {
 		t.Errorf("a NIC bridging another switch: got %v, want ResourceInUse", err)
 	}
 	read := func() types.HostVirtualSwitch {
@@ -70,7 +72,7 @@ func TestStandardSwitchThroughTheHost(t *testing.T) {
 	}
 	_, err = methods.UpdateVirtualSwitch(ctx, c, &types.UpdateVirtualSwitch{This: ns, VswitchName: "nowhere",
 		Spec: spec})
-	if !isFault(err, "NotFound") {
+	if !labtest.IsFault(err, "NotFound") {
 		t.Errorf("updating a switch the host does not have: got %v, want NotFound", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package hostd
 
 import (
 	"net/http"
@@ -27,7 +27,7 @@ var inventoryTypes = map[string]bool{
 // hostView is one host's view of the inventory at the time of a request: the vCenter objects it shows under
 // hostd's fixed ids, and the others it shows under vCenter's own (the host's datastores and networks).
 type hostView struct {
-	login       hostdLogin
+	login       Login
 	toHostd     map[types.ManagedObjectReference]types.ManagedObjectReference
 	toVC        map[types.ManagedObjectReference]types.ManagedObjectReference
 	shown       map[types.ManagedObjectReference]bool   // vCenter references the host view shows
@@ -38,13 +38,13 @@ type hostView struct {
 	datacenter  string                                  // the datacenter's name in vCenter
 }
 
-func (l *Lab) newHostView(h *hostState) *hostView {
-	v := &hostView{login: l.hostdLogin, toHostd: map[types.ManagedObjectReference]types.ManagedObjectReference{},
+func newHostView(ref types.ManagedObjectReference, login Login) *hostView {
+	v := &hostView{login: login, toHostd: map[types.ManagedObjectReference]types.ManagedObjectReference{},
 		toVC:  map[types.ManagedObjectReference]types.ManagedObjectReference{},
 		shown: map[types.ManagedObjectReference]bool{}, vcenterOnly: map[types.ManagedObjectReference]bool{},
 		names: map[types.ManagedObjectReference]string{}}
 	v.mapServiceManagers()
-	host := l.hostObject(h.ref)
+	host, _ := simulator.Map.Get(ref).(*simulator.HostSystem)
 	if host == nil {
 		return v
 	}

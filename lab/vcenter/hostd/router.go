@@ -1,4 +1,14 @@
-package main
+// Package hostd is the host view: the lab's vCenter process also answers as each host's own endpoint (hostd), the
+// vim25 SOAP API an ESXi host serves at https://<host>/sdk. A request reaches the host view when its HTTP Host
+// header names a host of the lab (pyVmomi sends the name it dialled, "esxi-21.lab.local:8989"); any other Host
+// header gets vCenter.
+//
+// There is one inventory: the host view is a translation layer over the simulator's objects. A request's
+// references in hostd's forms are turned into vCenter's before the simulator serves it, and the answer's references
+// back into hostd's; objects of other hosts (their VMs, the cluster's other members, other datacenters) are left
+// out of answers, and a call on one of them fails with ManagedObjectNotFound, as it does on a host that does not
+// have the object. A change made through the host view is therefore seen through vCenter and the reverse.
+package hostd
 
 import (
 	"bytes"
@@ -6,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/vmware/govmomi/simulator/esx"
 	"github.com/vmware/govmomi/vim25/types"
@@ -15,35 +26,36 @@ import (
 	"vcsim/xmltree"
 )
 
-// The host view: the lab's vCenter process also answers as each host's own endpoint (hostd), the vim25 SOAP API an
-// ESXi host serves at https://<host>/sdk. A request reaches the host view when its HTTP Host header names a host of
-// the lab (pyVmomi sends the name it dialled, "esxi-21.lab.local:8989"); any other Host header gets vCenter.
-//
-// There is one inventory: the host view is a translation layer over the simulator's objects. A request's
-// references in hostd's forms are turned into vCenter's before the simulator serves it, and the answer's references
-// back into hostd's; objects of other hosts (their VMs, the cluster's other members, other datacenters) are left
-// out of answers, and a call on one of them fails with ManagedObjectNotFound, as it does on a host that does not
-// have the object. A change made through the host view is therefore seen through vCenter and the reverse.
-
-// hostdLogin holds the host's root account and the vCenter account the host view's sessions run under.
-type hostdLogin struct {
-	esxiUsername, esxiPassword       string
-	vcenterUsername, vcenterPassword string
+// Login holds the hosts' root account and the vCenter account the host view's sessions run under.
+type Login struct {
+	ESXiUsername, ESXiPassword       string
+	VCenterUsername, VCenterPassword string
 }
 
-// hostdTarget is the lab host an SDK request's Host header names, or nil for vCenter.
-func (l *Lab) hostdTarget(r *http.Request) *hostState {
+// Lab is what the host view needs of the lab. It calls HostNamed holding the lock, and maps a host's inventory
+// from the simulator's objects holding it too.
+type Lab interface {
+	sync.Locker
+	// HostNamed is the lab host of that name, compared in lower case, or false.
+	HostNamed(name string) (types.ManagedObjectReference, bool)
+	// Login is the hosts' root account and the vCenter account behind it, as they are at the time of a request.
+	Login() Login
+	// About sets in a the product, version and build the lab's hosts report.
+	About(a types.AboutInfo) types.AboutInfo
+}
+
+type router struct {
+	lab     Lab
+	vcenter http.Handler
+}
+
+// target is the lab host an SDK request's Host header names, or false for vCenter.
+func (rt router) target(r *http.Request) (types.ManagedObjectReference, bool) {
 	name := r.Host
 	if host, _, err := net.SplitHostPort(name); err == nil {
 		name = host
 	}
-	name = strings.TrimSuffix(strings.ToLower(name), ".")
-	for _, h := range l.hosts {
-		if strings.ToLower(h.name) == name {
-			return h
-		}
-	}
-	return nil
+	return rt.lab.HostNamed(strings.TrimSuffix(strings.ToLower(name), "."))
 }
 
 func byAddress(hostHeader string) bool {
@@ -53,17 +65,19 @@ func byAddress(hostHeader string) bool {
 	return net.ParseIP(strings.Trim(hostHeader, "[]")) != nil
 }
 
-// hostdRouter sends SOAP requests whose Host header names a lab host through the host view, others to vCenter.
-func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
+// Router sends SOAP requests whose Host header names a lab host through the host view, others to vCenter.
+func Router(lab Lab, vcenter http.Handler) http.Handler {
+	rt := router{lab: lab, vcenter: vcenter}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var host *hostState
+		var host types.ManagedObjectReference
+		found := false
 		// A request by address is vCenter's without taking the lab's lock, which property collector waits skip.
 		if r.Method == http.MethodPost && !byAddress(r.Host) {
-			l.mu.Lock()
-			host = l.hostdTarget(r)
-			l.mu.Unlock()
+			lab.Lock()
+			host, found = rt.target(r)
+			lab.Unlock()
 		}
-		if host == nil {
+		if !found {
 			vcenter.ServeHTTP(w, r)
 			return
 		}
@@ -71,22 +85,22 @@ func (l *Lab) hostdRouter(vcenter http.Handler) http.Handler {
 		if !ok {
 			return
 		}
-		l.serveHostd(vcenter, host, w, r, body)
+		rt.serve(host, w, r, body)
 	})
 }
 
-func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseWriter, r *http.Request, body []byte) {
+func (rt router) serve(host types.ManagedObjectReference, w http.ResponseWriter, r *http.Request, body []byte) {
 	request, err := xmltree.Parse(body)
 	call := soaphttp.ScanCall(body)
 	if err != nil || call.Method == "" {
 		soaphttp.WriteFault(w, "Unable to parse the request", "InvalidRequest", "")
 		return
 	}
-	l.mu.Lock()
-	view := l.newHostView(host)
-	l.mu.Unlock()
+	rt.lab.Lock()
+	view := newHostView(host, rt.lab.Login())
+	rt.lab.Unlock()
 	if call.Method == "RetrieveServiceContent" {
-		writeHostdServiceContent(w)
+		writeServiceContent(w, rt.lab.About)
 		return
 	}
 	if vcenterOnlyMethods[call.Method] {
@@ -101,7 +115,7 @@ func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseW
 	if prop := request.Find("prop"); prop != nil {
 		translated.prop, _ = prop.Text()
 	}
-	if call.Method == "Login" && !l.hostdCredentials(request) {
+	if call.Method == "Login" && !credentials(request, view.login) {
 		soaphttp.WriteFault(w, "Cannot complete login due to an incorrect user name or password.", "InvalidLogin", "")
 		return
 	}
@@ -109,12 +123,12 @@ func (l *Lab) serveHostd(vcenter http.Handler, host *hostState, w http.ResponseW
 	forwarded.Body = io.NopCloser(bytes.NewReader(request.Bytes()))
 	forwarded.ContentLength = -1
 	rec := soaphttp.NewRecorder()
-	vcenter.ServeHTTP(rec, forwarded)
+	rt.vcenter.ServeHTTP(rec, forwarded)
 
-	l.mu.Lock()
-	view = l.newHostView(host) // the call may have changed what the host has (a VM created, a datastore mounted)
+	rt.lab.Lock()
+	view = newHostView(host, view.login) // the call may have changed what the host has (a VM created, a datastore mounted)
 	answer := view.fromVCenter(rec.Body.Bytes(), translated, rec.Status == http.StatusOK)
-	l.mu.Unlock()
+	rt.lab.Unlock()
 	rec.Body.Reset()
 	rec.Body.Write(answer)
 	rec.Header().Del("Content-Length")
@@ -138,21 +152,20 @@ type hostdCall struct {
 	prop   string
 }
 
-// hostdCredentials lets the host's root account log in: Login runs under the lab's vCenter account when the
-// request names the host's credentials, and is refused (false) otherwise, vCenter's account included.
-func (l *Lab) hostdCredentials(request *xmltree.Node) bool {
+// credentials lets the host's root account log in: Login runs under the lab's vCenter account when the request
+// names the host's credentials, and is refused (false) otherwise, vCenter's account included.
+func credentials(request *xmltree.Node, login Login) bool {
 	user, password := request.Find("userName"), request.Find("password")
 	if user == nil || password == nil {
 		return false
 	}
 	userText, _ := user.Text()
 	passwordText, _ := password.Text()
-	login := l.hostdLogin
-	if login.esxiUsername == "" || userText != login.esxiUsername || passwordText != login.esxiPassword {
+	if login.ESXiUsername == "" || userText != login.ESXiUsername || passwordText != login.ESXiPassword {
 		return false
 	}
-	user.SetText(login.vcenterUsername)
-	password.SetText(login.vcenterPassword)
+	user.SetText(login.VCenterUsername)
+	password.SetText(login.VCenterPassword)
 	return true
 }
 
@@ -160,8 +173,8 @@ func (l *Lab) hostdCredentials(request *xmltree.Node) bool {
 func (v *hostView) hostdAnswerUser(answer *xmltree.Node) {
 	answer.Walk(func(n *xmltree.Node) {
 		if n.Name() == "userName" || n.Name() == "fullName" {
-			if text, ok := n.Text(); ok && text == v.login.vcenterUsername {
-				n.SetText(v.login.esxiUsername)
+			if text, ok := n.Text(); ok && text == v.login.VCenterUsername {
+				n.SetText(v.login.ESXiUsername)
 			}
 		}
 	})
@@ -171,12 +184,12 @@ func writeManagedObjectNotFound(ref types.ManagedObjectReference) func(http.Resp
 	return func(w http.ResponseWriter) { soaphttp.WriteObjectNotFound(w, ref) }
 }
 
-// writeHostdServiceContent answers RetrieveServiceContent as an ESXi host: the managers a host has, under hostd's
-// ids (govmomi's esx.ServiceContent, recorded from ESXi), and about as ESXi reports itself (apiType HostAgent,
+// writeServiceContent answers RetrieveServiceContent as an ESXi host: the managers a host has, under hostd's ids
+// (govmomi's esx.ServiceContent, recorded from ESXi), and about as ESXi reports itself (apiType HostAgent,
 // productLineId embeddedEsx), with the version of the lab's hosts.
-func writeHostdServiceContent(w http.ResponseWriter) {
+func writeServiceContent(w http.ResponseWriter, about func(types.AboutInfo) types.AboutInfo) {
 	content := esx.ServiceContent
-	content.About = esxiAbout(content.About)
+	content.About = about(content.About)
 	content.About.Name = "VMware ESXi"
 	body, err := vimxml.Marshal(struct {
 		XMLName   vimxml.Name          `xml:"urn:vim25 RetrieveServiceContentResponse"`

@@ -1,4 +1,4 @@
-package main
+package hostd
 
 import (
 	"encoding/xml"

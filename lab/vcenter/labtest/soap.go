@@ -1,0 +1,47 @@
+package labtest
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"reflect"
+	"testing"
+
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// HostClient is a client of a host's own endpoint (the host view): it dials the test server at sdk, with the host's
+// name in the URL and so in the Host header, the way a client that resolved the host's name would.
+func HostClient(t *testing.T, sdk *url.URL, hostName string) *vim25.Client {
+	t.Helper()
+	u := url.URL{Scheme: "https", Host: net.JoinHostPort(hostName, sdk.Port()), Path: "/sdk"}
+	sc := soap.NewClient(&u, true)
+	sc.DefaultTransport().DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, sdk.Host)
+	}
+	c, err := vim25.NewClient(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// LoginAs logs the client in.
+func LoginAs(t *testing.T, c *vim25.Client, user, password string) error {
+	t.Helper()
+	_, err := methods.Login(context.Background(), c, &types.Login{This: *c.ServiceContent.SessionManager,
+		UserName: user, Password: password})
+	return err
+}
+
+// IsFault tells whether err is a SOAP fault of the given vim25 type (ManagedObjectNotFound, InvalidLogin, ...).
+func IsFault(err error, kind string) bool {
+	if err == nil || !soap.IsSoapFault(err) {
+		return false
+	}
+	fault := soap.ToSoapFault(err).VimFault()
+	return fault != nil && reflect.TypeOf(fault).Name() == kind
+}
