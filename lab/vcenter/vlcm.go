@@ -84,16 +84,7 @@ func (l vlcmLab) SetPower(ref types.ManagedObjectReference, state types.VirtualM
 		return false
 	}
 	var task types.ManagedObjectReference
-	l.as(ref, func() {
-		switch state {
-		case types.VirtualMachinePowerStatePoweredOff:
-			task = vm.PowerOffVMTask(l.ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).Res.Returnval
-		case types.VirtualMachinePowerStateSuspended:
-			task = vm.SuspendVMTask(l.ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).Res.Returnval
-		default:
-			task = vm.PowerOnVMTask(l.ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).Res.Returnval
-		}
-	})
+	l.as(ref, func() { task = vlcm.PowerTask(l.ctx, vm, ref, state) })
 	return taskSucceeded(task)
 }
 

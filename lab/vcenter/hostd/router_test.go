@@ -25,8 +25,8 @@ import (
 
 const rootPassword = "root-s3cret"
 
-// testLab serves govmomi's VPX model (a cluster of two hosts, a standalone host DC0_H0, a VM on it and one in the
-// cluster) behind the host view: the simulator is vCenter, its hosts answer by name.
+// testLab serves labtest.Simulator (govmomi's VPX model) behind the host view: the simulator is vCenter, its hosts
+// answer by name.
 type testLab struct {
 	sync.Mutex
 	sdk *url.URL
@@ -35,12 +35,7 @@ type testLab struct {
 
 func startLab(t *testing.T) *testLab {
 	t.Helper()
-	model := simulator.VPX()
-	model.ClusterHost, model.Machine = 2, 1
-	if err := model.Create(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(model.Remove)
+	model := labtest.Simulator(t)
 	tl := &testLab{}
 	model.Service.RegisterSDK(simulator.Map)
 	server := httptest.NewTLSServer(Router(tl, http.HandlerFunc(model.Service.ServeSDK)))

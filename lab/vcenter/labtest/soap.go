@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -44,4 +45,18 @@ func IsFault(err error, kind string) bool {
 	}
 	fault := soap.ToSoapFault(err).VimFault()
 	return fault != nil && reflect.TypeOf(fault).Name() == kind
+}
+
+// Simulator creates govmomi's VPX model in the simulator's registry for one test: datacenter DC0 with a cluster
+// DC0_C0 of two hosts and a standalone host DC0_H0, one powered-on VM in the cluster (on a host the simulator picks)
+// and one on DC0_H0.
+func Simulator(t *testing.T) *simulator.Model {
+	t.Helper()
+	model := simulator.VPX()
+	model.ClusterHost, model.Machine = 2, 1
+	if err := model.Create(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(model.Remove)
+	return model
 }

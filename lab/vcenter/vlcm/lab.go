@@ -4,7 +4,9 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
@@ -51,4 +53,25 @@ func name(ref types.ManagedObjectReference) string {
 func hostObject(ref types.ManagedObjectReference) *simulator.HostSystem {
 	h, _ := simulator.Map.Get(ref).(*simulator.HostSystem)
 	return h
+}
+
+// PowerMethods are the power methods of a VM, the simulator's or the lab's.
+type PowerMethods interface {
+	PowerOffVMTask(ctx *simulator.Context, req *types.PowerOffVM_Task) soap.HasFault
+	SuspendVMTask(ctx *simulator.Context, req *types.SuspendVM_Task) soap.HasFault
+	PowerOnVMTask(ctx *simulator.Context, req *types.PowerOnVM_Task) soap.HasFault
+}
+
+// PowerTask runs the vCenter task that takes the VM ref to state (poweredOff, suspended, else poweredOn) and
+// answers the task; the caller holds what the simulator holds for a call on ref.
+func PowerTask(ctx *simulator.Context, vm PowerMethods, ref types.ManagedObjectReference,
+	state types.VirtualMachinePowerState) types.ManagedObjectReference {
+	switch state {
+	case types.VirtualMachinePowerStatePoweredOff:
+		return vm.PowerOffVMTask(ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).Res.Returnval
+	case types.VirtualMachinePowerStateSuspended:
+		return vm.SuspendVMTask(ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).Res.Returnval
+	default:
+		return vm.PowerOnVMTask(ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).Res.Returnval
+	}
 }

@@ -17,8 +17,7 @@ import (
 	"vcsim/vapi"
 )
 
-// simulatorTopology names the inventory of govmomi's VPX model as a testLab builds it: one cluster of two hosts
-// and a standalone host, a powered-on VM in the cluster (on a host the simulator picks) and one on the standalone host.
+// simulatorTopology names the inventory of labtest.Simulator, govmomi's VPX model.
 const simulatorTopology = `{"datacenters": [{"name": "DC0",
 	"clusters": [{"name": "DC0_C0", "hosts": [{"name": "DC0_C0_H0"}, {"name": "DC0_C0_H1"}]}],
 	"hosts": [{"name": "DC0_H0"}]}], "vlcm": {"remediation_delay_ms": 0}}`
@@ -44,16 +43,10 @@ func startLab(t *testing.T) *testLab {
 	return startLabWith(t, simulatorTopology)
 }
 
-// startLabWith builds govmomi's VPX model (two hosts in the cluster, one VM in the cluster) with vLCM configured by the
-// given topology, whose names must be the model's.
+// startLabWith builds labtest.Simulator with vLCM configured by the given topology, whose names must be the model's.
 func startLabWith(t *testing.T, doc string) *testLab {
 	t.Helper()
-	model := simulator.VPX()
-	model.ClusterHost, model.Machine = 2, 1
-	if err := model.Create(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(model.Remove)
+	labtest.Simulator(t)
 	topo, err := labtest.Topology(t, doc)
 	if err != nil {
 		t.Fatal(err)
@@ -156,16 +149,7 @@ func (tl *testLab) PoweredOnVMs(host types.ManagedObjectReference) []types.Manag
 func (tl *testLab) SetPower(ref types.ManagedObjectReference, state types.VirtualMachinePowerState) bool {
 	vm := simulator.Map.Get(ref).(*simulator.VirtualMachine)
 	var task types.ManagedObjectReference
-	simulator.Map.WithLock(ref, func() {
-		switch state {
-		case types.VirtualMachinePowerStatePoweredOff:
-			task = vm.PowerOffVMTask(tl.ctx, &types.PowerOffVM_Task{This: ref}).(*methods.PowerOffVM_TaskBody).Res.Returnval
-		case types.VirtualMachinePowerStateSuspended:
-			task = vm.SuspendVMTask(tl.ctx, &types.SuspendVM_Task{This: ref}).(*methods.SuspendVM_TaskBody).Res.Returnval
-		default:
-			task = vm.PowerOnVMTask(tl.ctx, &types.PowerOnVM_Task{This: ref}).(*methods.PowerOnVM_TaskBody).Res.Returnval
-		}
-	})
+	simulator.Map.WithLock(ref, func() { task = PowerTask(tl.ctx, vm, ref, state) })
 	if !succeeded(task) {
 		return false
 	}
