@@ -67,7 +67,6 @@ def upgrade(lab, run_tasks, tmp_path, bundles=(), check=False, expect_failure=Fa
     variables = dict(driver_upgrade_cluster="gpu-cluster", driver_upgrade_bundles=list(bundles),
                      driver_upgrade_target_host_driver=NEW, driver_upgrade_current_guest_driver=OLD_GUEST,
                      driver_upgrade_accept_eula=True, driver_upgrade_remediation_s=600,
-                     driver_upgrade_state_file=str(tmp_path / "driver_upgrade.json"),
                      vcenter_hostname=lab.connection["hostname"])
     variables.update(options)
     return run_tasks([{"name": "driver_upgrade", "ansible.builtin.include_role": {"name": "gpuops.vgpu.driver_upgrade"},
@@ -102,6 +101,11 @@ def cluster_truth(lab):
     return state, hosts, vms, cluster
 
 
+def upgrade_record(cluster):
+    """The data of the role's record on the cluster (custom attribute gpuops.vgpu.driver_upgrade)."""
+    return json.loads(cluster["custom_values"]["gpuops.vgpu.driver_upgrade"])["data"]
+
+
 def changed_tasks(run):
     return [r.get("task") for r in run.results if r.get("changed")]
 
@@ -116,8 +120,7 @@ def test_check_mode_prints_the_plan_and_changes_nothing(lab, run_tasks, tmp_path
     assert lines[1] == "Step 1: esxi-03.lab.local from 525.105.14 to 535.54.06."
     assert any(line.startswith("  gpu-vm-04 (grid_p40-8q on esxi-02.lab.local): migrate to esxi-03.lab.local")
                for line in lines)
-    assert lab.state() == before
-    assert not (tmp_path / "driver_upgrade.json").exists()
+    assert lab.state() == before, "nothing changed, the cluster's record included"
 
 
 def test_the_playbook_in_check_mode_prints_the_plan(lab, run_tasks, tmp_path, bundles):
@@ -125,7 +128,6 @@ def test_the_playbook_in_check_mode_prints_the_plan(lab, run_tasks, tmp_path, bu
     before = lab.state()
     extra = {"driver_upgrade_bundles": bundles, "driver_upgrade_target_host_driver": NEW,
              "driver_upgrade_current_guest_driver": OLD_GUEST, "vgpu_clusters": ["gpu-cluster"],
-             "driver_upgrade_state_file": str(tmp_path / "driver_upgrade.json"),
              "vcenter_port": lab.connection["port"]}
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1")
@@ -180,6 +182,9 @@ def test_a_failing_host_stops_the_rollout_a_rerun_finishes_and_rollback_goes_bac
     assert hosts["esxi-02.lab.local"] == (OLD_IMAGE, True), "the failed host keeps what it ran"
     assert hosts["esxi-01.lab.local"] == (OLD_IMAGE, False), "the rollout stopped before it"
     assert (cluster["drs"], cluster["dpm"]) == automation, "DRS/DPM put back"
+    record = upgrade_record(cluster)
+    assert record["state"] == "upgrading" and dict(record["previous_image"], ESXi=BASE_IMAGE) == OLD_IMAGE, \
+        "the cluster in vCenter keeps the image from before, for a run from any controller"
     replay(state)
 
     direct = Direct(lab)
@@ -191,8 +196,11 @@ def test_a_failing_host_stops_the_rollout_a_rerun_finishes_and_rollback_goes_bac
     upgrade(lab, run_tasks, tmp_path, bundles)
     assert cluster_truth(lab)[1] == dict((name, (NEW_IMAGE, False)) for name in GPU_HOSTS)
 
+    assert upgrade_record(cluster_truth(lab)[3])["state"] == "upgraded"
+
     upgrade(lab, run_tasks, tmp_path, driver_upgrade_rollback=True)
     state, hosts, vms, cluster = cluster_truth(lab)
+    assert upgrade_record(cluster)["state"] == "rolled_back"
     assert cluster["image"] == OLD_IMAGE
     assert [c["image"] for c in cluster["image_commits"]][-1] == OLD_IMAGE
     assert hosts == dict((name, (OLD_IMAGE, False)) for name in GPU_HOSTS)

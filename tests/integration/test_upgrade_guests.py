@@ -89,7 +89,7 @@ def install_guest_driver(lab, guests, driver_file, *tags):
 def upgrade(lab, guests, tmp_path, bundle_urls, **extra):
     variables = {"driver_upgrade_bundles": bundle_urls, "driver_upgrade_target_host_driver": NEW,
                  "driver_upgrade_accept_eula": True, "driver_upgrade_remediation_s": 600,
-                 "driver_upgrade_state_file": str(tmp_path / "driver_upgrade.json"), "vgpu_clusters": ["gpu-cluster"],
+                 "vgpu_clusters": ["gpu-cluster"],
                  "vcenter_port": lab.connection["port"], "grid_driver_src": "",
                  "grid_driver_remote_src": ARTIFACTS + "nvidia-linux-grid-535_535.54.03_amd64.deb"}
     variables.update(extra)
