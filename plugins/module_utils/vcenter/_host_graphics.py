@@ -77,6 +77,10 @@ def wanted_config(current, gpu_ids, request):
     entries = dict((entry["pci_id"], entry) for entry in wanted["devices"])
     for pci_id, change in changes.items():
         entry = entries.get(pci_id)
+        if entry is None and _already(current, pci_id, change):
+            # The host default already gives the GPU what is asked: an entry of its own would change nothing but
+            # the configuration, and cost an Xorg restart on a host that may run vGPU VMs.
+            continue
         if entry is None:
             # A new entry keeps the GPU's effective type unless a type was asked for.
             entry = {"pci_id": pci_id, "graphics_type": configured_type(current, pci_id), "vgpu_mode": None}
@@ -84,6 +88,12 @@ def wanted_config(current, gpu_ids, request):
             entries[pci_id] = entry
         entry.update(change)
     return wanted
+
+
+def _already(current, pci_id, change):
+    """Whether a GPU without an entry of its own already has each field of ``change``."""
+    return all(change[field] == (configured_type(current, pci_id) if field == "graphics_type"
+                                 else configured_mode(current, pci_id)) for field in change)
 
 
 def config_spec(state):

@@ -131,6 +131,14 @@ def test_gpu_graphics_type_sets_an_entry_per_gpu_and_keeps_vgpu_mode():
     ]
 
 
+def test_gpus_the_host_default_already_gives_what_is_asked_get_no_entry():
+    current = hg.describe_config(_config("sharedDirect", "performance"))
+    assert hg.wanted_config(current, [GPU_A, GPU_B], {"gpu_graphics_type": "sharedDirect"}) == current
+    assert hg.wanted_config(current, [GPU_A], {"devices": [{"pci_id": GPU_A, "vgpu_mode": "sameSize"}]}) == current
+    mixed = hg.wanted_config(current, [GPU_A], {"devices": [{"pci_id": GPU_A, "vgpu_mode": "mixedSize"}]})
+    assert mixed["devices"] == [{"pci_id": GPU_A, "graphics_type": "sharedDirect", "vgpu_mode": "mixedSize"}]
+
+
 def test_a_vgpu_mode_entry_keeps_the_gpus_effective_type_and_devices_win():
     current = hg.describe_config(_config("sharedDirect"))
     wanted = hg.wanted_config(current, [GPU_A, GPU_B], {
