@@ -43,9 +43,9 @@ def vgpu_requests(guests, hostvars, extra=None):
 
 
 @_inventory_filter
-def plan_scopes(gpu_inventory, vms, clusters):
+def plan_scopes(gpu_inventory, vms, clusters, replan=False):
     """``gpu_info_result | gpuops.vgpu.plan_scopes(vms, clusters)``: one ``vgpu_plan`` input per cluster."""
-    return _inventory.plan_scopes(gpu_inventory, vms, clusters)
+    return _inventory.plan_scopes(gpu_inventory, vms, clusters, boolean(replan, strict=False))
 
 
 @_inventory_filter
@@ -61,9 +61,10 @@ def vgpu_placement(gpu_inventory, vms, running=False):
 
 
 @_inventory_filter
-def vgpu_differences(gpu_inventory, vms, clusters=None, running=False):
+def vgpu_differences(gpu_inventory, vms, clusters=None, running=False, replan=False):
     """``gpu_info_result | gpuops.vgpu.vgpu_differences(vms, clusters)``: what the VM layer would change, by VM."""
-    return _vgpu_differences.differences(gpu_inventory, vms, clusters or [], boolean(running, strict=False))
+    return _vgpu_differences.differences(gpu_inventory, vms, clusters or [], boolean(running, strict=False),
+                                         boolean(replan, strict=False))
 
 
 class FilterModule(object):

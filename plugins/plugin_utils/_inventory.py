@@ -68,8 +68,12 @@ def requests(names, hostvars, extra=None):
     return listed
 
 
-def plan_scopes(gpu_inventory, vms, clusters):
-    """One ``vgpu_plan`` input per cluster: its hosts and the requests of the VMs registered on them."""
+def plan_scopes(gpu_inventory, vms, clusters, replan=False):
+    """One ``vgpu_plan`` input per cluster: its hosts and the requests of the VMs registered on them.
+
+    A VM that already carries its profile (that one only) is kept where it is, running or not: it is left out of
+    the requests, so the plan gives it no host and ``vm_vgpu`` neither moves nor reconfigures it. A running one
+    still counts on its GPU, which the inventory shows in use. ``replan`` plans every VM anew instead."""
     hosts = gpu_inventory.get("hosts", [])
     known = sorted(set(host.get("cluster") for host in hosts if host.get("cluster")))
     missing = [cluster for cluster in clusters if cluster not in known]
@@ -77,14 +81,21 @@ def plan_scopes(gpu_inventory, vms, clusters):
         raise ValueError("cluster(s) %s not in the GPU inventory (known: %s)."
                          % (", ".join(missing), ", ".join(known) or "none"))
     host_cluster = dict((host["name"], host.get("cluster")) for host in hosts)
-    vm_host = dict((vm["name"], vm.get("host")) for vm in gpu_inventory.get("vms", []))
+    read = dict((vm["name"], vm) for vm in gpu_inventory.get("vms", []))
     scopes = []
     for cluster in clusters:
         scoped = [{"vm": vm["name"], "profile": vm["profile"]} for vm in vms
-                  if host_cluster.get(vm_host.get(vm["name"])) == cluster]
+                  if host_cluster.get((read.get(vm["name"]) or {}).get("host")) == cluster
+                  and (replan or not has_its_profile(read[vm["name"]], vm["profile"]))]
         scopes.append({"cluster": cluster, "inventory": [host for host in hosts if host.get("cluster") == cluster],
                        "requests": scoped})
     return scopes
+
+
+def has_its_profile(vm, profile):
+    """Whether a ``gpu_info`` VM carries vGPUs of ``profile`` and of no other profile."""
+    profiles = set(vgpu.get("profile") for vgpu in vm.get("vgpus") or [])
+    return profiles == set([profile])
 
 
 def apply_plan(vms, plans):

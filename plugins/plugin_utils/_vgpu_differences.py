@@ -21,12 +21,12 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_vgpu_chang
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._inventory import plan_scopes
 
 
-def differences(gpu_inventory, vms, clusters=(), running=False):
+def differences(gpu_inventory, vms, clusters=(), running=False, replan=False):
     """One line per thing that differs, naming the VM; empty when the change steps would change nothing.
 
     ``gpu_inventory`` is a ``gpu_info`` result read with ``vms`` and ``power_records``; ``vms`` the role's requests
     (``{name, profile}``); ``clusters`` those the role plans (none when it does not plan); ``running`` its
-    ``vgpu_assign_power_on``.
+    ``vgpu_assign_power_on``; ``replan`` its ``vgpu_assign_replan``.
     """
     if "power_records" not in gpu_inventory:
         raise ValueError("the gpu_info result holds no power_records: read it with power_records: true, or VMs an "
@@ -44,7 +44,7 @@ def differences(gpu_inventory, vms, clusters=(), running=False):
             found.append("%s was not read" % request["name"])
             continue
         found.extend(_vm_differences(vm, request["profile"], offered.get(vm.get("host")), running))
-    found.extend(_planned_anew(gpu_inventory, vms, clusters))
+    found.extend(_planned_anew(gpu_inventory, vms, clusters, replan))
     return found
 
 
@@ -66,12 +66,12 @@ def _vm_differences(vm, profile, offered, running):
     return found
 
 
-def _planned_anew(gpu_inventory, vms, clusters):
+def _planned_anew(gpu_inventory, vms, clusters, replan):
     """The VMs the plan of their cluster would not keep where they run: it would give them a host."""
     if not clusters:
         return []
     try:
-        scopes = plan_scopes(gpu_inventory, vms, clusters)
+        scopes = plan_scopes(gpu_inventory, vms, clusters, replan)
     except ValueError as err:
         return ["the plan cannot start: %s" % err]
     found = []

@@ -78,6 +78,17 @@ def test_plan_scopes_keep_vms_in_their_cluster():
         plan_scopes(GPU_INFO, VMS, ["nope"])
 
 
+def test_plan_scopes_leave_out_the_vms_that_carry_their_profile_unless_replanned():
+    read = {"hosts": GPU_INFO["hosts"], "vms": [
+        {"name": "a", "host": "esxi-01", "vgpus": [{"profile": "grid_p40-8q"}], "power_state": "poweredOff"},
+        {"name": "b", "host": "esxi-02", "vgpus": [{"profile": "grid_p40-4q"}], "power_state": "poweredOn"},
+        {"name": "c", "host": "esxi-11", "vgpus": [{"profile": "grid_a100-4c"}] * 2, "power_state": "poweredOn"}]}
+    kept = plan_scopes(read, VMS[:3], ["p40", "a100"])
+    assert [scope["requests"] for scope in kept] == [[{"vm": "b", "profile": "grid_p40-8q"}], []]
+    replanned = plan_scopes(read, VMS[:3], ["p40", "a100"], replan="true")
+    assert [[r["vm"] for r in scope["requests"]] for scope in replanned] == [["a", "b"], ["c"]]
+
+
 def test_apply_plans():
     plans = [{"placements": [{"vm": "a", "host": "esxi-02", "current": False},
                              {"vm": "b", "host": "esxi-02", "current": True}]},

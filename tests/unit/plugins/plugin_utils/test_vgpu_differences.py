@@ -71,14 +71,26 @@ def test_a_vm_that_is_off_differs_only_when_it_is_to_run():
     assert differences(read, REQUESTS, running=True) == ["light-1 is poweredOff, wants to run"]
 
 
-def test_the_plan_would_place_a_vm_that_does_not_run_where_it_keeps_it():
+def test_a_vm_that_is_off_with_its_profile_is_kept_unless_replanned():
     read = converged()
     read["vms"][1]["power_state"] = "poweredOff"
     read["hosts"][1]["gpus"] = [gpu("0000:3b:00.0")]
-    assert differences(read, REQUESTS, ["gpu-cluster"]) == [
+    assert differences(read, REQUESTS, ["gpu-cluster"]) == []
+    assert differences(read, REQUESTS, ["gpu-cluster"], replan=True) == [
+        "light-1 does not run where the plan of cluster gpu-cluster keeps it"]
+    assert vgpu_differences(read, REQUESTS, ["gpu-cluster"], replan="yes") == [
         "light-1 does not run where the plan of cluster gpu-cluster keeps it"]
     assert differences(read, REQUESTS, ["other-cluster"]) == [
         "the plan cannot start: cluster(s) other-cluster not in the GPU inventory (known: gpu-cluster)."]
+
+
+def test_the_plan_would_place_a_vm_that_lacks_its_profile():
+    read = converged()
+    read["vms"][1] = vm("light-1", "esxi-02", [], power_state="poweredOff")
+    read["hosts"][1]["gpus"] = [gpu("0000:3b:00.0")]
+    assert differences(read, REQUESTS, ["gpu-cluster"]) == [
+        "light-1 has no vGPU, wants grid_p40-3q",
+        "light-1 does not run where the plan of cluster gpu-cluster keeps it"]
 
 
 def test_vms_outside_the_planned_clusters_are_not_planned():
@@ -120,7 +132,7 @@ def test_what_vm_vgpu_or_the_plan_would_refuse_counts_so_that_they_say_it():
     odd["vms"][0]["vgpus"] = [{"key": 1, "profile": "nonsense"}]
     wanted = [{"name": "train-1", "profile": "nonsense"}]
     odd["hosts"][0]["supported_profiles"] = [{"name": "nonsense"}]
-    assert [line.split(":")[0] for line in differences(odd, wanted, ["gpu-cluster"])] == [
+    assert [line.split(":")[0] for line in differences(odd, wanted, ["gpu-cluster"], replan=True)] == [
         "the plan of cluster gpu-cluster refuses its input"]
 
 
