@@ -13,12 +13,17 @@ import re
 
 from ansible.module_utils.six.moves.urllib.parse import urlsplit
 
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._guest_driver import (
+    VERSION_IN_NAME,
+    lspci_source,
+    nouveau_steps,
+    read_error,
+    visible_gpus,
+)
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
 
 SOURCES = ("grid_driver_src", "grid_driver_url", "grid_driver_remote_src")
 FORMATS = ("deb", "rpm", "run")
-_VERSION_IN_NAME = re.compile(r"(\d{3,}\.\d+(?:\.\d+)?)")
 _GRID_RUNFILE = re.compile(r"-grid\.run$")
 
 
@@ -26,22 +31,13 @@ def driver_file(params):
     """File name, path on the guest, format and version of the driver the parameters name."""
     url_path = urlsplit(params.get("grid_driver_url") or "").path
     name = os.path.basename(params.get("grid_driver_remote_src") or params.get("grid_driver_src") or url_path)
-    match = _VERSION_IN_NAME.search(name)
+    match = VERSION_IN_NAME.search(name)
     return {
         "file": name,
         "path": params.get("grid_driver_remote_src") or "%s/%s" % (params["grid_driver_staging_dir"], name),
         "format": os.path.splitext(name)[1][1:],
         "version": params.get("grid_driver_version") or (match.group(1) if match else ""),
     }
-
-
-def _read_error(guest, hostname):
-    errors = guest.get("errors") or {}
-    failed = [name for name in errors if name in ("os", "driver", "files")]
-    if failed:
-        return "Could not read %s on %s: %s. Nothing was changed." % (
-            " and ".join(failed), hostname, "; ".join(errors[name]["msg"] for name in failed))
-    return ""
 
 
 def _source_error(params):
@@ -68,18 +64,12 @@ def _file_error(driver, os_info):
     return ""
 
 
-def visible_gpus(guest):
-    """Each NVIDIA display or 3D controller on the PCI bus, by description (else address)."""
-    return [gpu.get("description") or gpu.get("address") for gpu in (guest.get("pci") or {}).get("gpus") or []]
-
-
 def _gpu_error(guest, hostname, vgpu_profile):
-    pci = guest.get("pci") or {}
-    read_error = (guest.get("errors") or {}).get("pci")
+    pci_error = (guest.get("errors") or {}).get("pci")
     return ("No NVIDIA GPU is visible on the PCI bus of %s: %s lists no display or 3D controller%s. Give the VM a "
             "vGPU profile%s and power it on again (gpuops.vgpu.vgpu_assign), then rerun. Nothing was installed." % (
-                hostname, "'lspci -nn -d 10de:'" if pci.get("source") == "lspci" else "sysfs",
-                " (read error: %s)" % read_error["msg"] if read_error else "",
+                hostname, lspci_source(guest),
+                " (read error: %s)" % pci_error["msg"] if pci_error else "",
                 " (%s)" % vgpu_profile if vgpu_profile is not None else ""))
 
 
@@ -114,7 +104,7 @@ def grid_driver_plan(guest, params, host_version="", check_mode=False, hostname=
     """The plan: ``error`` (first broken rule, else empty), the driver file, the steps that differ (``install``,
     ``modprobe_dir``, ``blacklist``, ``reboot_reasons``), ``converged`` and ``result`` (the role's result when
     converged), ``notes`` to show."""
-    plan = {"error": _read_error(guest, hostname) or _source_error(params), "notes": [], "gpus": [],
+    plan = {"error": read_error(guest, hostname) or _source_error(params), "notes": [], "gpus": [],
             "host_version": host_version or "", "compat": {}}
     if plan["error"]:
         return plan
@@ -134,19 +124,15 @@ def grid_driver_plan(guest, params, host_version="", check_mode=False, hostname=
             plan["notes"].append(plan["compat"]["message"])
     if plan["error"]:
         return plan
-    files = guest.get("files") or {}
     blacklist = bool(params.get("grid_driver_blacklist_nouveau"))
     nouveau_loaded = bool((driver_state.get("nouveau") or {}).get("loaded"))
     plan.update(
         os=os_info,
         nouveau_loaded=nouveau_loaded,
         installed_version=installed_version(guest, plan["format"]),
-        modprobe_dir=blacklist and not file_as(files.get("/etc/modprobe.d") or {},
-                                               {"type": "directory", "mode": "0755"}),
-        blacklist=blacklist and not file_as(files.get(blacklist_file) or {},
-                                            {"content": blacklist_content, "mode": "0644"}),
         reboot_reasons=reboot_reasons(nouveau_loaded, guest.get("nvidia_smi"), check_mode),
     )
+    plan.update(nouveau_steps(guest, blacklist, blacklist_file, blacklist_content))
     plan["install"] = plan["installed_version"] != plan["version"]
     plan["converged"] = not (plan["install"] or plan["modprobe_dir"] or plan["blacklist"] or plan["reboot_reasons"])
     smi = guest.get("nvidia_smi") or {}

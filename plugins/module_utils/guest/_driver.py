@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The GRID guest driver: installed (Debian package, RHEL rpm or runfile) and loaded, and nouveau.
+"""The NVIDIA driver: the GRID guest driver's packages, a runfile install, the kernel module installed (its version,
+flavour and signature) and loaded, the GRID licensing daemon, Secure Boot, and nouveau.
 
 Standard library only and Python 3.8 syntax: it runs on the guest.
 """
@@ -19,6 +20,10 @@ GRID_PACKAGE_RE = re.compile(r"^nvidia-linux-grid")
 # Only the runfile installs it; its log names the version installed.
 RUNFILE_UNINSTALLER = "/usr/bin/nvidia-uninstall"
 INSTALLER_LOG = "/var/log/nvidia-installer.log"
+# Only the GRID guest driver has a licensing daemon; the data center driver has none.
+GRIDD = "/usr/bin/nvidia-gridd"
+# The UEFI variable that says whether Secure Boot is on (its last byte), where mokutil is missing.
+SECURE_BOOT_EFIVAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d")
 
 _VERSION_RE = re.compile(r"^(?:\d+:)?(\d+(?:\.\d+)+)")
@@ -26,7 +31,10 @@ _LOG_VERSION_RES = (
     re.compile(r"\(version: (\d+(?:\.\d+)+)\) is now complete"),
     re.compile(r"^installer version: (\d+(?:\.\d+)+)", re.M),
 )
-_PROC_VERSION_RE = re.compile(r"Kernel Module\s+(\d+(?:\.\d+)+)")
+_PROC_VERSION_RE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)")
+# modinfo's license of nvidia.ko: the open kernel modules are "Dual MIT/GPL", the proprietary ones "NVIDIA"
+# (NVIDIA/open-gpu-kernel-modules, MODULE_LICENSE of kernel-open/nvidia/nv.c).
+_MODULE_FLAVOURS = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
 _BLACKLIST_RE = re.compile(r"^\s*blacklist\s+nouveau\s*(#.*)?$")
 _CMDLINE_BLACKLIST_RE = re.compile(r"(?:^|\s)(?:modprobe|rd\.driver)\.blacklist=\S*\bnouveau\b")
 
@@ -50,13 +58,18 @@ def read_driver(guest, packages):
     else:
         driver_format, version = None, None
     modules = loaded_modules(files)
+    module = _modinfo(guest)
     return {
         "installed": driver_format is not None,
         "format": driver_format,
         "version": version,
         "packages": grid,
         "runfile": runfile,
-        "kernel_module_version": _modinfo_version(guest),
+        "kernel_module_version": module.get("version"),
+        "kernel_module_flavour": _MODULE_FLAVOURS.get(module.get("license")),
+        "kernel_module_signed": bool(module.get("signer")) if module else None,
+        "gridd": files.exists(GRIDD),
+        "secure_boot": read_secure_boot(guest),
         "loaded": "nvidia" in modules,
         "loaded_version": _loaded_version(files) if "nvidia" in modules or files.exists("/sys/module/nvidia") else None,
         "nouveau": read_nouveau(files, modules),
@@ -76,15 +89,37 @@ def _runfile_version(log):
     return None
 
 
-def _modinfo_version(guest):
-    """The version of the nvidia kernel module installed for the running kernel; None when there is none."""
+def _modinfo(guest):
+    """``modinfo nvidia``'s fields (``version``, ``license``, ``signer``) for the running kernel; {} without one."""
     modinfo = guest.which("modinfo")
     if modinfo is None:
-        return None
-    rc, out, _err = guest.run([modinfo, "-F", "version", "nvidia"])
+        return {}
+    rc, out, _err = guest.run([modinfo, "nvidia"])
     if rc != 0:
-        return None
-    return (out or "").strip() or None
+        return {}
+    fields = {}
+    for line in (out or "").splitlines():
+        key, sep, value = line.partition(":")
+        if sep and not line[:1].isspace() and key not in fields:
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def read_secure_boot(guest):
+    """Whether UEFI Secure Boot is on: ``mokutil --sb-state``, else the SecureBoot UEFI variable; None where the
+    machine boots without UEFI (neither answers)."""
+    mokutil = guest.which("mokutil")
+    if mokutil is not None:
+        rc, out, err = guest.run([mokutil, "--sb-state"])
+        text = (out or "") + (err or "")
+        if "SecureBoot enabled" in text:
+            return True
+        if "SecureBoot disabled" in text:
+            return False
+    raw = guest.files.read(SECURE_BOOT_EFIVAR)
+    if raw:
+        return raw[-1:] in ("\x01", "\u0001")
+    return None
 
 
 def loaded_modules(files):

@@ -283,3 +283,25 @@ def cuda_driver_ok(cuda_version, driver_version):
         "newest_full_cuda": newest,
         "message": message,
     }
+
+
+def cuda_branch_ok(cuda_version, branch):
+    """Check a CUDA toolkit version against a driver branch (``580``, ``R580``) before its exact version is known:
+    the branch's newest release is what counts (later releases of a branch only add support).
+
+    Returns what ``cuda_driver_ok`` returns, its ``driver`` and ``message`` naming the branch.
+    """
+    major = _driver(branch)[1][0]
+    verdict = cuda_driver_ok(cuda_version, "%d.9999.99" % major)
+    label, minimum = verdict["cuda"], verdict["minimum"]
+    if verdict["status"] == "ok":
+        message = "CUDA %s runs on branch R%d (it needs %s or newer)." % (label, major, minimum)
+    elif verdict["status"] == "minor-compat-only":
+        message = ("CUDA %s runs on branch R%d only under CUDA minor-version compatibility (it needs %s for full "
+                   "support): choose a newer branch or an older toolkit." % (label, major, minimum or "a newer driver"))
+    else:
+        message = ("CUDA %s needs driver %s or newer (%s under minor-version compatibility); no R%d driver runs it: "
+                   "choose branch %s or newer, or CUDA %s or older."
+                   % (label, minimum or "?", verdict["minor_compat_minimum"], major,
+                      (minimum or verdict["minor_compat_minimum"]).split(".")[0], verdict["newest_full_cuda"]))
+    return dict(verdict, driver="R%d" % major, message=message)

@@ -84,7 +84,7 @@ def test_each_difference_is_a_step():
     ({"grid_driver_remote_src": "/mnt/driver.deb"}, None, "No driver version in the file name driver.deb"),
     ({"grid_driver_remote_src": "/mnt/nvidia-linux-grid-510-510.47.03.rpm"}, None,
      "does not install on Debian (Debian family): use the deb or the runfile."),
-    ({}, changed_guest(pci__gpus=[]), "No NVIDIA GPU is visible on the PCI bus of vm1: 'lspci -nn -d 10de:' lists"),
+    ({}, changed_guest(pci__gpus=[]), "No NVIDIA GPU is visible on the PCI bus of vm1: 'lspci -nnk -d 10de:' lists"),
     ({"grid_driver_host_manager_from": "esxi1"}, None, "set_facts (esxi1 has no nvidia_smi facts)."),
     ({"host": "470.82.02"}, None, "does not work with vGPU Manager 470.82.02"),
     ({}, changed_guest(nvidia_smi__driver_version="470.1"), "nvidia-smi reports driver 470.1 after installing 510"),

@@ -62,7 +62,7 @@ def test_everything_in_one_read(guest, capsys):
     assert (state["cuda"]["on_path"]["version"], state["cudnn"]["version"]) == ("11.6.2", "8.9.7")
     assert set(env["LC_ALL"] for env in guest.environments) == {"C"}
     assert sorted(guest.calls) == sorted([
-        "lspci -nn -d 10de:", "modinfo -F version nvidia",
+        "lspci -nnk -d 10de:", "modinfo nvidia",
         "systemctl show nvidia-gridd.service --no-pager --property=LoadState,ActiveState,SubState,UnitFileState",
         "timedatectl show --property=NTPSynchronized --value", "nvidia-smi -q -x", "nvidia-smi -q"])
     assert TOKEN.strip() not in json.dumps(result) and TOKEN.split(".")[2].strip() not in json.dumps(result)
@@ -90,12 +90,12 @@ def test_bare_guest_and_explicit_nvidia_smi_path(guest, capsys):
 
 def test_a_failing_probe_does_not_fail_the_module(guest, capsys):
     licensed_guest(guest)
-    guest.answers["lspci -nn -d 10de:"] = (1, "", "lspci: Unable to load libkmod resources: error -2\n")
+    guest.answers["lspci -nnk -d 10de:"] = (1, "", "lspci: Unable to load libkmod resources: error -2\n")
     code, result = run({"gather": ["pci", "driver"]}, capsys)
     assert code == 0 and "failed" not in result
     state = result["gpu_guest"]
     assert state["pci"] is None and state["driver"]["version"] == "510.47.03"
-    assert state["errors"] == {"pci": {"msg": "/usr/bin/lspci -nn -d 10de: exited with 1: lspci: Unable to load "
+    assert state["errors"] == {"pci": {"msg": "/usr/bin/lspci -nnk -d 10de: exited with 1: lspci: Unable to load "
                                               "libkmod resources: error -2"}}
 
 

@@ -38,7 +38,7 @@ def dpkg_stanza(name, version, status="install ok installed"):
 class FakeGuest(object):
     """A guest root under ``root`` and the answers of its commands.
 
-    Commands are answered by their program's base name and arguments (``"lspci -nn -d 10de:"``); an answer is
+    Commands are answered by their program's base name and arguments (``"lspci -nnk -d 10de:"``); an answer is
     ``(rc, stdout, stderr)`` or an exception to raise. Every call is logged in ``calls``; unknown commands exit 127.
     """
 
@@ -92,12 +92,12 @@ class FakeGuest(object):
         self.file("/proc/modules", "virtio_net 61440 0 - Live 0x0000000000000000\n")
         self.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=/dev/sda1 ro quiet\n")
         self.directory("/run/systemd/system")
-        self.program("/usr/bin/lspci", {"-nn -d 10de:": (0, LSPCI_A100, "")})
+        self.program("/usr/bin/lspci", {"-nnk -d 10de:": (0, LSPCI_A100, "")})
         self.program("/usr/bin/systemctl", {
             SYSTEMCTL_SHOW.split(" ", 1)[1]: (0, "LoadState=not-found\nActiveState=inactive\nSubState=dead\n"
                                                  "UnitFileState=\n", "")})
         self.program("/usr/bin/timedatectl", {"show --property=NTPSynchronized --value": (0, "yes\n", "")})
-        self.program("/usr/sbin/modinfo", {"-F version nvidia": (1, "", "modinfo: ERROR: Module nvidia not found.\n")})
+        self.program("/usr/sbin/modinfo", {"nvidia": (1, "", "modinfo: ERROR: Module nvidia not found.\n")})
         return self
 
     def grid_driver(self, smi_text=LICENSED_TEXT, loaded=True):
@@ -111,7 +111,8 @@ class FakeGuest(object):
             self.file("/proc/modules", "nvidia 56393728 0 - Live 0x0000000000000000 (POE)\n"
                                        "virtio_net 61440 0 - Live 0x0000000000000000\n")
             self.file("/sys/module/nvidia/version", "510.47.03\n")
-            self.answers["modinfo -F version nvidia"] = (0, "510.47.03\n", "")
+            self.answers["modinfo nvidia"] = (0, "filename:       /lib/modules/nvidia.ko\nversion:        510.47.03\n"
+                                                 "license:        NVIDIA\n", "")
         return self
 
     def licensed(self, token_name="client_configuration_token_05-26-2022-00-08-28.tok"):

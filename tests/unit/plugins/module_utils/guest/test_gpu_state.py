@@ -222,7 +222,7 @@ def test_a_failing_probe_is_reported_and_the_others_answer(fake):
     fake.file("/etc/os-release", ROCKY).program("/usr/bin/dnf")
     fake.program("/usr/bin/rpm", {"--query --all --queryformat %{NAME}|%{VERSION}-%{RELEASE}\\n": (
         1, "", "error: rpmdb: BDB0113 Thread/process 1234 failed\nerror: cannot open Packages database\n")})
-    fake.program("/usr/bin/lspci", {"-nn -d 10de:": OSError(13, "Permission denied")})
+    fake.program("/usr/bin/lspci", {"-nnk -d 10de:": OSError(13, "Permission denied")})
     state = read(fake)
     assert sorted(state["errors"]) == ["container_toolkit", "cudnn", "driver", "packages", "pci"]
     assert state["errors"]["packages"]["msg"].startswith("/usr/bin/rpm --query --all")
@@ -275,7 +275,8 @@ def test_no_systemd_and_no_lspci(fake):
     assert state["errors"] == {} and fake.calls == []
     assert state["os"]["family"] == "Debian" and state["os"]["distribution"] == "ubuntu"
     assert state["pci"] == {"source": "sysfs", "gpus": [{"address": "0000:02:01.0", "class": "0302",
-                                                         "device_id": "10de:20f1", "description": None}]}
+                                                         "device_id": "10de:20f1", "description": None,
+                                                             "driver": None}]}
     service = state["license"]["service"]
     assert (service["systemd"], service["exists"], service["active"]) == (False, True, None)
     assert state["license"]["clock_synchronized"] is None
