@@ -37,8 +37,8 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
     NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
     the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
 
-    A guest with ``passthrough: true`` stands for a VM with whole GPUs: its nvidia-smi is the DirectPath stand-in,
-    which reads the lab vCenter (``lab``: ``url``, ``cafile``, ``catalog``) through the container's gateway to the
+    A guest with ``passthrough: true`` stands for a VM with whole GPUs and no driver: once the data center driver is
+    installed, its nvidia-smi hands over to the DirectPath stand-in, which reads the lab vCenter (``lab``: ``url``, ``cafile``, ``catalog``) through the container's gateway to the
     host's loopback (slirp4netns ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``. A guest with
     ``vgpu_vm`` stands for that vGPU VM the same way: its GRID driver stand-in asks the lab whether the VM's host
     accepts it (/etc/gpuops-lab/vgpu.json).
@@ -115,11 +115,14 @@ def write_lab_settings(container, name, vm, lab):
 
 
 def install_directpath_smi(container, vm, lab):
-    """The DirectPath nvidia-smi stand-in in a guest, set up to read ``vm``'s GPUs from the lab vCenter."""
+    """A VM with whole GPUs and no driver yet: the DirectPath stand-in, set up to read ``vm``'s GPUs from the lab
+    vCenter, waits in /usr/lib/gpuops-lab for the data center driver's nvidia-smi (installed by
+    gpuops.vgpu.nvidia_driver) to hand over to it; the lab's stand-in of NVIDIA's CUDA repository is the guest's
+    package source for that driver."""
     write_lab_settings(container, "directpath.json", vm, lab)
     podman("exec", container, "sh", "-ec",
            "install -d /usr/lib/gpuops-lab; cp /srv/lab-artifacts/directpath/* /usr/lib/gpuops-lab/; "
-           "ln -sf /usr/lib/gpuops-lab/nvidia-smi /usr/bin/nvidia-smi")
+           "echo 'deb [trusted=yes] file:/srv/lab-artifacts/cuda-repo ./' >/etc/apt/sources.list.d/cuda-lab.list")
 
 
 def stop_guests(started):

@@ -30,6 +30,11 @@ Writes into DIR, under the real artifacts' file names:
 - nccl/all_reduce_perf: nccl-tests' all-reduce test, with bus bandwidths that follow the guest's nvidia-smi topology.
 - directpath/: nvidia-smi for a lab guest whose VM holds whole GPUs of the lab vCenter (directpath/), with the host
   shell stand-in's formats (lab/hosts) it renders them in.
+- NVIDIA's data center driver for each release in DATACENTER_DRIVERS (datacenter/): cuda-drivers-<branch> and
+  nvidia-open-<branch> packages (the two kernel module flavours), also as a flat apt repository (cuda-repo/) standing
+  for NVIDIA's CUDA repository, and NVIDIA-Linux-x86_64-<version>.run; their nvidia-smi answers only while the lab's
+  kernel (datacenter/modprobe.py) runs the installed module; tools/server-pci.dump, the PCI bus of a server with an
+  H100 SXM.
 - datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb (dcgmi, nv-hostengine, the nvidia-dcgm unit) and
   datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb (depends on it), NVIDIA DCGM 4 under its package names; dcgm/dcgmi
   on its own too.
@@ -75,6 +80,11 @@ CUDA_RELEASES = (
     ("12.1.1", "530.30.02", "12.1.105", "2023", "Mon_Apr__3_17:16:06_PDT_2023", "32688072"),
 )
 DCGM_VERSION = "4.2.3-1"
+# NVIDIA's data center driver: (version, CUDA version nvidia-smi reports: the newest the catalog's CUDA table gives
+# that driver). 535.161.08 is the driver of the 8x H100 recording; 580.65.06 the first R580 (CUDA 13.0).
+DATACENTER_DRIVERS = (("535.161.08", "12.2"), ("580.65.06", "13.0"))
+DATACENTER_RECORDING = "q_h100_80gb_hbm3_passthrough_ecc_on_driver590.txt"
+DATACENTER_PACKAGES = {"proprietary": "cuda-drivers-%s", "open": "nvidia-open-%s"}
 CUDNN_ARCHIVES = (("8.9.7.29", "11"), ("9.1.0.70", "12"))
 CUDNN_WHEEL = ("8.9.6.50", "11")
 TOKENS = {
@@ -312,6 +322,10 @@ def build_tools(out):
     gpu = [("02:01.0", 0x10DE, 0x20F1, 0x03, 0x02, 0xA1, 0x10DE, 0x145F)]  # A100 PCIe 40GB behind the vGPU
     put(tools, "vm-pci.dump", pci_dump(vm + gpu))
     put(tools, "vm-pci-no-gpu.dump", pci_dump(vm))
+    # A bare-metal server's H100 SXM5 80GB (the recording the data center driver stand-in answers from).
+    put(tools, "server-pci.dump", pci_dump([("18:00.0", 0x10DE, 0x2330, 0x03, 0x02, 0xA1, 0x10DE, 0x16C1)]))
+    # A Blackwell B200 (open kernel modules only); its subsystem id is the lab's choice.
+    put(tools, "server-b200-pci.dump", pci_dump([("1b:00.0", 0x10DE, 0x2901, 0x03, 0x02, 0xA1, 0x10DE, 0x1999)]))
 
 
 TOOLKIT_VERSION = "1.17.8-1"
@@ -333,6 +347,71 @@ def build_container_toolkit(out, work):
         depends="nvidia-container-toolkit-base (= %s)" % TOOLKIT_VERSION))
     put(meta, "usr/share/doc/nvidia-container-toolkit/README.lab", "gpuops lab stand-in\n")
     dpkg_deb(meta, os.path.join(out, "nvidia-container-toolkit_%s_amd64.deb" % TOOLKIT_VERSION))
+
+
+def datacenter_files(tree, fixtures, release, flavour):
+    version, cuda = release
+    put(tree, "usr/bin/nvidia-smi", read("datacenter", "nvidia-smi"), 0o755)
+    put(tree, "usr/bin/nvidia-persistenced", read("datacenter", "nvidia-persistenced"), 0o755)
+    put(tree, "lib/systemd/system/nvidia-persistenced.service", read("datacenter", "nvidia-persistenced.service"))
+    put(tree, "usr/share/nvidia/lab-dc/modprobe.py", read("datacenter", "modprobe.py"), 0o755)
+    put(tree, "usr/share/nvidia/lab-dc/driver.json", json.dumps({"version": version, "cuda": cuda, "flavour": flavour}))
+    with open(os.path.join(fixtures, DATACENTER_RECORDING)) as handle:
+        put(tree, "usr/share/nvidia/lab-dc/q-server.txt", handle.read())
+
+
+def build_datacenter_driver(out, fixtures, work, release):
+    """Both flavours' packages of one release into cuda-repo/, and its runfile."""
+    version = release[0]
+    branch = version.split(".")[0]
+    repo = os.path.join(out, "cuda-repo")
+    os.makedirs(repo, exist_ok=True)
+    names = [pattern % b for pattern in DATACENTER_PACKAGES.values()
+             for b in sorted(set(v.split(".")[0] for v, _cuda in DATACENTER_DRIVERS))]
+    for flavour, pattern in sorted(DATACENTER_PACKAGES.items()):
+        package = pattern % branch
+        tree = os.path.join(work, "dc-%s-%s" % (flavour, version))
+        others = ", ".join(name for name in names if name != package)
+        put(tree, "DEBIAN/control", control(
+            package, version + "-1",
+            "NVIDIA data center driver %s, %s kernel modules (gpuops lab stand-in)\n"
+            " nvidia-smi answers while the lab's kernel runs this module. No kernel module." % (version, flavour),
+            depends="python3", relations={"Conflicts": others, "Replaces": others}))
+        put(tree, "DEBIAN/postinst", "#!/bin/sh\nset -e\n/usr/share/nvidia/lab-dc/modprobe.py load\n"
+                                     "if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi\n", 0o755)
+        datacenter_files(tree, fixtures, release, flavour)
+        put(tree, "usr/lib/nvidia/alternate-install-present", "cuda-drivers\n")
+        dpkg_deb(tree, os.path.join(repo, "%s_%s-1_amd64.deb" % (package, version)))
+    tree = os.path.join(work, "dc-run-" + version, "files")
+    datacenter_files(tree, fixtures, release, "open" if int(branch) >= 560 else "proprietary")
+    put(tree, "usr/bin/nvidia-uninstall",
+        "#!/bin/sh\n# Removes what the lab stand-in of NVIDIA's installer installed.\n"
+        "systemctl disable --now nvidia-persistenced.service 2>/dev/null\n"
+        "rm -f /usr/bin/nvidia-smi /usr/bin/nvidia-persistenced /lib/systemd/system/nvidia-persistenced.service "
+        "/usr/bin/nvidia-uninstall\nrm -rf /usr/share/nvidia/lab-dc\n", 0o755)
+    script = fill(read("datacenter", "runfile.sh"), {
+        "DRIVER_VERSION": version, "DEFAULT_FLAVOUR": "open" if int(branch) >= 560 else "proprietary"})
+    payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
+    put(out, "NVIDIA-Linux-x86_64-%s.run" % version, script + payload, 0o755)
+
+
+def index_apt_repository(repo):
+    """Packages and Release of a flat apt repository (``deb [trusted=yes] file:<repo> ./``)."""
+    stanzas = []
+    for name in sorted(os.listdir(repo)):
+        if not name.endswith(".deb"):
+            continue
+        path = os.path.join(repo, name)
+        fields = subprocess.run(["dpkg-deb", "-f", path], check=True, stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout.rstrip("\n")
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        stanzas.append("%s\nFilename: ./%s\nSize: %d\nSHA256: %s\n" % (fields, name, os.path.getsize(path), digest))
+    packages = "\n".join(stanzas)
+    put(repo, "Packages", packages)
+    put(repo, "Release", "Origin: gpuops lab\nLabel: gpuops lab CUDA repository stand-in\nSuite: ./\n"
+                         "SHA256:\n %s %d Packages\n" % (hashlib.sha256(packages.encode()).hexdigest(),
+                                                         len(packages.encode())))
 
 
 def build_dcgm(out, work):
@@ -402,6 +481,9 @@ def main():
         put(args.out, "nccl/all_reduce_perf", read("nccl", "all_reduce_perf"), 0o755)
         build_directpath_smi(args.out)
         build_dcgm(args.out, work)
+        for release in DATACENTER_DRIVERS:
+            build_datacenter_driver(args.out, fixtures, work, release)
+        index_apt_repository(os.path.join(args.out, "cuda-repo"))
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):
