@@ -78,14 +78,15 @@ def _file(params, os_info):
     if source == "packages":
         files = params.get("package_files") or []
         if not files:
-            return None, "nvidia_driver_source is packages but nvidia_driver_package_files is empty: list the driver's package files on the machine."
+            return None, ("nvidia_driver_source is packages but nvidia_driver_package_files is empty: list the "
+                          "driver's package files on the machine.")
         fmt = "deb" if os_info.get("family") == "Debian" else "rpm"
         wrong = [path for path in files if not path.endswith("." + fmt)]
         if wrong:
             return None, ("nvidia_driver_package_files %s are not .%s files, which is what %s installs: give the "
                           ".%s packages of the driver." % (", ".join(wrong), fmt, os_info.get("name"), fmt))
-        versions = sorted(set(match.group(1) for match in (VERSION_IN_NAME.search(os.path.basename(path))
-                                                            for path in files) if match))
+        names = [VERSION_IN_NAME.search(os.path.basename(path)) for path in files]
+        versions = sorted(set(match.group(1) for match in names if match))
         if len(versions) != 1:
             return None, ("nvidia_driver_package_files name %s: the files must carry one driver version in their "
                           "names (cuda-drivers-580_580.65.06-1_amd64.deb)." % (
