@@ -166,7 +166,7 @@ def nvidia_driver_plan(guest, params, check_mode=False, hostname="", vgpu_guest=
                        blacklist_file="", blacklist_content=""):
     """``_decide``'s plan, each refusal saying that nothing was changed."""
     plan = _decide(guest, params, check_mode, hostname, vgpu_guest, blacklist_file, blacklist_content)
-    if plan["error"] and "othing was changed" not in plan["error"]:
+    if plan["error"] and "Nothing was changed" not in plan["error"]:
         plan["error"] += " Nothing was changed."
     return plan
 
@@ -253,8 +253,8 @@ def _decide(guest, params, check_mode, hostname, vgpu_guest, blacklist_file, bla
     plan.update(nouveau_steps(guest, blacklist, blacklist_file, blacklist_content))
     plan["reboot_reasons"] = _reboot_reasons(guest, installed, plan)
     if plan["reboot_reasons"] and not params.get("reboot"):
-        plan["error"] = ("%s needs a reboot before driver %s (%s) can run: %s. nvidia_driver_reboot is false, so "
-                         "nothing was changed: set it to true, or reboot %s in a maintenance window and rerun."
+        plan["error"] = ("%s needs a reboot before driver %s (%s) can run: %s. nvidia_driver_reboot is false. Nothing "
+                         "was changed: set it to true, or reboot %s in a maintenance window and rerun."
                          % (hostname, version or "R%d" % branch, flavour, "; ".join(plan["reboot_reasons"]),
                             hostname))
         return plan

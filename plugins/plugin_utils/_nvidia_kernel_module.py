@@ -40,6 +40,9 @@ FIRST_OPEN_BRANCH = 515
 OPEN_DEFAULT_BRANCH = 560
 LAST_BRANCH = {"maxwell": 580, "pascal": 580, "volta": 580}
 FIRST_BRANCH = {"hopper": 520, "blackwell": 570}
+# Data center GPUs the vGPU catalog does not list, by PCI device id (the PCI ID Repository, pci-ids.ucw.cz: 2901
+# "GB100 [B200]"), for machines whose pci.ids is older than the GPU.
+_DEVICE_ARCHITECTURES = {0x2901: "blackwell"}
 # The chip in lspci's name for a GPU the catalog does not know: "GH100 [H100 SXM5 80GB]".
 _CHIP_RE = re.compile(r"\b(GM|GP|GV|TU|GA|AD|GH|GB)\d{3}", re.I)
 _CHIP_ARCHITECTURES = {"gm": "maxwell", "gp": "pascal", "gv": "volta", "tu": "turing", "ga": "ampere", "ad": "ada",
@@ -58,6 +61,10 @@ def gpu_architecture(gpu):
             model = None
     if model:
         return _catalog.gpu_model(model)["architecture"]
+    if device_id and device_id.lower().startswith("10de:"):
+        known = _DEVICE_ARCHITECTURES.get(int(device_id[5:], 16))
+        if known:
+            return known
     match = _CHIP_RE.search(gpu.get("description") or "")
     return _CHIP_ARCHITECTURES[match.group(1).lower()] if match else None
 

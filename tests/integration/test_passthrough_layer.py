@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """playbooks/passthrough.yml (gpu_passthrough, then gpu_validate in the guests) against the lab.
 
-Two lab guest containers stand for pt-vm-01 and pt-vm-02 (labctl.start_guests with ``passthrough: true``): their
-nvidia-smi answers from the GPUs the lab vCenter gave their VM. The end state is read from /lab/state and from the
+Two lab guest containers stand for pt-vm-01 and pt-vm-02 (labctl.start_guests with ``passthrough: true``): they
+start without a driver; once the playbook installed the data center driver (nvidia_driver), their nvidia-smi answers
+from the GPUs the lab vCenter gave their VM. The end state is read from /lab/state and from the
 guests themselves.
 """
 
@@ -14,6 +15,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -52,7 +54,9 @@ def inventory(tmp_path, guests, gpus, nvlink=True):
                       "ansible_ssh_private_key_file": os.path.join(STATE_DIR, "guest_ssh_key"),
                       "passthrough_nvlink": nvlink,
                       # NCCL's all-reduce test as the lab guests carry it (inventories/lab/job.yml).
-                      "gpu_validate_nccl_all_reduce_perf": "/srv/lab-artifacts/nccl/all_reduce_perf"},
+                      "gpu_validate_nccl_all_reduce_perf": "/srv/lab-artifacts/nccl/all_reduce_perf",
+                      # The data center driver from the lab's stand-in of NVIDIA's CUDA repository, as job.yml has it.
+                      "nvidia_driver_branch": "535", "nvidia_driver_rebuild_initramfs": False},
              "hosts": dict((name, {"ansible_port": guest["ssh_port"], "passthrough_vm_name": GUESTS[name],
                                    "passthrough_gpus": gpus[name]})
                            for name, guest in guests.items() if name in gpus)}
@@ -101,6 +105,10 @@ def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, gue
     host = next(h for h in lab.state()["hosts"] if h["name"] == HOST)
     assert all(gpu["passthru_enabled"] and gpu["passthru_active"] for gpu in host["gpus"])
     for name in GUESTS:
+        # The guest had no driver: the playbook installed branch 535 from the lab's CUDA repository stand-in.
+        assert on_guest(guests, name, "dpkg-query", "-W", "-f", "${Package}\n", "cuda-drivers-*").split() == [
+            "cuda-drivers-535"]
+        assert re.search(r"^Driver Version\s+: 535\.161\.08$", on_guest(guests, name, "nvidia-smi", "-q"), re.M)
         assert "NV12" in on_guest(guests, name, "nvidia-smi", "topo", "-m")
         checks = results["Report the checks"][name]["ansible_facts"]["gpu_validate_result"]
         assert checks["passed"] is True, checks

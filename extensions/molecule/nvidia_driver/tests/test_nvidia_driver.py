@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import re
 
 import pytest
 
@@ -26,7 +27,7 @@ def test_the_branch_package_is_installed_and_nvidia_smi_reports_it(host):
     assert host.package("cuda-drivers-535").version == VERSION + "-1"
     assert not host.package("nvidia-open-535").is_installed
     query = host.run("nvidia-smi -q")
-    assert query.rc == 0 and "Driver Version                            : %s" % VERSION in query.stdout
+    assert query.rc == 0 and re.search(r"^Driver Version\s+: %s$" % re.escape(VERSION), query.stdout, re.M)
 
 
 def test_without_the_module_nvidia_smi_fails_like_the_real_one(host):

@@ -24,7 +24,7 @@ H100_SXM = {"address": "18:00.0", "device_id": "10de:2330",
             "description": "18:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)"}
 V100 = {"address": "3b:00.0", "device_id": "10de:1db4", "description": None}
 B200 = {"address": "1b:00.0", "device_id": "10de:2901",
-        "description": "1b:00.0 3D controller [0302]: NVIDIA Corporation GB100 [B200] [10de:2901] (rev a1)"}
+        "description": "1b:00.0 3D controller [0302]: NVIDIA Corporation Device [10de:2901] (rev a1)"}
 P40 = {"address": "af:00.0", "device_id": "10de:1b38", "description": None}
 MYSTERY = {"address": "01:00.0", "device_id": "10de:ffff", "description": "01:00.0 3D controller [0302]: NVIDIA Corporation Device [10de:ffff]"}
 
