@@ -43,6 +43,9 @@ def guest(labs):
         [{"name": GUEST, "vm": VM, "passthrough": True, "ssh_port": LAB_CONTROL.GUEST_SSH_PORT + 130}], STATE_DIR,
         PORT_OFFSET, lab={"url": lab.services["vcenter"]["lab"], "cafile": lab.certificate,
                           "catalog": os.path.join(lab.state_dir, "catalog.json")})
+    # The guest starts without a driver (gpuops.vgpu.nvidia_driver installs it in passthrough.yml); DCGM needs one.
+    LAB_CONTROL.podman("exec", started[GUEST]["container"], "dpkg", "-i",
+                       "/srv/lab-artifacts/cuda-repo/cuda-drivers-535_535.161.08-1_amd64.deb")
     yield started[GUEST]
     LAB_CONTROL.stop_guests([started[GUEST]["container"]])
 
