@@ -40,8 +40,9 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
     A guest with ``passthrough: true`` stands for a VM with whole GPUs and no driver: once the data center driver is
     installed, its nvidia-smi hands over to the DirectPath stand-in, which reads the lab vCenter (``lab``: ``url``,
     ``cafile``, ``catalog``) through the container's gateway to the host's loopback (slirp4netns
-    ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``. A guest with ``vgpu_vm`` stands for that vGPU VM the same way: its GRID driver stand-in asks the lab whether the VM's host
-    accepts it (/etc/gpuops-lab/vgpu.json).
+    ``allow_host_loopback``, 10.0.2.2) for the GPUs the lab gave ``vm``. A guest with ``vgpu_vm`` stands for that
+    vGPU VM the same way: its GRID driver stand-in asks the lab whether the VM's host accepts it
+    (/etc/gpuops-lab/vgpu.json).
 
     Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
     ``<name>-<offset>`` so that it runs beside another lab."""

@@ -276,7 +276,7 @@ def test_no_systemd_and_no_lspci(fake):
     assert state["os"]["family"] == "Debian" and state["os"]["distribution"] == "ubuntu"
     assert state["pci"] == {"source": "sysfs", "gpus": [{"address": "0000:02:01.0", "class": "0302",
                                                          "device_id": "10de:20f1", "description": None,
-                                                             "driver": None}]}
+                                                         "driver": None}]}
     service = state["license"]["service"]
     assert (service["systemd"], service["exists"], service["active"]) == (False, True, None)
     assert state["license"]["clock_synchronized"] is None
