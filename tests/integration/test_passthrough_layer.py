@@ -106,8 +106,8 @@ def test_each_vm_gets_a_complete_nvlink_pair_and_its_guest_check_passes(lab, gue
     assert all(gpu["passthru_enabled"] and gpu["passthru_active"] for gpu in host["gpus"])
     for name in GUESTS:
         # The guest had no driver: the playbook installed branch 535 from the lab's CUDA repository stand-in.
-        assert on_guest(guests, name, "dpkg-query", "-W", "-f", "${Package}\n", "cuda-drivers-*").split() == [
-            "cuda-drivers-535"]
+        packages = on_guest(guests, name, "dpkg-query", "-W", "-f", "${db:Status-Abbrev}${Package}\n", "cuda-drivers-*")
+        assert [line.split()[1] for line in packages.splitlines() if line.startswith("ii")] == ["cuda-drivers-535"]
         assert re.search(r"^Driver Version\s+: 535\.161\.08$", on_guest(guests, name, "nvidia-smi", "-q"), re.M)
         assert "NV12" in on_guest(guests, name, "nvidia-smi", "topo", "-m")
         checks = results["Report the checks"][name]["ansible_facts"]["gpu_validate_result"]
