@@ -175,6 +175,8 @@ nvidia_smi:
         mig_devices: {description: "MIG devices: index, GPU and compute instance ids, SMs, memory.", type: list, elements: dict}
         virtualization_mode: {description: "As printed: C(None), C(Pass-Through), C(VGPU), C(Host VGPU)...", type: str}
         host_vgpu_mode: {description: "C(SR-IOV) or C(Non SR-IOV) on a vGPU host, else null.", type: str}
+        fabric_state: {description: "The GPU's NVSwitch fabric, as printed (C(In Progress), C(Completed)...); null (N/A) without one.", type: str}
+        fabric_status: {description: "The fabric's status once configured (C(Success) or the error); null (N/A) otherwise.", type: str}
         license_product: {description: Licensed product in a vGPU guest., type: str}
         license_status: {description: "License status without the expiry, e.g. C(Unlicensed (Unrestricted)).", type: str}
         licensed: {description: True only for C(Licensed); null outside a vGPU guest., type: bool}

@@ -177,6 +177,10 @@ def _gpu_facts(gpu, index):
         "virtualization_mode": _clean(gpu.get("gpu_virtualization_mode", "virtualization_mode")),
         "host_vgpu_mode": _clean(gpu.get("gpu_virtualization_mode", "host_vgpu_mode")),
         "processes": _processes(gpu.child("processes")),
+        # The GPU's place in an NVSwitch fabric (Hopper and later; N/A where the GPU has none): "In Progress" until
+        # Fabric Manager has configured it, then "Completed" with the status "Success" or the error it ended with.
+        "fabric_state": _clean(gpu.get("fabric", "state")),
+        "fabric_status": _clean(gpu.get("fabric", "status")),
     }
     facts.update(_power(gpu.child("gpu_power_readings|power_readings")))
     facts.update(_license_fields(
