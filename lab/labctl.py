@@ -28,9 +28,11 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hosts"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "guests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "servers"))
 import shells  # noqa: E402 (lab/hosts: the ESXi host shells)
 from containers import (  # noqa: E402,F401 (lab/guests: the guest containers; tests reach them through labctl)
     CONTAINERS_CONF, GUEST_KNOWN_HOSTS, GUEST_SSH_KEY, GUEST_SSH_PORT, podman, start_guests, stop_guests)
+from servers import SERVER_KNOWN_HOSTS, start_servers  # noqa: E402,F401 (lab/servers: bare-metal GPU servers)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VCSIM = os.path.join(ROOT, "lab", ".build", "vcsim-gpu")
@@ -62,7 +64,9 @@ def load_topology(path):
 
 
 def bmc_hosts(topology):
-    return (host for host in shells.topology_hosts(topology) if host.get("bmc"))
+    """The ESXi hosts and the bare-metal servers (``servers:``) that have a BMC."""
+    hosts = list(shells.topology_hosts(topology)) + list(topology.get("servers") or [])
+    return (host for host in hosts if host.get("bmc"))
 
 
 def ensure_certificate(state_dir):
@@ -246,6 +250,12 @@ def cmd_up(args):
                               "known_hosts": os.path.join(state_dir, GUEST_KNOWN_HOSTS),
                               "containers_conf": CONTAINERS_CONF}
         write_services(state_dir, services)
+    if args.guests and topology.get("servers"):
+        servers = start_servers(topology["servers"], state_dir, args.port_offset, catalog_json)
+        services["servers"] = {"names": sorted(server["container"] for server in servers.values()),
+                               "hosts": servers, "ssh_key": os.path.join(state_dir, GUEST_SSH_KEY),
+                               "known_hosts": os.path.join(state_dir, SERVER_KNOWN_HOSTS)}
+        write_services(state_dir, services)
     print_endpoints(services)
 
 
@@ -268,13 +278,19 @@ def print_endpoints(services):
     for name, guest in sorted(guests.get("hosts", {}).items()):
         print("Guest %-20s ssh -i %s -p %d root@127.0.0.1 (podman container %s)"
               % (name + ":", os.path.relpath(guests["ssh_key"], ROOT), guest["ssh_port"], guest["container"]))
+    servers = services.get("servers", {})
+    for name, server in sorted(servers.get("hosts", {}).items()):
+        print("GPU server %-15s ssh -i %s -p %d root@127.0.0.1 (podman container %s, driver %s)"
+              % (name + ":", os.path.relpath(servers["ssh_key"], ROOT), server["ssh_port"], server["container"],
+                 server["driver"]))
 
 
 def cmd_down(args):
     state_dir = os.path.abspath(args.state_dir)
     services = read_services(state_dir)
-    if services.get("guests"):
-        stop_guests(services["guests"].get("names") or [])
+    for containers in ("guests", "servers"):
+        if services.get(containers):
+            stop_guests(services[containers].get("names") or [])
     for name, host in sorted(services.get("shells", {}).get("hosts", {}).items()):
         stop_shell(name, host["pid"])
     for name, svc in services.items():
@@ -371,7 +387,8 @@ def main():
             cmd.add_argument("--no-bmc", action="store_true")
             cmd.add_argument("--no-shells", action="store_true", help="no SSH shells for the ESXi hosts")
             cmd.add_argument("--guests", action="store_true",
-                             help="also start the topology's guest containers (podman; what `make lab` uses)")
+                             help="also start the topology's guest containers and bare-metal GPU servers (podman; "
+                                  "what `make lab` uses)")
             cmd.add_argument("--port-offset", type=int, default=int(os.environ.get("LAB_PORT_OFFSET") or 0),
                              help="shift every port, so a second lab can run beside the first")
         if name == "chaos":

@@ -156,13 +156,15 @@ def check_profile(vendor, profile):
 
 
 def bmc_hosts(topology):
+    """The ESXi hosts and the bare-metal GPU servers (``servers:``) that have a BMC."""
+    hosts = list(topology.get("servers") or [])
     for datacenter in topology.get("datacenters") or []:
-        hosts = list(datacenter.get("hosts") or [])
+        hosts.extend(datacenter.get("hosts") or [])
         for cluster in datacenter.get("clusters") or []:
             hosts.extend(cluster.get("hosts") or [])
-        for host in hosts:
-            if host.get("bmc"):
-                yield host
+    for host in hosts:
+        if host.get("bmc"):
+            yield host
 
 
 class Handler(WSGIRequestHandler):

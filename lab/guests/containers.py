@@ -32,7 +32,7 @@ def podman(*args, **kwargs):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
-def start_guests(guests, state_dir, port_offset=0, lab=None):
+def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GUEST_KNOWN_HOSTS):
     """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
     NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
     the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
@@ -45,7 +45,8 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
     (/etc/gpuops-lab/vgpu.json).
 
     Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
-    ``<name>-<offset>`` so that it runs beside another lab."""
+    ``<name>-<offset>`` so that it runs beside another lab. Their host keys go to ``known_hosts_file`` in the state
+    directory (another file for another set of containers of the same lab)."""
     env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
     image = subprocess.run([GUEST_IMAGE], env=env, check=True, stdout=subprocess.PIPE,
                            universal_newlines=True).stdout.strip().splitlines()[-1]
@@ -94,7 +95,7 @@ def start_guests(guests, state_dir, port_offset=0, lab=None):
             write_lab_settings(container, "vgpu.json", spec["vgpu_vm"], lab)
         host_key = podman("exec", container, "cat", "/etc/ssh/ssh_host_ed25519_key.pub").stdout.split()
         known_hosts.append("[127.0.0.1]:%d %s %s\n" % (guest["ssh_port"], host_key[0], host_key[1]))
-    with open(os.path.join(state_dir, GUEST_KNOWN_HOSTS), "w") as handle:
+    with open(os.path.join(state_dir, known_hosts_file), "w") as handle:
         handle.writelines(known_hosts)
     return started
 

@@ -38,6 +38,10 @@ Writes into DIR, under the real artifacts' file names:
 - datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb (dcgmi, nv-hostengine, the nvidia-dcgm unit) and
   datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb (depends on it), NVIDIA DCGM 4 under its package names; dcgm/dcgmi
   on its own too.
+- server/: nvidia-smi for a lab bare-metal GPU server (lab/servers) with the host shell stand-in's modules, and the
+  lab's unit that loads the driver's kernel module at boot.
+- nvidia-fabricmanager-535_<version>-1_amd64.deb for 535.161.08 (the driver of the 8x H100 recording) and
+  535.154.05 (a version no lab driver has): NVIDIA Fabric Manager's nv-fabricmanager and its unit (lab/servers).
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -450,6 +454,30 @@ def build_directpath_smi(out):
             put(out, "directpath/" + name, handle.read())
 
 
+SERVERS = os.path.join(HERE, "..", "..", "servers", "standins")
+# Fabric Manager versions: the lab servers' driver, and one that matches no lab driver.
+FABRIC_MANAGER_VERSIONS = ("535.161.08", "535.154.05")
+
+
+def build_server_standins(out, work):
+    """The bare-metal servers' nvidia-smi with the lab/hosts modules it renders with, the lab's module-load unit,
+    and Fabric Manager's package per version."""
+    put(out, "server/nvidia-smi", read(SERVERS, "nvidia-smi"), 0o755)
+    put(out, "server/nvidia-kernel-module.service", read(SERVERS, "nvidia-kernel-module.service"))
+    for name in ("nvidia_smi.py", "smi_models.py", "smi_render.py"):
+        put(out, "server/" + name, read("..", "..", "hosts", name))
+    for version in FABRIC_MANAGER_VERSIONS:
+        branch = version.split(".")[0]
+        tree = os.path.join(work, "fabricmanager-" + version)
+        put(tree, "DEBIAN/control", control(
+            "nvidia-fabricmanager-" + branch, version + "-1",
+            "Fabric Manager for NVSwitch based systems (gpuops lab stand-in)"))
+        put(tree, "usr/bin/nv-fabricmanager", read(SERVERS, "nv-fabricmanager").replace("@VERSION@", version), 0o755)
+        put(tree, "lib/systemd/system/nvidia-fabricmanager.service", read(SERVERS, "nvidia-fabricmanager.service"))
+        put(tree, "usr/share/nvidia/nvswitch/fabricmanager.cfg", "# gpuops lab stand-in\nLOG_LEVEL=4\n")
+        dpkg_deb(tree, os.path.join(out, "nvidia-fabricmanager-%s_%s-1_amd64.deb" % (branch, version)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True)
@@ -484,6 +512,7 @@ def main():
         for release in DATACENTER_DRIVERS:
             build_datacenter_driver(args.out, fixtures, work, release)
         index_apt_repository(os.path.join(args.out, "cuda-repo"))
+        build_server_standins(args.out, work)
     finally:
         shutil.rmtree(work)
     for name in sorted(os.listdir(args.out)):
