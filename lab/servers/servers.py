@@ -34,6 +34,7 @@ def _standins_build():
     spec.loader.exec_module(module)
     return module
 
+
 # What a server starts with when its entry does not say: the driver stand-in installed, until the collection's
 # nvidia_driver role installs it on servers that start with none.
 DEFAULT_DRIVER = "preinstalled"
