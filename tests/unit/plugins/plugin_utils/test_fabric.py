@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from nvidia_smi_fixtures import read  # noqa: E402
 
 HGX = read("q_8xH100_80gb_hbm3_baremetal_ecc_on_driver535.161.txt")
-IN_PROGRESS = read("q_fabric_section_h100_sxm_vm_in_progress_driver570_TRUNCATED.txt")
+IN_PROGRESS = read("fabric_section_of_q_h100_sxm_vm_in_progress_driver570_TRUNCATED.txt")
 COMPLETED_SECTION = ("    Fabric\n        State                             : Completed\n"
                      "        Status                            : Success\n")
 
