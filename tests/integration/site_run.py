@@ -24,12 +24,12 @@ SITE = os.path.join(ROOT, "playbooks", "site.yml")
 
 
 def site_inventory(lab, path):
-    """The job's choices for the infrastructure layers, pointed at ``lab``; the guests (vGPU and passthrough, whose
-    containers a test lab does not start) are left out."""
+    """The job's choices for the infrastructure layers, pointed at ``lab``; the guests (vGPU and passthrough) and the
+    GPU servers, whose containers a test lab does not start, are left out."""
     with open(os.path.join(ROOT, "inventories", "lab", "job.yml")) as handle:
         job = yaml.safe_load(handle)
     children = dict((name, group) for name, group in job["all"]["children"].items()
-                    if name not in ("gpu_guests", "passthrough_guests"))
+                    if name not in ("gpu_guests", "passthrough_guests", "gpu_servers"))
     children["esxi_hosts"] = {"hosts": dict((name, {"bmc_address": bmc["baseuri"]})
                                             for name, bmc in lab.bmcs.items() if name.startswith("esxi-0")
                                             or name.startswith("esxi-1"))}
