@@ -257,6 +257,24 @@ def _results_from_json(stdout):
     return results
 
 
+def run_playbook(inventory, playbook, *args):
+    """ansible-playbook ``playbook`` on ``inventory`` with the collection and the json callback, outside the lab's
+    inventory (containers of a test's own); returns (rc, {host: {task name: result}}, output)."""
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), str(playbook)]
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+    proc = subprocess.run(argv + list(args), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, check=False)
+    assert "{" in proc.stdout, proc.stdout + proc.stderr
+    document = json.loads(proc.stdout[proc.stdout.index("{"):])
+    results = {}
+    for task in document["plays"][0]["tasks"]:
+        for host, result in task["hosts"].items():
+            results.setdefault(host, {})[task["task"]["name"].split(" : ")[-1]] = result
+    return proc.returncode, results, proc.stdout + proc.stderr
+
+
 @pytest.fixture
 def run_tasks(lab, tmp_path):
     """Run tasks against the lab: ``run_tasks(tasks, check=False, diff=False, extra_vars=None, ...)``."""

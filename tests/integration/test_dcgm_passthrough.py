@@ -14,15 +14,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 import yaml
 
-from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
+from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, run_playbook
 
 HOST = "esxi-31.lab.local"
 PAIR = ["0000:3b:00.0", "0000:5e:00.0"]
@@ -77,19 +74,8 @@ def play(tmp_path, guest, roles, *args):
     playbook = tmp_path / "dcgm.yml"
     playbook.write_text(yaml.safe_dump([{"name": "DCGM", "hosts": "passthrough_guests", "gather_facts": False,
                                          "roles": roles}]))
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), str(playbook)]
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
-               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
-    proc = subprocess.run(argv + list(args), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, check=False)
-    assert "{" in proc.stdout, proc.stdout + proc.stderr
-    document = json.loads(proc.stdout[proc.stdout.index("{"):])
-    results = {}
-    for task in document["plays"][0]["tasks"]:
-        for host, result in task["hosts"].items():
-            results[task["task"]["name"].split(" : ")[-1]] = result
-    return proc.returncode, results, proc.stdout + proc.stderr
+    rc, results, output = run_playbook(inventory, playbook, *args)
+    return rc, results.get(GUEST, {}), output
 
 
 def dcgm_role(**variables):

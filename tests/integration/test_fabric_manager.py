@@ -14,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
+from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, run_playbook
 
 sys.path.insert(0, os.path.join(ROOT, "lab", "servers"))
 import server_inventory  # noqa: E402  pylint: disable=wrong-import-position
@@ -87,20 +86,7 @@ def play(tmp_path, limit, *args, **role_vars):
     playbook = tmp_path / "fabric.yml"
     playbook.write_text(yaml.safe_dump([{"name": "Fabric Manager", "hosts": "gpu_servers", "gather_facts": False,
                                          "roles": [{"role": "gpuops.vgpu.fabric_manager", "vars": role_vars}]}]))
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
-            os.path.join(STATE_DIR, "inventory.yml"), str(playbook), "-l", limit] + list(args)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
-               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, check=False)
-    assert "{" in proc.stdout, proc.stdout + proc.stderr
-    document = json.loads(proc.stdout[proc.stdout.index("{"):])
-    results = {}
-    for task in document["plays"][0]["tasks"]:
-        for host, result in task["hosts"].items():
-            results.setdefault(host, {})[task["task"]["name"].split(" : ")[-1]] = result
-    return proc.returncode, results, proc.stdout + proc.stderr
+    return run_playbook(os.path.join(STATE_DIR, "inventory.yml"), playbook, "-l", limit, *args)
 
 
 def changed(results):
