@@ -39,7 +39,7 @@ def _standins_build():
 # nvidia_driver role installs it on servers that start with none.
 DEFAULT_DRIVER = "preinstalled"
 # The driver the pre-installed stand-in reports: the 8x H100 bare-metal recording's (tests/fixtures/nvidia-smi).
-PREINSTALLED_DRIVER = {"version": "535.161.08", "cuda": "12.2", "kernel_module": "open"}
+PREINSTALLED_DRIVER = {"version": "535.161.08", "cuda": "12.2"}
 SERVER_KNOWN_HOSTS = "server_known_hosts"
 # GPU buses: an HGX H100 board's as recorded (q_8xH100_80gb_hbm3_baremetal_ecc_on_driver535.161.txt), then more.
 GPU_BUSES = (0x19, 0x3B, 0x4C, 0x5D, 0x9B, 0xBB, 0xCB, 0xDB, 0x1A, 0x3C)
@@ -97,9 +97,7 @@ def start_servers(servers, state_dir, port_offset, catalog_path):
         write(container, "/etc/gpuops-lab/server.json", json.dumps(description, indent=1))
         write(container, "/usr/share/gpuops-lab/vm-pci.dump", bus(description))
         podman("exec", container, "sh", "-ec",
-               "install -d /usr/lib/gpuops-lab/server; cp /srv/lab-artifacts/server/* /usr/lib/gpuops-lab/server/; "
-               "install -m 0644 /usr/lib/gpuops-lab/server/nvidia-kernel-module.service /etc/systemd/system/; "
-               "systemctl daemon-reload; systemctl enable --quiet nvidia-kernel-module.service")
+               "install -d /usr/lib/gpuops-lab/server; cp /srv/lab-artifacts/server/* /usr/lib/gpuops-lab/server/")
         if driver == "preinstalled":
             install_driver(container, PREINSTALLED_DRIVER)
         started[server["name"]]["driver"] = driver
@@ -107,11 +105,13 @@ def start_servers(servers, state_dir, port_offset, catalog_path):
 
 
 def install_driver(container, driver):
-    """The driver stand-in as a driver package leaves it: nvidia-smi on PATH, the version it reports, and the
-    kernel module loaded (as after the reboot that follows an install)."""
-    write(container, "/usr/share/gpuops-lab/nvidia-driver.json", json.dumps(driver))
-    podman("exec", container, "sh", "-ec", "ln -sf /usr/lib/gpuops-lab/server/nvidia-smi /usr/bin/nvidia-smi; "
-                                           "systemctl restart nvidia-kernel-module.service")
+    """The driver stand-in as a driver package and the reboot after it leave it: nvidia-smi on PATH, the version it
+    reports (/usr/share/nvidia/lab-dc/driver.json) and its kernel module running in the lab's kernel state
+    (/var/lib/gpuops-lab/kernel.json, the lab's modprobe stand-in's format)."""
+    write(container, "/usr/share/nvidia/lab-dc/driver.json", json.dumps(driver))
+    write(container, "/var/lib/gpuops-lab/kernel.json", json.dumps(
+        {"bound": "nvidia", "nvidia": {"version": driver["version"], "flavour": "open"}}))
+    podman("exec", container, "ln", "-sf", "/usr/lib/gpuops-lab/server/nvidia-smi", "/usr/bin/nvidia-smi")
 
 
 def write(container, path, text):

@@ -165,8 +165,8 @@ def test_the_pcie_server_without_nvswitch_gets_no_fabric_manager(fresh, tmp_path
 
 def test_a_server_whose_driver_does_not_run_is_refused_before_any_change(fresh, tmp_path):
     hgx = fresh[HGX]
-    on(hgx, "systemctl", "stop", "nvidia-kernel-module")
-    on(hgx, "rm", "-f", "/run/gpuops-lab/nvidia-module.json")
+    kernel = on(hgx, "cat", "/var/lib/gpuops-lab/kernel.json")
+    on(hgx, "sh", "-c", "echo '{\"bound\": null}' > /var/lib/gpuops-lab/kernel.json")
     try:
         before = snapshot(hgx)
         assert "couldn't communicate with the NVIDIA driver" in before["fabric"]
@@ -177,4 +177,4 @@ def test_a_server_whose_driver_does_not_run_is_refused_before_any_change(fresh, 
         assert "the NVIDIA driver does not run" in message and "couldn't communicate with the NVIDIA driver" in message
         assert snapshot(hgx) == before
     finally:
-        on(hgx, "systemctl", "start", "nvidia-kernel-module")
+        on(hgx, "sh", "-c", "cat > /var/lib/gpuops-lab/kernel.json <<'EOF'\n%s\nEOF" % kernel.strip())

@@ -38,8 +38,7 @@ Writes into DIR, under the real artifacts' file names:
 - datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb (dcgmi, nv-hostengine, the nvidia-dcgm unit) and
   datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb (depends on it), NVIDIA DCGM 4 under its package names; dcgm/dcgmi
   on its own too.
-- server/: nvidia-smi for a lab bare-metal GPU server (lab/servers) with the host shell stand-in's modules, and the
-  lab's unit that loads the driver's kernel module at boot.
+- server/: nvidia-smi for a lab bare-metal GPU server (lab/servers) with the host shell stand-in's modules.
 - nvidia-fabricmanager-535_<version>-1_amd64.deb for 535.161.08 (the driver of the 8x H100 recording) and
   535.154.05 (a version no lab driver has): NVIDIA Fabric Manager's nv-fabricmanager and its unit (lab/servers).
 
@@ -460,10 +459,9 @@ FABRIC_MANAGER_VERSIONS = ("535.161.08", "535.154.05")
 
 
 def build_server_standins(out, work):
-    """The bare-metal servers' nvidia-smi with the lab/hosts modules it renders with, the lab's module-load unit,
-    and Fabric Manager's package per version."""
+    """The bare-metal servers' nvidia-smi with the lab/hosts modules it renders with, and Fabric Manager's package
+    per version."""
     put(out, "server/nvidia-smi", read(SERVERS, "nvidia-smi"), 0o755)
-    put(out, "server/nvidia-kernel-module.service", read(SERVERS, "nvidia-kernel-module.service"))
     for name in ("nvidia_smi.py", "smi_models.py", "smi_render.py"):
         put(out, "server/" + name, read("..", "..", "hosts", name))
     for version in FABRIC_MANAGER_VERSIONS:

@@ -47,10 +47,10 @@ def catalog(tmp_path_factory):
 def server(tmp_path, catalog):
     """An HGX H100 board's files as labctl writes them, and a function that runs the stand-in on them."""
     spec = {"name": "hgx-01.lab.local", "gpus": [{"model": "H100-SXM5-80", "count": 8}], "nvswitches": 4}
-    paths = dict((name, tmp_path / (name + ".json")) for name in ("server", "driver", "module", "fabric"))
+    paths = dict((name, tmp_path / (name + ".json")) for name in ("server", "driver", "kernel", "fabric"))
     paths["server"].write_text(json.dumps(_servers().describe(spec, catalog)))
     paths["driver"].write_text(json.dumps(DRIVER))
-    paths["module"].write_text(json.dumps(DRIVER))
+    paths["kernel"].write_text(json.dumps({"bound": "nvidia", "nvidia": {"version": "535.161.08", "flavour": "open"}}))
     env = dict(os.environ, **dict(("GPUOPS_LAB_" + name.upper(), str(path)) for name, path in paths.items()))
     # The stand-in imports lab/hosts' modules from its own folder, as build.py lays them out.
     folder = tmp_path / "standin"
@@ -97,9 +97,9 @@ def test_the_fabric_is_in_progress_until_fabric_manager_completes_it_for_the_loa
 
 
 def test_without_a_loaded_module_or_with_another_one_nvidia_smi_fails_as_the_real_one(server):
-    server.paths["module"].write_text(json.dumps({"version": "535.154.05"}))
+    server.paths["kernel"].write_text(json.dumps({"bound": "nvidia", "nvidia": {"version": "535.154.05"}}))
     rc, text = server("-q")
     assert (rc, detect_error(text, rc).kind) == (18, "driver_library_mismatch")
-    server.paths["module"].unlink()
+    server.paths["kernel"].write_text(json.dumps({"bound": None}))
     rc, text = server("-q")
     assert (rc, detect_error(text, rc).kind) == (9, "driver_unreachable")
