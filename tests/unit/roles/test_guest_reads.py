@@ -90,7 +90,10 @@ def test_a_read_asks_for_what_the_role_declares_in_its_defaults(role):
 
 def test_the_guest_play_lists_every_role_reads_from_their_defaults():
     play = _load(GUESTS)[0]
-    roles = [entry["role"].split(".")[-1] for entry in play["roles"]]
+    roles = [task["ansible.builtin.import_role"]["name"].split(".")[-1] for task in play["tasks"]
+             if "ansible.builtin.import_role" in task]
+    validated = [task for task in play["tasks"] if "ansible.builtin.validate_argument_spec" in task]
+    assert roles and validated[0]["vars"]["guests__roles"] == roles, "the inputs of every imported role are checked"
     declared = [role for role in roles
                 if role + "_guest_reads" in _load(os.path.join(ROLES, role, "defaults", "main.yml"))]
     assert play["vars"]["gpu_guest_info_reads"] == ["{{ %s_guest_reads }}" % role for role in declared]
