@@ -10,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labapi"
 )
 
 func unregisterAndDestroy(ctx context.Context, t *testing.T, c *object.Folder) error {
@@ -21,7 +23,7 @@ func unregisterAndDestroy(ctx context.Context, t *testing.T, c *object.Folder) e
 	return object.NewTask(c.Client(), res.Returnval).Wait(ctx)
 }
 
-func stateVMNames(state stateJSON) string {
+func stateVMNames(state labapi.State) string {
 	var names []string
 	for _, vm := range state.VMs {
 		names = append(names, vm.Name)

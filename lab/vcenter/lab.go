@@ -13,6 +13,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/hostd"
+	"vcsim/labapi"
 	"vcsim/stats"
 	"vcsim/vapi"
 	"vcsim/vlcm"
@@ -39,7 +40,7 @@ type Lab struct {
 	tasks    *vapi.Tasks    // the CIS tasks of the REST APIs (/api/cis/tasks)
 	// vgpuEvents records, in order, every vGPU start and stop and every host image change (vgpu_events in
 	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
-	vgpuEvents []vgpuEventJSON
+	vgpuEvents []labapi.VGPUEvent
 
 	hostdLogin hostd.Login // the hosts' root account, for the host view (package hostd; hostview.go)
 

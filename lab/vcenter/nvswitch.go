@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"vcsim/labapi"
+)
 
 // NVSwitches of an HGX baseboard: PCI bridges of class 0x0680 (other bridge), vendor NVIDIA, one device per switch
 // chip (HGX H100 8-GPU: four third-generation NVSwitches; HGX A100: six), named as the PCI ID database names them.
@@ -45,17 +49,10 @@ func (h *hostState) addNVSwitches(count int) {
 	}
 }
 
-// nvswitchJSON is an NVSwitch of a host in GET /lab/state.
-type nvswitchJSON struct {
-	PciID      string `json:"pci_id"`
-	DeviceID   string `json:"device_id"`
-	DeviceName string `json:"device_name"`
-}
-
-func (h *hostState) nvswitchState() []nvswitchJSON {
-	list := []nvswitchJSON{}
+func (h *hostState) nvswitchState() []labapi.NVSwitch {
+	list := []labapi.NVSwitch{}
 	for _, s := range h.nvswitches {
-		list = append(list, nvswitchJSON{PciID: s.pciID, DeviceID: fmt.Sprintf("0x%04x", s.deviceID),
+		list = append(list, labapi.NVSwitch{PciID: s.pciID, DeviceID: fmt.Sprintf("0x%04x", s.deviceID),
 			DeviceName: s.name})
 	}
 	return list

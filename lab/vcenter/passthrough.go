@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labapi"
 )
 
 // Whole-GPU DirectPath I/O. What vCenter and ESXi check, and where it is documented:
@@ -314,20 +316,10 @@ func passthroughMigration(vm *labVM) *labFault {
 	}
 }
 
-// passthroughJSON is a passthrough device of a VM in GET /lab/state, with the host GPU it holds while running.
-type passthroughJSON struct {
-	Key      int32   `json:"key"`
-	Backing  string  `json:"backing"` // static or dynamic
-	ID       *string `json:"id"`
-	DeviceID *string `json:"device_id"`
-	Label    *string `json:"label"`
-	GPU      *string `json:"gpu"`
-}
-
-func (l *Lab) passthroughState(vm *labVM) []passthroughJSON {
-	list := []passthroughJSON{}
+func (l *Lab) passthroughState(vm *labVM) []labapi.Passthrough {
+	list := []labapi.Passthrough{}
 	for _, d := range passthroughDevices(vm.Config.Hardware.Device) {
-		j := passthroughJSON{Key: d.key, Backing: "dynamic"}
+		j := labapi.Passthrough{Key: d.key, Backing: "dynamic"}
 		if d.id != "" {
 			id := d.id
 			j.Backing, j.ID = "static", &id

@@ -10,7 +10,7 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 
-	"vcsim/jsonhttp"
+	"vcsim/labapi"
 )
 
 // How long a reset waits for the background work of the lab it replaces (REST tasks, guest shutdowns) to end.
@@ -46,7 +46,7 @@ func newLabServer(build func() (*Lab, *simulator.Service, error)) (*labServer, e
 func (s *labServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/lab/reset":
-		s.serveReset(w, r)
+		labapi.Reset(s.reset)(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/lab/depot/"):
 		s.depot.ServeHTTP(w, r)
@@ -64,20 +64,6 @@ func releaseGate(r *http.Request) {
 	if release, ok := r.Context().Value(releaseKey{}).(func()); ok {
 		release()
 	}
-}
-
-func (s *labServer) serveReset(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		jsonhttp.Error(w, http.StatusMethodNotAllowed, "/lab/reset takes POST")
-		return
-	}
-	started := time.Now()
-	if err := s.reset(); err != nil {
-		jsonhttp.Error(w, http.StatusServiceUnavailable, "reset: %v", err)
-		return
-	}
-	jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"reset_ms": time.Since(started).Milliseconds()})
 }
 
 func (s *labServer) reset() error {

@@ -18,6 +18,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/labapi"
 	"vcsim/labtest"
 	"vcsim/stats"
 	"vcsim/vapi"
@@ -62,7 +63,7 @@ func (tl *testLab) reset(t *testing.T) time.Duration {
 	return time.Since(started)
 }
 
-func sameState(t *testing.T, what string, got, want stateJSON) {
+func sameState(t *testing.T, what string, got, want labapi.State) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)

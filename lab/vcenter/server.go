@@ -13,6 +13,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/hostd"
+	"vcsim/labapi"
 	"vcsim/soaphttp"
 )
 
@@ -39,7 +40,7 @@ func (l *Lab) Handler(svc *simulator.Service) http.Handler {
 	mux.Handle("/sdk", hostd.Router(hostdLab{l}, l.sdkHandler(svc)))
 	mux.HandleFunc("/sdk/vimServiceVersions.xml", svc.ServiceVersions)
 	mux.HandleFunc("/about", svc.About)
-	mux.Handle("/lab/", l.labHandler())
+	mux.Handle("/lab/", labapi.Handler(labapiLab{l}))
 	l.registerREST(svc)
 	rest := l.restHandler(l.rest)
 	mux.Handle("/api", rest) // vAPI JSON-RPC (vapi/jsonrpc.go)

@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/labapi"
 	"vcsim/labtest"
 	"vcsim/stats"
 )
@@ -94,8 +95,8 @@ func (tl *testLab) call(t *testing.T, method, path string, body, out interface{}
 	return res.StatusCode
 }
 
-func (tl *testLab) state(t *testing.T) stateJSON {
-	var s stateJSON
+func (tl *testLab) state(t *testing.T) labapi.State {
+	var s labapi.State
 	tl.call(t, http.MethodGet, "/lab/state", nil, &s)
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/labapi"
 	"vcsim/vlcm"
 )
 
@@ -89,13 +90,13 @@ func (l vlcmLab) SetPower(ref types.ManagedObjectReference, state types.VirtualM
 }
 
 func (l vlcmLab) HostImageChanged(host, driver string) {
-	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: "host_image", Host: host,
+	l.vgpuEvents = append(l.vgpuEvents, labapi.VGPUEvent{Seq: len(l.vgpuEvents) + 1, Event: "host_image", Host: host,
 		HostDriver: driver})
 }
 
 // addVLCMState adds vLCM's ground truth to GET /lab/state: the offline depots, installed components per host, the
 // desired image per cluster (its effective components, base image included; null when not image-managed).
-func (l *Lab) addVLCMState(s *stateJSON) {
+func (l *Lab) addVLCMState(s *labapi.State) {
 	s.Depots = l.vlcm.Depots()
 	for i := range s.Hosts {
 		for _, h := range l.hosts {
@@ -119,6 +120,6 @@ func (l *Lab) recordVGPU(event string, vm *labVM, slot *vgpuSlot) {
 	if l.vlcm != nil {
 		driver = l.vlcm.HostDriver(slot.gpu.host.ref)
 	}
-	l.vgpuEvents = append(l.vgpuEvents, vgpuEventJSON{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
+	l.vgpuEvents = append(l.vgpuEvents, labapi.VGPUEvent{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
 		Host: slot.gpu.host.name, GPU: slot.gpu.pciID, Profile: slot.profile, HostDriver: driver})
 }
