@@ -5,14 +5,31 @@ import (
 	"sort"
 
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/types"
+	"github.com/vmware/govmomi/vim25/mo"
 
 	"vcsim/jsonhttp"
 	"vcsim/vapi"
+	"vcsim/vcenterapi"
 )
 
 // The REST API under /api that the lab serves on the vapi package's router: CIS tasks, the vcenter inventory lists
-// and the vLCM subset (package vlcm); JSON-RPC operations of com.vmware.vcenter are in vapi_inventory.go.
+// and the vLCM subset (package vlcm); JSON-RPC operations of com.vmware.vcenter are package vcenterapi's.
+
+// vcenterapiLab is the lab as the inventory services of the Automation API (package vcenterapi) see it.
+type vcenterapiLab struct{ *Lab }
+
+func (l vcenterapiLab) Lock()   { l.mu.Lock() }
+func (l vcenterapiLab) Unlock() { l.mu.Unlock() }
+
+func (l vcenterapiLab) VM(e mo.Entity) *simulator.VirtualMachine {
+	switch v := e.(type) {
+	case *labVM:
+		return &v.VirtualMachine
+	case *simulator.VirtualMachine:
+		return v
+	}
+	return nil
+}
 
 // registerREST adds the REST API to the lab's server. The credentials are those SessionManager.Login accepts.
 func (l *Lab) registerREST(svc *simulator.Service) {
@@ -23,7 +40,7 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 		password, _ := svc.Listen.User.Password()
 		return svc.Listen.User.Username(), password
 	})
-	for name, op := range vcenterOperations(l) {
+	for name, op := range vcenterapi.Operations(vcenterapiLab{l}) {
 		rt.Register(name, op)
 	}
 	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.tasks.Serve)
@@ -66,12 +83,6 @@ func (l *Lab) listClusters(c *vapi.Call) {
 	jsonhttp.Write(c.W, http.StatusOK, out)
 }
 
-var connectionStates = map[types.HostSystemConnectionState]string{
-	types.HostSystemConnectionStateConnected:     "CONNECTED",
-	types.HostSystemConnectionStateDisconnected:  "DISCONNECTED",
-	types.HostSystemConnectionStateNotResponding: "NOT_RESPONDING",
-}
-
 func (l *Lab) listHosts(c *vapi.Call) {
 	names, clusters := vapi.QueryFilter(c, "names"), vapi.QueryFilter(c, "clusters")
 	l.mu.Lock()
@@ -85,7 +96,7 @@ func (l *Lab) listHosts(c *vapi.Call) {
 			continue
 		}
 		out = append(out, map[string]string{"host": h.ref.Value, "name": obj.Name,
-			"connection_state": connectionStates[obj.Runtime.ConnectionState],
+			"connection_state": vcenterapi.ConnectionStates[obj.Runtime.ConnectionState],
 			"power_state":      "POWERED_ON"})
 	}
 	l.mu.Unlock()

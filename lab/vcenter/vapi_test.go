@@ -225,15 +225,3 @@ func TestVapiInventoryListsFilter(t *testing.T) {
 		t.Errorf("clusters: %v", got)
 	}
 }
-
-func TestGuestOSEnum(t *testing.T) {
-	for id, want := range map[string]string{"otherLinux64Guest": "OTHER_LINUX_64",
-		"windows9Server64Guest": "WINDOWS_9_SERVER_64", "debian10_64Guest": "DEBIAN_10_64", "ubuntu64Guest": "UBUNTU_64"} {
-		if got := guestOSEnum(id); got != want {
-			t.Errorf("%s: %s, want %s", id, got, want)
-		}
-	}
-	if got := guestFamilyEnum("linuxGuest"); got != "LINUX" {
-		t.Errorf("linuxGuest: %s", got)
-	}
-}

@@ -1,4 +1,8 @@
-package main
+// Package vcenterapi answers the Automation API's com.vmware.vcenter inventory services over JSON-RPC (package
+// vapi): list with their FilterSpec and get of VMs, folders, datacenters, clusters, hosts, datastores, networks,
+// resource pools and a VM's guest identity, read from the simulator's objects under the lab's lock. What it needs of
+// the lab is its Lab interface; the lab registers Operations on its router.
+package vcenterapi
 
 import (
 	"sort"
@@ -13,7 +17,7 @@ import (
 	"vcsim/vapi"
 )
 
-// The com.vmware.vcenter inventory services over JSON-RPC (vapi/jsonrpc.go): list with their FilterSpec and get, answered from
+// The com.vmware.vcenter inventory services over JSON-RPC (package vapi): list with their FilterSpec and get, answered from
 // the same simulator objects SOAP serves, so identifiers (vm-NN, group-vNN, domain-cNN, …), names and power states
 // are SOAP's. Structure, field and enumeration names: vmware-vcenter 9.1.1.0, com/vmware/vcenter_client.py (VM,
 // Folder, Datacenter, Cluster, Host, Datastore, Network, ResourcePool and their Summary, FilterSpec and Info).
@@ -21,26 +25,37 @@ import (
 // "Folders that must contain …" (and datacenters, clusters, hosts) is read as containment anywhere above the object,
 // not only the direct parent; VMware's reference does not say which (unconfirmed).
 
-func vcenterOperations(l *Lab) map[string]vapi.Operation {
+// Lab is what the inventory services need of the lab.
+type Lab interface {
+	// Lock and Unlock take and let go of the lab's lock, which every SOAP change also holds.
+	sync.Locker
+	// VM answers the simulator's VM of an inventory object of type VirtualMachine (the lab's VMs embed it), or nil.
+	VM(e mo.Entity) *simulator.VirtualMachine
+}
+
+// Operations are the inventory services by their JSON-RPC operation names.
+func Operations(lab Lab) map[string]vapi.Operation {
+	vmList := func(c *vapi.Invocation) (interface{}, *vapi.Err) { return listVMs(c, lab.VM) }
+	guestIdentity := func(c *vapi.Invocation) (interface{}, *vapi.Err) { return getGuestIdentity(c, lab.VM) }
 	ops := map[string]vapi.Operation{
-		"com.vmware.vcenter.VM.list":               locked(&l.mu, listVMs),
-		"com.vmware.vcenter.folder.list":           locked(&l.mu, listFolders),
-		"com.vmware.vcenter.datacenter.list":       locked(&l.mu, listDatacentersVapi),
-		"com.vmware.vcenter.datacenter.get":        locked(&l.mu, getDatacenter),
-		"com.vmware.vcenter.cluster.list":          locked(&l.mu, listClustersVapi),
-		"com.vmware.vcenter.cluster.get":           locked(&l.mu, getCluster),
-		"com.vmware.vcenter.host.list":             locked(&l.mu, listHostsVapi),
-		"com.vmware.vcenter.datastore.list":        locked(&l.mu, listDatastores),
-		"com.vmware.vcenter.network.list":          locked(&l.mu, listNetworks),
-		"com.vmware.vcenter.resource_pool.list":    locked(&l.mu, listResourcePools),
-		"com.vmware.vcenter.resource_pool.get":     locked(&l.mu, getResourcePool),
-		"com.vmware.vcenter.vm.guest.identity.get": locked(&l.mu, getGuestIdentity),
+		"com.vmware.vcenter.VM.list":               locked(lab, vmList),
+		"com.vmware.vcenter.folder.list":           locked(lab, listFolders),
+		"com.vmware.vcenter.datacenter.list":       locked(lab, listDatacenters),
+		"com.vmware.vcenter.datacenter.get":        locked(lab, getDatacenter),
+		"com.vmware.vcenter.cluster.list":          locked(lab, listClusters),
+		"com.vmware.vcenter.cluster.get":           locked(lab, getCluster),
+		"com.vmware.vcenter.host.list":             locked(lab, listHosts),
+		"com.vmware.vcenter.datastore.list":        locked(lab, listDatastores),
+		"com.vmware.vcenter.network.list":          locked(lab, listNetworks),
+		"com.vmware.vcenter.resource_pool.list":    locked(lab, listResourcePools),
+		"com.vmware.vcenter.resource_pool.get":     locked(lab, getResourcePool),
+		"com.vmware.vcenter.vm.guest.identity.get": locked(lab, guestIdentity),
 	}
 	return ops
 }
 
-// locked runs an inventory operation under the lab's lock (mu), which every SOAP change also holds.
-func locked(mu *sync.Mutex, op vapi.Operation) vapi.Operation {
+// locked runs an inventory operation under the lab's lock.
+func locked(mu sync.Locker, op vapi.Operation) vapi.Operation {
 	return func(c *vapi.Invocation) (interface{}, *vapi.Err) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -61,6 +76,25 @@ func entitiesOf(kind string) []mo.Entity {
 func idNumber(id string) int {
 	n, _ := strconv.Atoi(id[strings.LastIndexAny(id, "-")+1:])
 	return n
+}
+
+func entity(ref types.ManagedObjectReference) mo.Entity {
+	e, _ := simulator.Map.Get(ref).(mo.Entity)
+	return e
+}
+
+// ancestor walks up the inventory from ref to the first object of the given type.
+func ancestor(ref types.ManagedObjectReference, kind string) (types.ManagedObjectReference, bool) {
+	for {
+		e := entity(ref)
+		if e == nil || e.Entity().Parent == nil {
+			return types.ManagedObjectReference{}, false
+		}
+		ref = *e.Entity().Parent
+		if ref.Type == kind {
+			return ref, true
+		}
+	}
 }
 
 // within tells whether any object above ref (its parent, the parent's parent, …) is in f; an empty f matches.
@@ -103,16 +137,6 @@ var vmPowerStates = map[types.VirtualMachinePowerState]string{
 	types.VirtualMachinePowerStateSuspended:  "SUSPENDED",
 }
 
-func vmObject(e mo.Entity) *simulator.VirtualMachine {
-	switch v := e.(type) {
-	case *labVM:
-		return &v.VirtualMachine
-	case *simulator.VirtualMachine:
-		return v
-	}
-	return nil
-}
-
 // vmCluster is the cluster of the host a VM is registered on ("" for a standalone host).
 func vmCluster(vm *simulator.VirtualMachine) string {
 	if vm.Runtime.Host == nil {
@@ -122,7 +146,7 @@ func vmCluster(vm *simulator.VirtualMachine) string {
 	return cluster.Value
 }
 
-func listVMs(c *vapi.Invocation) (interface{}, *vapi.Err) {
+func listVMs(c *vapi.Invocation, vmObject func(mo.Entity) *simulator.VirtualMachine) (interface{}, *vapi.Err) {
 	f, _, err := specFilters(c, "vms", "names", "folders", "datacenters", "hosts", "clusters", "resource_pools",
 		"power_states")
 	if err != nil {
@@ -159,7 +183,7 @@ func vmSummary(vm *simulator.VirtualMachine) vapi.Struct {
 }
 
 // findVM reads the required "vm" input and returns the VM, or NOT_FOUND.
-func findVM(c *vapi.Invocation) (*simulator.VirtualMachine, *vapi.Err) {
+func findVM(c *vapi.Invocation, vmObject func(mo.Entity) *simulator.VirtualMachine) (*simulator.VirtualMachine, *vapi.Err) {
 	e, err := findEntity(c, "vm", "VirtualMachine", "Virtual machine")
 	if err != nil {
 		return nil, err
@@ -183,7 +207,7 @@ func findEntity(c *vapi.Invocation, field, kind, label string) (mo.Entity, *vapi
 
 // ---- datacenters, folders, clusters, hosts -------------------------------------------------------------------------
 
-func listDatacentersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+func listDatacenters(c *vapi.Invocation) (interface{}, *vapi.Err) {
 	f, _, err := specFilters(c, "datacenters", "names", "folders")
 	if err != nil {
 		return nil, err
@@ -245,7 +269,7 @@ func listFolders(c *vapi.Invocation) (interface{}, *vapi.Err) {
 	return out, nil
 }
 
-func listClustersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+func listClusters(c *vapi.Invocation) (interface{}, *vapi.Err) {
 	f, _, err := specFilters(c, "clusters", "names", "folders", "datacenters")
 	if err != nil {
 		return nil, err
@@ -259,7 +283,7 @@ func listClustersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
 		}
 		out = append(out, vapi.NewStruct("com.vmware.vcenter.cluster.summary", map[string]interface{}{
 			"cluster": cluster.Self.Value, "name": cluster.Name, "ha_enabled": clusterHA(cluster),
-			"drs_enabled": clusterState(cluster).DRS.Enabled}))
+			"drs_enabled": clusterDRS(cluster)}))
 	}
 	return out, nil
 }
@@ -267,6 +291,11 @@ func listClustersVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
 func clusterHA(cluster *simulator.ClusterComputeResource) bool {
 	config, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	return ok && config.DasConfig.Enabled != nil && *config.DasConfig.Enabled
+}
+
+func clusterDRS(cluster *simulator.ClusterComputeResource) bool {
+	config, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
+	return ok && config.DrsConfig.Enabled != nil && *config.DrsConfig.Enabled
 }
 
 func getCluster(c *vapi.Invocation) (interface{}, *vapi.Err) {
@@ -279,12 +308,19 @@ func getCluster(c *vapi.Invocation) (interface{}, *vapi.Err) {
 		"resource_pool": cluster.ResourcePool.Value}), nil
 }
 
+// ConnectionStates are com.vmware.vcenter.host.connection_state by SOAP's connection state.
+var ConnectionStates = map[types.HostSystemConnectionState]string{
+	types.HostSystemConnectionStateConnected:     "CONNECTED",
+	types.HostSystemConnectionStateDisconnected:  "DISCONNECTED",
+	types.HostSystemConnectionStateNotResponding: "NOT_RESPONDING",
+}
+
 var hostPowerStates = map[types.HostSystemPowerState]string{
 	types.HostSystemPowerStatePoweredOn: "POWERED_ON", types.HostSystemPowerStatePoweredOff: "POWERED_OFF",
 	types.HostSystemPowerStateStandBy: "STANDBY",
 }
 
-func listHostsVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
+func listHosts(c *vapi.Invocation) (interface{}, *vapi.Err) {
 	f, spec, err := specFilters(c, "hosts", "names", "folders", "datacenters", "clusters", "connection_states",
 		"host_uuids")
 	if err != nil {
@@ -299,7 +335,7 @@ func listHostsVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
 		host, ok := e.(*simulator.HostSystem)
 		if !ok || !f["hosts"].Allows(host.Self.Value) || !f["names"].Allows(host.Name) ||
 			!within(host.Self, f["folders"]) || !within(host.Self, f["datacenters"]) ||
-			!f["connection_states"].Allows(connectionStates[host.Runtime.ConnectionState]) {
+			!f["connection_states"].Allows(ConnectionStates[host.Runtime.ConnectionState]) {
 			continue
 		}
 		cluster, inCluster := ancestor(host.Self, "ClusterComputeResource")
@@ -318,7 +354,7 @@ func listHostsVapi(c *vapi.Invocation) (interface{}, *vapi.Err) {
 		}
 		out = append(out, vapi.NewStruct("com.vmware.vcenter.host.summary", map[string]interface{}{
 			"host": host.Self.Value, "name": host.Name,
-			"connection_state": connectionStates[host.Runtime.ConnectionState],
+			"connection_state": ConnectionStates[host.Runtime.ConnectionState],
 			"power_state":      vapi.OptionalString(power), "host_uuid": vapi.OptionalString(uuid)}))
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package main
+package vcenterapi
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 	"vcsim/vapi"
 )
 
-// Datastores, networks, resource pools and the guest identity of VMs over JSON-RPC (vapi/jsonrpc.go, vapi_inventory.go).
+// Datastores, networks, resource pools and the guest identity of VMs over JSON-RPC (package vapi, inventory.go).
 // Names as in vmware-vcenter 9.1.1.0: com/vmware/vcenter_client.py and com/vmware/vcenter/vm/guest_client.py.
 
 func listDatastores(c *vapi.Invocation) (interface{}, *vapi.Err) {
@@ -158,8 +158,8 @@ func deref64Or(p *int64, unset int64) int64 {
 
 // getGuestIdentity is com.vmware.vcenter.vm.guest.Identity.get: what VMware Tools reports, SERVICE_UNAVAILABLE while
 // Tools does not run or has reported nothing (the operation's documented errors).
-func getGuestIdentity(c *vapi.Invocation) (interface{}, *vapi.Err) {
-	vm, err := findVM(c)
+func getGuestIdentity(c *vapi.Invocation, vmObject func(mo.Entity) *simulator.VirtualMachine) (interface{}, *vapi.Err) {
+	vm, err := findVM(c, vmObject)
 	if err != nil {
 		return nil, err
 	}
