@@ -10,6 +10,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/labapi"
+	"vcsim/simobj"
 	"vcsim/stats"
 	"vcsim/topology"
 )
@@ -78,7 +79,7 @@ func (l labapiLab) DepotFiles() http.Handler { return l.vlcm.DepotFiles() }
 func (l labapiLab) Logf(format string, args ...interface{}) { l.logf(format, args...) }
 
 func name(ref types.ManagedObjectReference) string {
-	if e := entity(ref); e != nil {
+	if e := simobj.Entity(ref); e != nil {
 		return e.Entity().Name
 	}
 	return ""
@@ -86,7 +87,7 @@ func name(ref types.ManagedObjectReference) string {
 
 // placement returns the datacenter and cluster (nil when standalone) of a host.
 func placement(host *simulator.HostSystem) (string, *string) {
-	dc, _ := ancestor(host.Self, "Datacenter")
+	dc, _ := simobj.Ancestor(host.Self, "Datacenter")
 	if cluster, ok := simulator.Map.Get(*host.Parent).(*simulator.ClusterComputeResource); ok {
 		n := cluster.Name
 		return name(dc), &n
@@ -129,7 +130,7 @@ func (l *Lab) state() labapi.State {
 }
 
 func clusterState(c *simulator.ClusterComputeResource) labapi.Cluster {
-	dc, _ := ancestor(c.Self, "Datacenter")
+	dc, _ := simobj.Ancestor(c.Self, "Datacenter")
 	cfg := c.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	j := labapi.Cluster{
 		Name:         c.Name,

@@ -8,28 +8,11 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 const hotMigrateSetting = "vgpu.hotmigrate.enabled"
-
-func entity(ref types.ManagedObjectReference) mo.Entity {
-	e, _ := simulator.Map.Get(ref).(mo.Entity)
-	return e
-}
-
-// ancestor walks up the inventory from ref to the first object of the given type.
-func ancestor(ref types.ManagedObjectReference, kind string) (types.ManagedObjectReference, bool) {
-	for {
-		e := entity(ref)
-		if e == nil || e.Entity().Parent == nil {
-			return types.ManagedObjectReference{}, false
-		}
-		ref = *e.Entity().Parent
-		if ref.Type == kind {
-			return ref, true
-		}
-	}
-}
 
 // computeResource is the cluster or standalone compute resource a host belongs to, with its hosts and root pool.
 func computeResource(host *simulator.HostSystem) (cr types.ManagedObjectReference,
@@ -146,7 +129,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 	if dst == nil {
 		return invalidArgument("host", "%s is not a host", dstRef.Value)
 	}
-	if a, _ := ancestor(dstRef, "Datacenter"); a != l.datacenterOf(vm) {
+	if a, _ := simobj.Ancestor(dstRef, "Datacenter"); a != l.datacenterOf(vm) {
 		return invalidArgument("host", "host %s is not in the datacenter of virtual machine %s", dst.name, vm.Name)
 	}
 	dstCR, _, rootPool := computeResource(l.hostObject(dstRef))
@@ -188,7 +171,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 }
 
 func (l *Lab) datacenterOf(vm *labVM) types.ManagedObjectReference {
-	dc, _ := ancestor(*vm.Runtime.Host, "Datacenter")
+	dc, _ := simobj.Ancestor(*vm.Runtime.Host, "Datacenter")
 	return dc
 }
 
@@ -275,7 +258,7 @@ func (l *Lab) relocate(ctx *simulator.Context, vm *labVM, spec *types.VirtualMac
 		if ds == nil {
 			return invalidArgument("spec.datastore", "%s is not a datastore", spec.Datastore.Value)
 		}
-		if dc, _ := ancestor(ds.Self, "Datacenter"); dc != l.datacenterOf(vm) {
+		if dc, _ := simobj.Ancestor(ds.Self, "Datacenter"); dc != l.datacenterOf(vm) {
 			return invalidArgument("spec.datastore", "datastore %s is not in the datacenter of virtual machine %s",
 				ds.Name, vm.Name)
 		}

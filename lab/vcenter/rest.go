@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 
 	"vcsim/jsonhttp"
+	"vcsim/simobj"
 	"vcsim/vapi"
 	"vcsim/vcenterapi"
 )
@@ -71,7 +72,7 @@ func (l *Lab) listClusters(c *vapi.Call) {
 	out := []map[string]interface{}{}
 	for _, ref := range l.clusters {
 		cluster, ok := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
-		dc, _ := ancestor(ref, "Datacenter")
+		dc, _ := simobj.Ancestor(ref, "Datacenter")
 		if !ok || !names.Allows(cluster.Name) || !datacenters.Allows(dc.Value) {
 			continue
 		}

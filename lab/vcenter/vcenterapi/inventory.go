@@ -14,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/simobj"
 	"vcsim/vapi"
 )
 
@@ -78,32 +79,13 @@ func idNumber(id string) int {
 	return n
 }
 
-func entity(ref types.ManagedObjectReference) mo.Entity {
-	e, _ := simulator.Map.Get(ref).(mo.Entity)
-	return e
-}
-
-// ancestor walks up the inventory from ref to the first object of the given type.
-func ancestor(ref types.ManagedObjectReference, kind string) (types.ManagedObjectReference, bool) {
-	for {
-		e := entity(ref)
-		if e == nil || e.Entity().Parent == nil {
-			return types.ManagedObjectReference{}, false
-		}
-		ref = *e.Entity().Parent
-		if ref.Type == kind {
-			return ref, true
-		}
-	}
-}
-
 // within tells whether any object above ref (its parent, the parent's parent, …) is in f; an empty f matches.
 func within(ref types.ManagedObjectReference, f vapi.Filter) bool {
 	if len(f) == 0 {
 		return true
 	}
 	for {
-		e := entity(ref)
+		e := simobj.Entity(ref)
 		if e == nil || e.Entity().Parent == nil {
 			return false
 		}
@@ -142,7 +124,7 @@ func vmCluster(vm *simulator.VirtualMachine) string {
 	if vm.Runtime.Host == nil {
 		return ""
 	}
-	cluster, _ := ancestor(*vm.Runtime.Host, "ClusterComputeResource")
+	cluster, _ := simobj.Ancestor(*vm.Runtime.Host, "ClusterComputeResource")
 	return cluster.Value
 }
 
@@ -198,7 +180,7 @@ func findEntity(c *vapi.Invocation, field, kind, label string) (mo.Entity, *vapi
 	if err != nil {
 		return nil, err
 	}
-	e := entity(types.ManagedObjectReference{Type: kind, Value: id})
+	e := simobj.Entity(types.ManagedObjectReference{Type: kind, Value: id})
 	if e == nil {
 		return nil, vapi.NotFound(label, id)
 	}
@@ -338,7 +320,7 @@ func listHosts(c *vapi.Invocation) (interface{}, *vapi.Err) {
 			!f["connection_states"].Allows(ConnectionStates[host.Runtime.ConnectionState]) {
 			continue
 		}
-		cluster, inCluster := ancestor(host.Self, "ClusterComputeResource")
+		cluster, inCluster := simobj.Ancestor(host.Self, "ClusterComputeResource")
 		uuid := ""
 		if host.Summary.Hardware != nil {
 			uuid = host.Summary.Hardware.Uuid
