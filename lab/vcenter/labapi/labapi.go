@@ -93,6 +93,13 @@ func only(method string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// decodeStrict reads a JSON body into v; a field v lacks is an error (a typo fails loudly).
+func decodeStrict(r *http.Request, v interface{}) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 func serveFaults(lab Lab, w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
@@ -101,9 +108,7 @@ func serveFaults(lab Lab, w http.ResponseWriter, r *http.Request) {
 		jsonhttp.Write(w, http.StatusOK, map[string]interface{}{"cleared": lab.Faults().Clear()})
 	case http.MethodPost:
 		var f faults.Fault
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := decodeStrict(r, &f); err != nil {
 			jsonhttp.Error(w, http.StatusBadRequest, "fault: %v", err)
 			return
 		}
@@ -127,9 +132,7 @@ func serveFaults(lab Lab, w http.ResponseWriter, r *http.Request) {
 
 func serveGPUs(lab Lab, w http.ResponseWriter, r *http.Request) {
 	var c GPUChange
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := decodeStrict(r, &c); err != nil {
 		jsonhttp.Error(w, http.StatusBadRequest, "gpus: %v (body: host, optional pci_id, temperature_c, ecc_mode)", err)
 		return
 	}
@@ -162,9 +165,7 @@ func serveChaos(lab Lab, w http.ResponseWriter, r *http.Request) {
 		jsonhttp.Write(w, http.StatusOK, lab.Chaos().Stop())
 	case http.MethodPost:
 		var cfg chaos.Config
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
+		if err := decodeStrict(r, &cfg); err != nil {
 			jsonhttp.Error(w, http.StatusBadRequest, "chaos: %v", err)
 			return
 		}
