@@ -20,7 +20,7 @@ mkdir -p "$REPORTS"
 # galaxy the checkout that `ansible-galaxy collection build` packs. The lab, redfish and matrix stages start servers on
 # ports apart from each other's (tests/lab/vcenter_smoke.py: free ports; lab/bmc/validate.py: 8471 and up;
 # tools/test-matrix.sh: LAB_PORT_OFFSET 3000 and up). The integration stage's two workers use both cores.
-LANES=("sanity units matrix docs lab" "lint galaxy redfish molecule")
+LANES=("sanity units matrix docs lab redfish" "lint galaxy molecule")
 AFTER_LANES=(integration)
 
 stages=("$@")
