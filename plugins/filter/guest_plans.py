@@ -51,9 +51,9 @@ def grid_license_state(nvidia_smi):
 
 
 @filter_errors(GpuopsError)
-def cuda_toolkit_plan(gpu_guest, params, check_mode=False, hostname="", version_json=None):
+def cuda_toolkit_plan(gpu_guest, params, check_mode=False, hostname="", version_json=None, vgpu_guest=True):
     """``guest.gpu_guest | gpuops.vgpu.cuda_toolkit_plan(params, ...)``: what the cuda_toolkit role does."""
-    return _cuda.cuda_toolkit_plan(gpu_guest, params, check_mode, hostname, version_json)
+    return _cuda.cuda_toolkit_plan(gpu_guest, params, check_mode, hostname, version_json, vgpu_guest)
 
 
 @filter_errors(GpuopsError)

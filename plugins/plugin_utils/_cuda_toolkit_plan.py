@@ -15,22 +15,24 @@ import re
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _compatibility
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._nvidia_driver_plan import owned_gpu_driver_packages
 
 _VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 _UNREAD = ("packages", "cuda", "files")
 
 
-def cuda_toolkit_plan(guest, params, check_mode=False, hostname="", version_json=None):
+def cuda_toolkit_plan(guest, params, check_mode=False, hostname="", version_json=None, vgpu_guest=True):
     """The plan for ``guest`` (``gpu_guest_info``'s ``gpu_guest``) and the role's ``params`` (its inputs and the
     values its vars derive: ``sources``, ``version``, ``series``, ``file``, ``prefix``, ``home``, ``bin``,
     ``env_path``, the managed files' paths and contents). ``version_json`` is the base64 content of the toolkit's
-    version.json where the install root is not /usr/local (read by the role), else None.
+    version.json where the install root is not /usr/local (read by the role), else None. ``vgpu_guest`` false says
+    the machine owns its GPUs, so the data center driver's packages there are its driver, not a conflict.
 
     Returns ``error`` (empty, or the first broken rule), ``installed_version``, ``warnings``, ``changes`` (of
     install, link, profile, environment, loader), ``run_nvcc`` and ``result`` (the role's result as read).
     """
     facts = _facts(guest, params, check_mode, version_json)
-    error = _first_error(guest, params, facts, check_mode, hostname)
+    error = _first_error(guest, params, facts, check_mode, hostname, vgpu_guest)
     steps = [] if error else _steps(guest, params, facts)
     verdict = facts["verdict"]
     warnings = [verdict["message"]] if verdict.get("status") == "minor-compat-only" else []
@@ -97,7 +99,7 @@ def _conflicts(names, params):
     return [name for name in names if pattern.match(name)]
 
 
-def _first_error(guest, params, facts, check_mode, hostname):
+def _first_error(guest, params, facts, check_mode, hostname, vgpu_guest):
     sources = params["sources"]
     version = params["version"]
     if len(sources) != 1:
@@ -115,7 +117,8 @@ def _first_error(guest, params, facts, check_mode, hostname):
         return ("Could not read %s on %s: %s. Nothing was changed."
                 % (" and ".join(facts["unread"]), hostname,
                    "; ".join(str(errors[name].get("msg")) for name in facts["unread"])))
-    installed = sorted(_conflicts(guest.get("packages") or {}, params))
+    owned = owned_gpu_driver_packages(guest, vgpu_guest)
+    installed = sorted(name for name in _conflicts(guest.get("packages") or {}, params) if name not in owned)
     if installed:
         return ("%s installed on %s: distribution CUDA packages pull a non-GRID NVIDIA driver and remove the GRID "
                 "driver of this vGPU guest. Remove %s, reinstall the GRID driver if it is gone "

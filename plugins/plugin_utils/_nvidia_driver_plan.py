@@ -59,6 +59,15 @@ def installed_driver(guest):
     return None
 
 
+def owned_gpu_driver_packages(guest, vgpu_guest=False):
+    """The installed packages that are the data center driver of a machine that owns its GPUs (a bare-metal server,
+    a passthrough VM): none on a vGPU guest or where a GRID guest driver is installed, whose driver they would
+    replace."""
+    if vgpu_guest or _grid_installed(guest):
+        return []
+    return (installed_driver(guest) or {}).get("packages") or []
+
+
 def _grid_installed(guest):
     driver = guest.get("driver") or {}
     return bool(driver.get("packages") or driver.get("gridd"))

@@ -105,6 +105,23 @@ def test_the_first_broken_rule_is_the_error_and_nothing_is_to_change(params, gue
     assert decided["changes"] == [] and decided["run_nvcc"] is False and decided["result"]["changed"] is False
 
 
+SERVER = dict(GUEST, packages={"cuda-drivers-535": "535.161.08-1", "nvidia-driver-535": "535.161.08-1"},
+              nvidia_smi={"present": True, "driver_version": "535.161.08"})
+
+
+def test_the_data_center_driver_is_no_conflict_where_the_machine_owns_its_gpus():
+    owned = guest_plans.cuda_toolkit_plan(SERVER, PARAMS, hostname="hgx-01", vgpu_guest=False)
+    assert owned["error"] == ""
+    refused = "cuda-drivers-535 installed on %s: distribution CUDA packages pull a non-GRID NVIDIA driver"
+    assert refused % "vm1" in plan(SERVER)["error"], "a vGPU guest keeps its refusal"
+    with_grid = dict(SERVER, driver={"packages": [{"name": "nvidia-linux-grid-535"}]})
+    assert refused % "hgx-01" in guest_plans.cuda_toolkit_plan(with_grid, PARAMS, hostname="hgx-01",
+                                                              vgpu_guest=False)["error"]
+    with_meta = dict(SERVER, packages=dict(SERVER["packages"], cuda="12.2.2-1"))
+    assert "cuda installed on hgx-01" in guest_plans.cuda_toolkit_plan(with_meta, PARAMS, hostname="hgx-01",
+                                                                      vgpu_guest=False)["error"]
+
+
 def test_minor_version_compatibility_is_a_warning_unless_refused():
     params = {"version": "11.8.0", "series": "11.8", "prefix": "/usr/local/cuda-11.8"}
     allowed = plan(**params)
