@@ -49,8 +49,13 @@ def _speed_wanted(gpus, wanted):
     return speeds.pop() if len(speeds) == 1 else None
 
 
+# Whole GPUs the machine owns: "Pass-Through" in a VM given them, "None" on bare metal (the 8x H100 bare-metal
+# recording in tests/fixtures/nvidia-smi); a vGPU reports "VGPU", a vGPU host's GPU "Host VGPU".
+WHOLE_GPU_MODES = ("Pass-Through", "None")
+
+
 def check_gpus(facts, expected_count):
-    gpus = [gpu for gpu in facts.get("gpus") or [] if gpu.get("virtualization_mode") == "Pass-Through"]
+    gpus = [gpu for gpu in facts.get("gpus") or [] if gpu.get("virtualization_mode") in WHOLE_GPU_MODES]
     seen = ", ".join("%s (%s)" % (gpu.get("name"), gpu.get("pci_bus_id")) for gpu in gpus) or "none"
     if expected_count and len(gpus) != expected_count:
         return _check("failed", "the guest sees %d passthrough GPU(s), %d expected: %s" % (

@@ -70,6 +70,14 @@ def test_p2p_not_ok_within_a_set_fails():
     assert "GPU0-GPU1 CNS" in checks["p2p"]["message"]
 
 
+def test_a_bare_metal_servers_gpus_are_whole_gpus_and_vgpus_are_not():
+    for mode, seen in (("None", 2), ("VGPU", 0)):
+        found = dict(facts("NVIDIA H100 PCIe", read("topo_m_2xH100_pcie_NV12_driver555_TABS2SPACES.txt"),
+                           read("nvlink_s_2xH100_pcie_inactive_links_driver555.txt"), P2P_PAIR_OK))
+        found["gpus"] = [dict(gpu, virtualization_mode=mode) for gpu in found["gpus"]]
+        assert evaluate(found, 2, 2)["passthrough_gpus"]["seen"] == seen, mode
+
+
 def test_without_nvlink_only_the_gpus_are_checked_and_a_missing_driver_fails():
     checks = evaluate(facts("NVIDIA A100-PCIE-40GB", TOPO_SPLIT, "", P2P_PAIR_CNS), 2, 2, False)
     assert [checks[name]["status"] for name in ("passthrough_gpus", "nvlink_topology", "p2p")] == [
