@@ -35,9 +35,10 @@ def _standins_build():
     return module
 
 
-# What a server starts with when its entry does not say: the driver stand-in installed, until the collection's
-# nvidia_driver role installs it on servers that start with none.
-DEFAULT_DRIVER = "preinstalled"
+# What a server starts with when its entry does not say: no driver, as a server fresh from its installer; the
+# servers layer's gpuops.vgpu.nvidia_driver installs it from the lab's stand-in of NVIDIA's CUDA repository, and the
+# driver's nvidia-smi hands over to the server's own (standins/nvidia-smi).
+DEFAULT_DRIVER = "none"
 # The driver the pre-installed stand-in reports: the 8x H100 bare-metal recording's (tests/fixtures/nvidia-smi).
 PREINSTALLED_DRIVER = {"version": "535.161.08", "cuda": "12.2"}
 SERVER_KNOWN_HOSTS = "server_known_hosts"
@@ -97,7 +98,9 @@ def start_servers(servers, state_dir, port_offset, catalog_path):
         write(container, "/etc/gpuops-lab/server.json", json.dumps(description, indent=1))
         write(container, "/usr/share/gpuops-lab/vm-pci.dump", bus(description))
         podman("exec", container, "sh", "-ec",
-               "install -d /usr/lib/gpuops-lab/server; cp /srv/lab-artifacts/server/* /usr/lib/gpuops-lab/server/")
+               "install -d /usr/lib/gpuops-lab/server; cp /srv/lab-artifacts/server/* /usr/lib/gpuops-lab/server/; "
+               # The lab's stand-in of NVIDIA's CUDA repository: where gpuops.vgpu.nvidia_driver finds the driver.
+               "echo 'deb [trusted=yes] file:/srv/lab-artifacts/cuda-repo ./' >/etc/apt/sources.list.d/cuda-lab.list")
         if driver == "preinstalled":
             install_driver(container, PREINSTALLED_DRIVER)
         started[server["name"]]["driver"] = driver

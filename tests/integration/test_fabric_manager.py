@@ -6,8 +6,8 @@ Manager of the driver's exact version on the HGX H100 board (four NVSwitches) an
 nvidia-smi reports the fabric Completed, Success; it refuses any other version and leaves the server as it was; the
 PCIe server (no NVSwitch) gets nothing.
 
-The servers are containers of the test's own (labctl.start_servers, the default topology's servers with the driver
-stand-in pre-installed); the end state is read from the server itself: dpkg, systemd, its nvidia-smi -q.
+The servers are containers of the test's own (labctl.start_servers, the default topology's servers, here with the
+driver stand-in pre-installed); the end state is read from the server itself: dpkg, systemd, its nvidia-smi -q.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,7 +39,8 @@ WAIT = "Wait until nvidia-smi reports the fabric Completed with Success on every
 @pytest.fixture(scope="module")
 def servers():
     with open(os.path.join(ROOT, "lab", "topologies", "default.yml")) as handle:
-        specs = [dict(s, ssh_port=s["ssh_port"] + 100) for s in yaml.safe_load(handle)["servers"]]
+        specs = [dict(s, ssh_port=s["ssh_port"] + 100, driver="preinstalled")
+                 for s in yaml.safe_load(handle)["servers"]]
     os.makedirs(STATE_DIR, exist_ok=True)
     catalog = os.path.join(STATE_DIR, "catalog.json")
     subprocess.run([sys.executable, LAB_CONTROL.EXPORT_CATALOG, catalog], check=True)
