@@ -115,11 +115,10 @@ def test_the_data_center_driver_is_no_conflict_where_the_machine_owns_its_gpus()
     refused = "cuda-drivers-535 installed on %s: distribution CUDA packages pull a non-GRID NVIDIA driver"
     assert refused % "vm1" in plan(SERVER)["error"], "a vGPU guest keeps its refusal"
     with_grid = dict(SERVER, driver={"packages": [{"name": "nvidia-linux-grid-535"}]})
-    assert refused % "hgx-01" in guest_plans.cuda_toolkit_plan(with_grid, PARAMS, hostname="hgx-01",
-                                                              vgpu_guest=False)["error"]
+    server = {"hostname": "hgx-01", "vgpu_guest": False}
+    assert refused % "hgx-01" in guest_plans.cuda_toolkit_plan(with_grid, PARAMS, **server)["error"]
     with_meta = dict(SERVER, packages=dict(SERVER["packages"], cuda="12.2.2-1"))
-    assert "cuda installed on hgx-01" in guest_plans.cuda_toolkit_plan(with_meta, PARAMS, hostname="hgx-01",
-                                                                      vgpu_guest=False)["error"]
+    assert "cuda installed on hgx-01" in guest_plans.cuda_toolkit_plan(with_meta, PARAMS, **server)["error"]
 
 
 def test_minor_version_compatibility_is_a_warning_unless_refused():
