@@ -65,7 +65,7 @@ def write_inventory(services, vms):
     shells = services["shells"]
     common = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shells["known_hosts"]
     server_vars = dict(lab_hosts["servers"]["vars"], ansible_ssh_private_key_file=shells["private_key"],
-                       ansible_ssh_common_args=common, **load("inventories/lab/group_vars/servers.yml"))
+                       ansible_ssh_common_args=common, **load("inventories/lab/group_vars/bmc_hosts.yml"))
     esxi = dict((name, {"bmc_address": bmc["baseuri"], "ansible_port": shells["hosts"][name]["port"]})
                 for name, bmc in services["bmc"]["hosts"].items())
     vcenter_vars = dict(job["vcenter"]["vars"], vgpu_assign_requests=[

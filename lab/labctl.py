@@ -49,7 +49,7 @@ BMC_DOWN_TIMEOUT = 60
 def inventory_settings():
     with open(os.path.join(INVENTORY_VARS, "all.yml")) as handle:
         vcenter = yaml.safe_load(handle)
-    with open(os.path.join(INVENTORY_VARS, "servers.yml")) as handle:
+    with open(os.path.join(INVENTORY_VARS, "bmc_hosts.yml")) as handle:
         bmc = yaml.safe_load(handle)
     return vcenter, bmc
 

@@ -15,7 +15,7 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JOB = os.path.join(ROOT, "inventories", "lab", "job.yml")
-BMC = os.path.join(ROOT, "inventories", "lab", "group_vars", "servers.yml")
+BMC = os.path.join(ROOT, "inventories", "lab", "group_vars", "bmc_hosts.yml")
 
 
 def write_inventory(path, servers, state_dir, bmcs, extra_vars=None):

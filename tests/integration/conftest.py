@@ -82,7 +82,7 @@ class Lab:
             self.services = json.load(handle)
         with open(os.path.join(INVENTORY_DIR, "group_vars", "all.yml")) as handle:
             self.vcenter_vars = yaml.safe_load(handle)
-        with open(os.path.join(INVENTORY_DIR, "group_vars", "servers.yml")) as handle:
+        with open(os.path.join(INVENTORY_DIR, "group_vars", "bmc_hosts.yml")) as handle:
             bmc_vars = yaml.safe_load(handle)
         self.inventory = INVENTORY
         self.port = self.services["vcenter"]["port"]

@@ -25,7 +25,7 @@ SERVERS = ["hgx-01.lab.local", "pcie-01.lab.local"]
 def run_layer(lab, tmp_path, *args):
     """playbooks/servers.yml on the lab's GPU servers, reached only through their BMCs (no SSH in these plays)."""
     inventory = tmp_path / "gpu-servers.yml"
-    with open(os.path.join(ROOT, "inventories", "lab", "group_vars", "servers.yml")) as handle:
+    with open(os.path.join(ROOT, "inventories", "lab", "group_vars", "bmc_hosts.yml")) as handle:
         credentials = yaml.safe_load(handle)
     inventory.write_text(yaml.safe_dump({"all": {"children": {"gpu_servers": {
         "vars": dict(credentials, ansible_connection="local",
