@@ -119,8 +119,7 @@ def site(lab, inventory, state_dir, *options):
     variables = {"doctor_output_dir": str(state_dir), "fleet_report_output_dir": str(state_dir),
                  "cluster_vgpu_state_file": "%s/{{ vcenter_hostname }}_{{ cluster_vgpu_cluster }}.json" % state_dir,
                  "doctor_cluster_vgpu_state_dir": str(state_dir), "doctor_fail_on": "never",
-                 "doctor_gather_guests": False,
-                 "bios_maintenance_record": "%s/bios_maintenance.json" % state_dir}
+                 "doctor_gather_guests": False}
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
             "-e", json.dumps(variables), "--skip-tags", "guests", SITE] + list(options)
     proc = subprocess.run(argv, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
