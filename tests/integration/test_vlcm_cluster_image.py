@@ -19,6 +19,7 @@ from vlcm_lab import (
     Rest,
     cluster_state,
     host_components,
+    open_draft,
     routes_called,
     set_image,
     vlcm_lab_at_start,
@@ -151,16 +152,8 @@ def test_depot_in_use_by_the_image_cannot_be_removed(lab, run_tasks, driver_in_t
     assert len(lab.state()["depots"]) == 3
 
 
-def open_draft(rest, components=None):
-    """A draft of the collection's user, as a run killed between creating and committing it leaves it (the module
-    keeps nothing else: vCenter's draft is the whole trace); with ``components`` it was killed after the PATCH."""
-    drafts = "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id("gpu-cluster")
-    draft = rest.call("POST", drafts)
-    if components:
-        rest.call("PATCH", "%s/%s/software/components" % (drafts, draft), {"components_to_set": components})
-    return draft
-
-
+# The draft a run killed between creating and committing it leaves (vCenter's draft is the module's whole trace):
+# empty when killed before the PATCH, with the change when killed before the commit.
 @pytest.mark.parametrize("patched", [False, True], ids=["killed-before-patch", "killed-before-commit"])
 def test_a_draft_a_killed_run_left_is_discarded_and_the_change_made(lab, run_tasks, patched):
     rest = Rest(lab)

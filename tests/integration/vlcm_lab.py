@@ -80,12 +80,23 @@ def vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=200):
     return labs(vlcm_topology(tmp_path_factory.getbasetemp(), delay_ms), extra=("--no-bmc",))
 
 
+def drafts_path(rest, cluster="gpu-cluster"):
+    return "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id(cluster)
+
+
+def open_draft(rest, components=None):
+    """A draft of gpu-cluster's image, created directly through vLCM, with ``components`` set in it when given;
+    its id."""
+    draft = rest.call("POST", drafts_path(rest))
+    if components:
+        rest.call("PATCH", "%s/%s/software/components" % (drafts_path(rest), draft), {"components_to_set": components})
+    return draft
+
+
 def set_image(rest, components):
     """Commit components to gpu-cluster's image directly through vLCM's drafts."""
-    drafts = "/api/esx/settings/clusters/%s/software/drafts" % rest.cluster_id("gpu-cluster")
-    draft = rest.call("POST", drafts)
-    rest.call("PATCH", "%s/%s/software/components" % (drafts, draft), {"components_to_set": components})
-    info = rest.task("POST", "%s/%s?action=commit&vmw-task=true" % (drafts, draft), {})
+    draft = open_draft(rest, components)
+    info = rest.task("POST", "%s/%s?action=commit&vmw-task=true" % (drafts_path(rest), draft), {})
     assert info["status"] == "SUCCEEDED", info
 
 
