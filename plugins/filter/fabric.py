@@ -23,9 +23,11 @@ def fabric_check(nvidia_smi):
 
 
 @filter_errors(GpuopsError)
-def fabric_manager_plan(driver_version, nvswitches, version=None, src=None, package_manager="apt"):
-    """The Fabric Manager package for the running driver, or a refusal of another version."""
-    return _fabric.plan(driver_version, nvswitches, version or None, src or None, package_manager)
+def fabric_manager_plan(driver_version, nvswitches, version=None, src=None, package_manager="apt", machine=None,
+                        service="nvidia-fabricmanager"):
+    """The Fabric Manager package for the running driver, or a refusal of another version, and whether the
+    machine already runs it."""
+    return _fabric.plan(driver_version, nvswitches, version or None, src or None, package_manager, machine, service)
 
 
 def nvswitches(lspci_text):

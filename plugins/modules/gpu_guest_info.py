@@ -179,7 +179,8 @@ gpu_guest:
       sample: {family: Debian, distribution: debian, version: "12", kernel: 6.1.0-18-amd64, package_format: deb}
     pci:
       description: NVIDIA display and 3D controllers (C(gpus), each C(address), C(class), C(device_id),
-        C(description)) and C(source) (C(lspci) or C(sysfs)).
+        C(description), C(driver)), the addresses of NVIDIA NVSwitches (C(nvswitches), PCI class 0680, on HGX and
+        DGX boards) and C(source) (C(lspci) or C(sysfs)).
       type: dict
       returned: when gathered
     packages:

@@ -33,6 +33,8 @@ UNVERSIONED_NAME_FROM = 580
 _VERSION = re.compile(r"^(\d{3})\.\d+(?:\.\d+)?$")
 _PACKAGE_FILE = re.compile(r"^nvidia-fabric-?manager(?:-(\d{3}))?[_-](\d{3}\.\d+(?:\.\d+)?)-[^_]+(?:_amd64\.deb|"
                            r"\.x86_64\.rpm|\.aarch64\.rpm|_arm64\.deb)$")
+# Installed package names across NVIDIA's repositories and branches.
+_INSTALLED_NAME = re.compile(r"^nvidia-fabric-?manager(?:-\d{3})?$")
 # nvidia-smi -q's Fabric State words (NVML's nvmlGpuFabricState_t as printed).
 WAITING_STATES = ("Not Started", "In Progress")
 
@@ -60,13 +62,19 @@ def package_file_version(path):
     return match.group(2) if match else None
 
 
-def plan(driver_version, nvswitches, version=None, src=None, package_manager="apt"):
-    """What to install: ``{"needed", "package", "version", "package_spec", "reason"}``.
+def plan(driver_version, nvswitches, version=None, src=None, package_manager="apt", machine=None,
+         service="nvidia-fabricmanager"):
+    """What to install: ``{"needed", "package", "version", "package_spec", "reason", "installed", "converged"}``.
 
     ``driver_version``: the driver that runs (nvidia_driver's ``nvidia_driver_version``); ``nvswitches``: the PCI
     addresses of the machine's NVSwitches; ``version``: the Fabric Manager version asked for (default: the
     driver's); ``src``: a package file given instead of the repository. A version other than the driver's is
-    refused, before anything changes, whatever the machine."""
+    refused, before anything changes, whatever the machine.
+
+    ``machine``: ``gpu_guest_info``'s read of it (``packages``, ``services`` with the unit ``service``,
+    ``nvidia_smi``), when there is one.
+    ``installed`` is the Fabric Manager version its packages hold; ``converged`` says that nothing is to do: that
+    version installed, its service enabled and running, and the fabric ready in the read's nvidia-smi report."""
     _branch(driver_version)
     file_version = package_file_version(src) if src else None
     if src and file_version is None and not version:
@@ -81,13 +89,32 @@ def plan(driver_version, nvswitches, version=None, src=None, package_manager="ap
                      "otherwise): install Fabric Manager %s, or change the driver first." % driver_version)
     asked = driver_version
     name = package_name(asked, package_manager)
+    installed = installed_version((machine or {}).get("packages"))
     if not nvswitches:
-        return {"needed": False, "package": name, "version": asked, "package_spec": None,
-                "reason": "no NVSwitch on the PCI bus: Fabric Manager is for NVSwitch systems only"}
+        return {"needed": False, "package": name, "version": asked, "package_spec": None, "installed": installed,
+                "converged": True, "reason": "no NVSwitch on the PCI bus: Fabric Manager is for NVSwitch systems only"}
     separator = "-" if package_manager == "dnf" else "="
     return {"needed": True, "package": name, "version": asked,
             "package_spec": src or "%s%s%s-1" % (name, separator, asked),
+            "installed": installed, "converged": machine is not None and _runs(machine, asked, service),
             "reason": "%d NVSwitch(es): %s" % (len(nvswitches), ", ".join(nvswitches))}
+
+
+def installed_version(packages):
+    """The Fabric Manager version among ``{name: version}`` installed packages (``535.161.08`` of
+    ``535.161.08-1``), or None."""
+    for name, full in sorted((packages or {}).items()):
+        if _INSTALLED_NAME.match(name) and full:
+            return full.split(":", 1)[-1].split("-", 1)[0]
+    return None
+
+
+def _runs(machine, version, service):
+    """Fabric Manager ``version`` installed, its service enabled and active, the fabric ready: nothing to do."""
+    unit = (machine.get("services") or {}).get(service) or {}
+    return (installed_version(machine.get("packages")) == version
+            and bool(unit.get("active")) and bool(unit.get("enabled"))
+            and check(machine.get("nvidia_smi") or {})["ready"])
 
 
 def nvswitches(lspci_text):

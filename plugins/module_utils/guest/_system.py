@@ -28,8 +28,10 @@ NVIDIA_PACKAGE_RE = re.compile(r"^(nvidia|libnvidia|cuda|libcuda|cudnn|libcudnn|
 DPKG_STATUS = "/var/lib/dpkg/status"
 
 # lspci -nn: "02:01.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev a1)"
-_LSPCI_RE = re.compile(r"^(\S+) .*\[(03\d\d)\]: .*\[(10de):([0-9a-f]{4})\]", re.I)
+_LSPCI_RE = re.compile(r"^(\S+) .*\[([0-9a-f]{4})\]: .*\[(10de):([0-9a-f]{4})\]", re.I)
 _GPU_CLASSES = ("0300", "0302")  # VGA and 3D controllers
+# NVSwitches of HGX and DGX boards: "07:00.0 Bridge [0680]: NVIDIA Corporation Device [10de:22a3] (rev a1)"
+_NVSWITCH_CLASS = "0680"
 # lspci -k, under a device: "\tKernel driver in use: nouveau"
 _LSPCI_DRIVER_RE = re.compile(r"^\s+Kernel driver in use:\s*(\S+)")
 UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
@@ -115,16 +117,19 @@ def _dpkg_packages(status):
 def read_pci(guest):
     """NVIDIA display and 3D controllers: from ``lspci -nnk -d 10de:`` like the grid_driver role, else from sysfs.
 
-    ``driver`` is the kernel driver bound to the GPU (``nvidia``, ``nouveau``, ``vfio-pci``), None when none is.
+    ``driver`` is the kernel driver bound to the GPU (``nvidia``, ``nouveau``, ``vfio-pci``), None when none is;
+    ``nvswitches`` the addresses of NVIDIA's NVSwitches (class 0680), which need Fabric Manager.
     """
     lspci = guest.which("lspci")
     if lspci:
-        gpus = []
+        gpus, switches = [], []
         device = None
         for line in guest.output([lspci, "-nnk", "-d", "10de:"]).splitlines():
             match = _LSPCI_RE.match(line.strip())
             if match:
                 device = None
+                if match.group(2) == _NVSWITCH_CLASS:
+                    switches.append(match.group(1))
                 if match.group(2) in _GPU_CLASSES:
                     device = {"address": match.group(1), "class": match.group(2),
                               "device_id": "%s:%s" % (match.group(3).lower(), match.group(4).lower()),
@@ -134,18 +139,20 @@ def read_pci(guest):
             bound = _LSPCI_DRIVER_RE.match(line)
             if bound and device is not None:
                 device["driver"] = bound.group(1)
-        return {"source": "lspci", "gpus": gpus}
-    gpus = []
+        return {"source": "lspci", "gpus": gpus, "nvswitches": switches}
+    gpus, switches = [], []
     for device in guest.files.glob("/sys/bus/pci/devices/*"):
         vendor = (guest.files.read(device + "/vendor") or "").strip().lower()
         klass = (guest.files.read(device + "/class") or "").strip().lower()
+        if vendor == "0x10de" and klass[2:6] == _NVSWITCH_CLASS:
+            switches.append(os.path.basename(device))
         if vendor == "0x10de" and klass[2:6] in _GPU_CLASSES:
             model = (guest.files.read(device + "/device") or "").strip().lower()[2:]
             driver = guest.files.resolve(device + "/driver") if guest.files.exists(device + "/driver") else None
             gpus.append({"address": os.path.basename(device), "class": klass[2:6],
                          "device_id": "10de:%s" % model, "description": None,
                          "driver": os.path.basename(driver) if driver else None})
-    return {"source": "sysfs", "gpus": gpus}
+    return {"source": "sysfs", "gpus": gpus, "nvswitches": switches}
 
 
 def read_service(guest, name):

@@ -85,10 +85,40 @@ def test_package_names_follow_nvidias_repositories(version, manager, name):
 def test_the_plan_installs_the_drivers_exact_version_where_nvswitches_are():
     plan = _fabric.plan("535.161.08", ["05:00.0", "06:00.0"])
     assert plan == {"needed": True, "package": "nvidia-fabricmanager-535", "version": "535.161.08",
-                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1",
-                    "reason": "2 NVSwitch(es): 05:00.0, 06:00.0"}
+                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1", "installed": None,
+                    "converged": False, "reason": "2 NVSwitch(es): 05:00.0, 06:00.0"}
     assert _fabric.plan("535.161.08", ["05:00.0"], package_manager="dnf")["package_spec"] == \
         "nvidia-fabric-manager-535.161.08-1"
+
+
+def machine(packages=None, active=True, enabled=True, smi=HGX):
+    """gpu_guest_info's read of an HGX server running Fabric Manager, as the role asks for it."""
+    return {"packages": {"nvidia-driver-535": "535.161.08-1"} if packages is None else packages,
+            "services": {"nvidia-fabricmanager": {"name": "nvidia-fabricmanager", "exists": True,
+                                                  "active": active, "enabled": enabled}},
+            "nvidia_smi": parse_query(smi)}
+
+
+RUNNING = {"nvidia-driver-535": "535.161.08-1", "nvidia-fabricmanager-535": "535.161.08-1"}
+
+
+def test_a_machine_running_the_drivers_fabric_manager_with_the_fabric_completed_is_converged():
+    plan = _fabric.plan("535.161.08", ["05:00.0"], machine=machine(RUNNING))
+    assert (plan["installed"], plan["converged"]) == ("535.161.08", True)
+    assert _fabric.plan("535.161.08", ["05:00.0"], machine=machine({"nvidia-fabricmanager": "1:535.161.08-1"}))[
+        "converged"] is True
+
+
+@pytest.mark.parametrize("read", [
+    machine(),                                                             # not installed
+    machine({"nvidia-fabricmanager-535": "535.154.05-1"}),                 # another version
+    machine(RUNNING, active=False),                                        # stopped
+    machine(RUNNING, enabled=False),                                       # not started at boot
+    machine(RUNNING, smi=with_fabric(HGX, IN_PROGRESS, 3)),               # the fabric still in progress
+    dict(machine(RUNNING), services={}),                                   # the service not read
+])
+def test_anything_short_of_that_is_work_to_do(read):
+    assert _fabric.plan("535.161.08", ["05:00.0"], machine=read)["converged"] is False
 
 
 def test_no_nvswitch_means_nothing_to_install():

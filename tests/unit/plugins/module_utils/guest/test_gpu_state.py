@@ -269,6 +269,8 @@ def test_no_systemd_and_no_lspci(fake):
     fake.file("/sys/bus/pci/devices/0000:02:01.0/device", "0x20f1\n")
     fake.file("/sys/bus/pci/devices/0000:00:0f.0/vendor", "0x15ad\n")
     fake.file("/sys/bus/pci/devices/0000:00:0f.0/class", "0x030000\n")
+    fake.file("/sys/bus/pci/devices/0000:05:00.0/vendor", "0x10de\n")
+    fake.file("/sys/bus/pci/devices/0000:05:00.0/class", "0x068000\n")
     fake.program("/usr/bin/systemctl").program("/usr/bin/timedatectl")
     fake.file("/lib/systemd/system/nvidia-gridd.service", "")
     state = read(fake, ["os", "pci", "license"])
@@ -276,10 +278,30 @@ def test_no_systemd_and_no_lspci(fake):
     assert state["os"]["family"] == "Debian" and state["os"]["distribution"] == "ubuntu"
     assert state["pci"] == {"source": "sysfs", "gpus": [{"address": "0000:02:01.0", "class": "0302",
                                                          "device_id": "10de:20f1", "description": None,
-                                                         "driver": None}]}
+                                                         "driver": None}],
+                            "nvswitches": ["0000:05:00.0"]}
     service = state["license"]["service"]
     assert (service["systemd"], service["exists"], service["active"]) == (False, True, None)
     assert state["license"]["clock_synchronized"] is None
+
+
+# lspci 3.9's -nnk of an HGX H100 board (bridges first, the way it lists the bus): NVSwitches are class 0680.
+LSPCI_HGX = """05:00.0 Bridge [0680]: NVIDIA Corporation Device [10de:22a3] (rev a1)
+\tSubsystem: NVIDIA Corporation Device [10de:1796]
+06:00.0 Bridge [0680]: NVIDIA Corporation Device [10de:22a3] (rev a1)
+\tSubsystem: NVIDIA Corporation Device [10de:1796]
+19:00.0 3D controller [0302]: NVIDIA Corporation GH100[H100 SXM5 80GB] [10de:2330] (rev a1)
+\tSubsystem: NVIDIA Corporation Device [10de:16c1]
+\tKernel driver in use: nvidia
+"""
+
+
+def test_nvswitches_are_listed_apart_from_the_gpus(fake):
+    fake.debian().program("/usr/bin/lspci", {"-nnk -d 10de:": (0, LSPCI_HGX, "")})
+    pci = read(fake, ["pci"])["pci"]
+    assert pci["nvswitches"] == ["05:00.0", "06:00.0"]
+    assert [(gpu["address"], gpu["device_id"], gpu["driver"]) for gpu in pci["gpus"]] == [
+        ("19:00.0", "10de:2330", "nvidia")]
 
 
 DEBIAN_LIKE = 'ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n'
