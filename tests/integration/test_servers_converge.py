@@ -33,6 +33,8 @@ sys.path.insert(0, os.path.join(ROOT, ".tmp", "collections"))
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_query  # noqa: E402
 
 HGX, PCIE = "hgx-01.lab.local", "pcie-01.lab.local"
+# A converged server: the layer's one shared read, nvidia-smi's topology read and NCCL's all-reduce test.
+MAX_CONVERGED_REMOTE_TASKS = 3
 STATE_DIR = os.path.join(ROOT, ".tmp", "servers-layer-%d" % PORT_OFFSET)
 
 
@@ -56,20 +58,24 @@ def on(server, *command):
     return LAB_CONTROL.podman("exec", server["container"], *command, check=False).stdout
 
 
-def run_layer(tmp_path):
+def run_layer(tmp_path, name="run"):
     """playbooks/servers.yml on both servers; returns (rc, the recap per host, the changed tasks per host,
-    gpu_validate's checks per host, output)."""
+    gpu_validate's checks per host, output, the remote_tasks callback's report)."""
+    counts_file = str(tmp_path / ("remote-tasks-%s.json" % name))
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
             "-i", os.path.join(STATE_DIR, "inventory.yml"), os.path.join(ROOT, "playbooks", "servers.yml"),
             "-e", "bios_maintenance_record=%s" % (tmp_path / "bios.json")]
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
-               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+               ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0",
+               ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "tests", "callback_plugins"),
+               ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=counts_file)
     proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, check=False)
     output = proc.stdout + proc.stderr
     assert "{" in proc.stdout, output
-    document = json.loads(proc.stdout[proc.stdout.index("{"):])
+    # The JSON document, then the remote_tasks callback's summary lines.
+    document = json.JSONDecoder().raw_decode(proc.stdout[proc.stdout.index("{"):])[0]
     changed, checks = {}, {}
     for play in document["plays"]:
         for task in play["tasks"]:
@@ -79,7 +85,9 @@ def run_layer(tmp_path):
                 report = (result.get("ansible_facts") or {}).get("gpu_validate_result")
                 if report:
                     checks[host] = dict((name, check["status"]) for name, check in report["checks"].items())
-    return proc.returncode, document["stats"], changed, checks, output
+    with open(counts_file) as handle:
+        counts = json.load(handle)
+    return proc.returncode, document["stats"], changed, checks, output, counts
 
 
 def query(server):
@@ -94,7 +102,7 @@ def test_servers_converge_from_no_driver_to_their_own_gpus_and_a_second_run_chan
             "a lab server starts without a driver"
 
     started = time.monotonic()
-    rc, stats, changed, checks, output = run_layer(tmp_path)
+    rc, stats, changed, checks, output, _counts = run_layer(tmp_path, "first")
     first_seconds = time.monotonic() - started
     assert rc == 0, output[-8000:]
     assert all(stats[name]["failures"] == 0 and stats[name]["unreachable"] == 0 for name in (HGX, PCIE)), stats
@@ -118,11 +126,14 @@ def test_servers_converge_from_no_driver_to_their_own_gpus_and_a_second_run_chan
         assert [checks[name].get(check) for check in ("nccl", "passthrough_gpus", "p2p")] == ["ok"] * 3, checks
 
     started = time.monotonic()
-    rc, again, changed, _checks, output = run_layer(tmp_path)
+    rc, again, changed, _checks, output, counts = run_layer(tmp_path, "second")
     second_seconds = time.monotonic() - started
     assert rc == 0, output[-8000:]
     assert changed == {}, changed
     assert all(again[name]["changed"] == 0 and again[name]["failures"] == 0 for name in (HGX, PCIE)), again
+    # Each server is reached at most three times: everything the roles decide comes from one shared read.
+    assert all(counts["remote_tasks"][name] <= MAX_CONVERGED_REMOTE_TASKS for name in (HGX, PCIE)), counts["tasks"]
+    print("servers.yml remote tasks on the second run: %s" % counts["remote_tasks"])
     print("servers.yml (ok, changed) first run %.0f s: %s; second run %.0f s: %s; checks: %s" % (
         first_seconds, dict((name, (stats[name]["ok"], stats[name]["changed"])) for name in (HGX, PCIE)),
         second_seconds, dict((name, (again[name]["ok"], again[name]["changed"])) for name in (HGX, PCIE)), checks))

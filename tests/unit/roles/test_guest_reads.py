@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every role that shares the guest read (gpu_guest_info with ``reuse``), a new one included: it has nothing to say
 when it changes a guest (the read's fingerprint sees it), and the files and services its read asks for are
-``<role>_guest_reads`` from its own defaults, documented in its argument spec, which playbooks/guests.yml lists in
-``gpu_guest_info_reads`` without reaching into any role's vars/main.yml."""
+``<role>_guest_reads`` from its own defaults, documented in its argument spec, which playbooks/guests.yml and
+playbooks/servers.yml list in ``gpu_guest_info_reads`` without reaching into any role's vars/main.yml."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -20,6 +20,7 @@ import yaml
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 ROLES = os.path.join(ROOT, "roles")
 GUESTS = os.path.join(ROOT, "playbooks", "guests.yml")
+SERVERS = os.path.join(ROOT, "playbooks", "servers.yml")
 MODULE = "gpuops.vgpu.gpu_guest_info"
 
 
@@ -48,7 +49,8 @@ SHARING = sorted(os.path.basename(path) for path in glob.glob(os.path.join(ROLES
 
 
 def test_the_guest_roles_share_the_read():
-    assert {"grid_driver", "grid_license", "cuda_toolkit", "cudnn", "gpu_monitoring", "gpu_validate"} <= set(SHARING)
+    assert {"grid_driver", "grid_license", "cuda_toolkit", "cudnn", "gpu_monitoring", "gpu_validate",
+            "nvidia_driver", "fabric_manager"} <= set(SHARING)
 
 
 def test_no_role_or_playbook_moves_the_change_counter():
@@ -88,12 +90,23 @@ def test_a_read_asks_for_what_the_role_declares_in_its_defaults(role):
         todo.extend(_names(yaml.safe_dump(defaults.get(name)), role) - seen)
 
 
-def test_the_guest_play_lists_every_role_reads_from_their_defaults():
-    play = _load(GUESTS)[0]
+def _sharing_play(path):
+    """The play of ``path`` whose roles share the read."""
+    plays = [play for play in _load(path) if (play.get("vars") or {}).get("gpu_guest_info_reuse")]
+    assert len(plays) == 1, path
+    return plays[0]
+
+
+@pytest.mark.parametrize("path", [GUESTS, SERVERS], ids=["guests", "servers"])
+def test_a_sharing_play_lists_every_role_reads_from_their_defaults(path):
+    play = _sharing_play(path)
     roles = [task["ansible.builtin.import_role"]["name"].split(".")[-1] for task in play["tasks"]
              if "ansible.builtin.import_role" in task]
     validated = [task for task in play["tasks"] if "ansible.builtin.validate_argument_spec" in task]
-    assert roles and validated[0]["vars"]["guests__roles"] == roles, "the inputs of every imported role are checked"
+    roles_var = [name for name in validated[0]["vars"] if name.endswith("__roles")]
+    assert roles and validated[0]["vars"][roles_var[0]] == roles, "the inputs of every imported role are checked"
+    assert all(task["ansible.builtin.import_role"].get("rolespec_validate") is False
+               for task in play["tasks"] if "ansible.builtin.import_role" in task)
     declared = [role for role in roles
                 if role + "_guest_reads" in _load(os.path.join(ROLES, role, "defaults", "main.yml"))]
     assert play["vars"]["gpu_guest_info_reads"] == ["{{ %s_guest_reads }}" % role for role in declared]
