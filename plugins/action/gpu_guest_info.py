@@ -40,7 +40,7 @@ from shlex import quote as shlex_quote
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import ALL_PROBES, ON_REQUEST, PROBES
 
 MODULE = "gpuops.vgpu.gpu_guest_info"
 CACHE_FACT = "gpu_guest_info_cache"
@@ -212,13 +212,16 @@ def read_plan(args, cached_state, later_reads):
         missing_services = services - set(cached_state.get("services") or {})
         if not (missing_probes or missing_files or missing_services):
             return None, False
-        return dict(args, gather=[name for name in PROBES if name in missing_probes],
+        return dict(args, gather=[name for name in ALL_PROBES if name in missing_probes],
                     files=sorted(missing_files), services=sorted(missing_services)), True
     for read in later_reads:
         files.update(read.get("files") or [])
         services.update(read.get("services") or [])
     module_args = dict(args, files=sorted(files), services=sorted(services))
     module_args.pop("gather", None)
+    # Every probe, and those read only on request where this read asks for them.
+    if wanted & set(ON_REQUEST):
+        module_args["gather"] = list(PROBES) + [name for name in ON_REQUEST if name in wanted]
     return module_args, False
 
 
@@ -227,7 +230,7 @@ def merged(state, addition):
     result = dict(state)
     for name in addition.get("gathered", []):
         result[name] = addition[name]
-    result["gathered"] = [name for name in PROBES if name in set(state.get("gathered", []))
+    result["gathered"] = [name for name in ALL_PROBES if name in set(state.get("gathered", []))
                           | set(addition.get("gathered", []))]
     for part in ("files", "services", "errors"):
         if addition.get(part) or part in state:

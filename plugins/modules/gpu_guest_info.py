@@ -38,12 +38,14 @@ attributes:
 options:
   gather:
     description:
-      - The probes to run; all of them when not set. Each gives the return value of its name.
+      - The probes to run; all of them but V(topology) when not set. Each gives the return value of its name.
       - V(license) also runs nvidia-smi (for the license state), and V(driver), V(cudnn) and V(container_toolkit)
         read the installed packages, but only the probes named here are returned.
+      - V(topology) (C(nvidia-smi topo -m) and C(nvidia-smi nvlink -s), for a machine that owns several GPUs) runs
+        only when named here.
     type: list
     elements: str
-    choices: [os, pci, packages, driver, license, nvidia_smi, cuda, cudnn, container_toolkit]
+    choices: [os, pci, packages, driver, license, nvidia_smi, cuda, cudnn, container_toolkit, topology]
   nvidia_smi_path:
     description:
       - Path of the C(nvidia-smi) binary. When not set, it is looked for in E(PATH), the system directories,
@@ -229,18 +231,26 @@ gpu_guest:
       description: NVIDIA Container Toolkit - C(installed), C(path) of nvidia-ctk, C(version), C(packages).
       type: dict
       returned: when gathered
+    topology:
+      description:
+        - The GPUs' links, as M(gpuops.vgpu.nvidia_smi_info) returns them - C(topology) (C(nvidia-smi topo -m))
+          and C(nvlink) (C(nvidia-smi nvlink -s)), each null where its command failed (its error under
+          RV(gpu_guest.errors) as C(topology.topology) or C(topology.nvlink)).
+        - Null without a working nvidia-smi.
+      type: dict
+      returned: when asked for in O(gather)
 """
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._module_base import Host, run_module
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import (
-    PROBES,
+    ALL_PROBES,
     gpu_guest_info,
 )
 
 
 def argument_spec():
     return dict(
-        gather=dict(type="list", elements="str", choices=list(PROBES)),
+        gather=dict(type="list", elements="str", choices=list(ALL_PROBES)),
         nvidia_smi_path=dict(type="path"),
         query_format=dict(type="str", choices=["xml", "text"], default="xml"),
         files=dict(type="list", elements="path", default=[]),

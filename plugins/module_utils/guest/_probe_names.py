@@ -10,3 +10,7 @@ __metaclass__ = type
 
 # In the order they run and are returned.
 PROBES = ("os", "pci", "packages", "driver", "license", "nvidia_smi", "cuda", "cudnn", "container_toolkit")
+# Read only when asked for by name, never by a read of every probe: nvidia-smi's topo -m and nvlink -s, which only a
+# machine that owns several GPUs needs (the doctor's read of a bare-metal server).
+ON_REQUEST = ("topology",)
+ALL_PROBES = PROBES + ON_REQUEST

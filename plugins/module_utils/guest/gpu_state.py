@@ -24,7 +24,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._cuda import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._driver import read_driver
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import GRIDD_SERVICE, read_license
-from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import PROBES
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import ALL_PROBES, PROBES
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import (
     read_clock_synchronized,
     read_os,
@@ -34,13 +34,16 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import (
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia._catalog import parse_profile
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
+    GATHER_COMMANDS,
     MISSING_KINDS,
     SEARCH_DIRS,
     NvidiaSmiError,
     collect,
+    run_parsed,
 )
 
-__all__ = ["CommandFailed", "Guest", "GuestFiles", "PROBES", "gpu_guest_info", "read_gpu_state", "read_nvidia_smi"]
+__all__ = ["ALL_PROBES", "CommandFailed", "Guest", "GuestFiles", "PROBES", "gpu_guest_info", "read_gpu_state",
+           "read_nvidia_smi", "read_topology"]
 
 # The guest's root; tests point it at a fake tree.
 ROOT = "/"
@@ -74,7 +77,7 @@ def read_gpu_state(guest, probes=None, files=(), services=()):
     """
     wanted = PROBES if probes is None else probes
     state = {"gathered": [], "errors": guest.errors}
-    for name in PROBES:
+    for name in ALL_PROBES:
         if name not in wanted:
             continue
         state[name] = _part(guest, name, functools.partial(_READERS[name], guest))
@@ -159,6 +162,25 @@ def _vgpu_profile(gpu):
         return None
 
 
+def read_topology(guest):
+    """``nvidia-smi topo -m`` and ``nvlink -s`` through the public parsers, as ``nvidia_smi_info`` gives them:
+    ``{"topology", "nvlink"}``, each None where its command failed (its error under ``errors``, as
+    ``topology.topo`` or ``topology.nvlink``). None without a working nvidia-smi."""
+    smi = _smi(guest)
+    if not smi.get("present"):
+        return None
+    found = {}
+    for name in ("topology", "nvlink"):
+        try:
+            found[name] = {}
+            for args, parser in GATHER_COMMANDS[name]:
+                found[name].update(run_parsed(lambda argv: guest.run([smi["path"]] + list(argv)), args, parser))
+        except NvidiaSmiError as err:
+            guest.errors["topology." + name] = err.as_dict()
+            found[name] = None
+    return found
+
+
 _READERS = {
     "os": lambda guest: guest.once("os", lambda: read_os(guest)),
     "pci": read_pci,
@@ -169,4 +191,5 @@ _READERS = {
     "cuda": read_cuda,
     "cudnn": lambda guest: read_cudnn(guest, _packages(guest)),
     "container_toolkit": lambda guest: read_container_toolkit(guest, _packages(guest)),
+    "topology": read_topology,
 }

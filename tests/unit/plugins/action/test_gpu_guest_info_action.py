@@ -57,6 +57,19 @@ def test_missing_probes_are_read_in_their_order():
     assert merge is True and args["gather"] == ["cuda", "cudnn"]
 
 
+def test_the_topology_probe_is_read_only_when_asked_for_and_then_with_every_probe():
+    # A kept read of every probe has no topology: a server's read that asks for it reads only that.
+    args, merge = read_plan({"gather": ["pci", "driver", "nvidia_smi", "topology"]}, KEPT, [])
+    assert merge is True and args["gather"] == ["topology"]
+    # A whole read (nothing kept) reads every probe and the topology asked for; without it, every probe only.
+    args, merge = read_plan({"gather": ["nvidia_smi", "topology"]}, None, [])
+    assert merge is False and args["gather"] == list(PROBES) + ["topology"]
+    args, merge = read_plan({"gather": ["nvidia_smi"]}, None, [])
+    assert "gather" not in args
+    state = merged(KEPT, {"gathered": ["topology"], "topology": {"topology": None, "nvlink": None}, "errors": {}})
+    assert state["gathered"] == list(PROBES) + ["topology"]
+
+
 def test_a_partial_read_is_added_to_the_kept_state():
     addition = {"gathered": ["cuda"], "errors": {"files": {"msg": "Permission denied"}},
                 "cuda": {"toolkits": []}, "files": {"/etc/ld.so.conf.d/cuda.conf": {"exists": True}}}

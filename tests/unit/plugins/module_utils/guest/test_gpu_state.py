@@ -262,6 +262,24 @@ def test_gather_only_what_is_asked(fake):
     assert fake.calls == []
 
 
+def test_the_topology_probe_runs_only_when_asked_and_only_with_a_working_driver(fake):
+    fake.debian(packages=[GRID_PACKAGE]).grid_driver()
+    assert "topology" not in read(fake) and not [call for call in fake.calls if "topo" in call]
+    fake.answers["nvidia-smi topo -m"] = (0, read_fixture("topo_m_2xH100_pcie_NV12_driver555_TABS2SPACES.txt"), "")
+    fake.answers["nvidia-smi nvlink -s"] = (0, read_fixture("nvlink_s_2xH100_pcie_inactive_links_driver555.txt"), "")
+    state = read(fake, ["topology"])
+    assert state["gathered"] == ["topology"] and state["errors"] == {}
+    assert state["topology"]["topology"]["nvlink_pairs"] == [{"a": "GPU0", "b": "GPU1", "links": 12}]
+    assert [link["active"] for link in state["topology"]["nvlink"]["gpus"][0]["links"]][4:6] == [False, False]
+    # A command that fails leaves its part None with its error; the other part still answers.
+    fake.answers["nvidia-smi topo -m"] = (3, "", "Failed to run topo\n")
+    state = read(fake, ["topology"])
+    assert state["topology"]["topology"] is None and state["topology"]["nvlink"] is not None
+    assert "topology.topology" in state["errors"]
+    fake.answers["nvidia-smi -q"] = DRIVER_DOWN
+    assert read(fake, ["topology"])["topology"] is None
+
+
 def test_no_systemd_and_no_lspci(fake):
     fake.file("/etc/os-release", DEBIAN_LIKE).file("/var/lib/dpkg/status", "")
     fake.file("/sys/bus/pci/devices/0000:02:01.0/vendor", "0x10de\n")
