@@ -23,7 +23,7 @@ _doctor_facts = lazy_module("plugin_utils._doctor_facts")
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
 # What the doctor's gather entry point reads on a host or guest (roles/doctor/tasks/gather.yml).
-GATHERED_KINDS = ("host_nvidia_smi", "bmc_info", "bios", "guest_nvidia_smi", "guest_cuda")
+GATHERED_KINDS = ("host_nvidia_smi", "bmc_info", "bios", "guest_nvidia_smi", "guest_cuda", "server")
 
 
 def _mapping(value, name, what):

@@ -4,10 +4,12 @@
 """The doctor's checks: gathered facts in, findings out, without I/O.
 
 ``run_checks(facts, options)`` runs on the output of ``_doctor_facts.collect`` and returns the findings, one per
-check and object: ``layer`` (bmc, host, cluster, vm, guest, k8s), ``object``, ``check``, ``status`` (PASS, WARN, FAIL,
-SKIP), ``message`` and, for anything but PASS, a one-line ``remediation`` (for SKIP: what would let the check run).
+check and object: ``layer`` (bmc, host, cluster, vm, guest, server, k8s), ``object``, ``check``, ``status`` (PASS,
+WARN, FAIL, SKIP), ``message`` and, for anything but PASS, a one-line ``remediation`` (for SKIP: what would let the
+check run).
 ``table`` and ``summarize`` present them. The checks of each layer are in ``_doctor_infra`` (BMC and host),
-``_doctor_cluster``, ``_doctor_guests`` (VMs and guests) and ``_doctor_k8s`` (Kubernetes GPU nodes).
+``_doctor_cluster``, ``_doctor_guests`` (VMs and guests), ``_doctor_servers`` (bare-metal GPU servers) and
+``_doctor_k8s`` (Kubernetes GPU nodes).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,11 +22,12 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_infra import b
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_cluster import cluster_checks
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_guests import guest_checks, vm_checks
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_k8s import k8s_checks
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_servers import server_checks
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_facts import COMPONENTS
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_rules import parse_time
 
 
-LAYERS = ("bmc", "host", "cluster", "vm", "guest", "k8s")
+LAYERS = ("bmc", "host", "cluster", "vm", "guest", "server", "k8s")
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP")
 RANK = {"PASS": 0, "SKIP": 1, "WARN": 2, "FAIL": 3}
 
@@ -79,7 +82,7 @@ def options_of(options):
 
 
 def run_checks(facts, options=None):
-    """Every check over ``collect()``'s facts; findings in layer order (bmc, host, cluster, vm, guest, k8s)."""
+    """Every check over ``collect()``'s facts; findings in layer order (bmc, host, cluster, vm, guest, server, k8s)."""
     opts = options_of(options)
     out = Findings()
     if facts.get("vcenter_error"):
@@ -93,6 +96,7 @@ def run_checks(facts, options=None):
     cluster_checks(out, facts, opts)
     vm_checks(out, facts)
     guest_checks(out, facts, opts)
+    server_checks(out, facts.get("servers"))
     k8s_checks(out, facts)
     return out.items
 

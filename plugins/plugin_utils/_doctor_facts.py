@@ -17,6 +17,7 @@ import json
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_k8s import node_facts
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_passthrough import nvlink_sets
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_servers import server_facts
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 
 # Where the CUDA runfile links the toolkit it installs as the default (the doctor's default doctor_guest_cuda_home).
@@ -156,9 +157,21 @@ def collect(raw, options=None):
         "guests": [_guest_facts(g, raw.get("guest_cuda_home") or CUDA_LINK) for g in _guests(raw)],
         "guests_group": raw.get("guests_group"),
         "bmc_gathered": raw.get("bmc_gathered", True) is not False,
+        "servers": _servers(raw),
         "k8s_nodes": node_facts(raw.get("k8s") or {}),
         "vmotion_drill": raw.get("vmotion_drill") or None,
     }
+
+
+def _servers(raw):
+    """Per bare-metal GPU server of ``servers``: its facts from its read (``server_reads``, a registered loop or
+    the gather entry point's reads), ``server_facts`` (given, they win) and its DCGM verdict (``server_dcgm``, this
+    run's gpu_validate or given)."""
+    reads, given = _by_item(raw.get("server_reads")), raw.get("server_facts") or {}
+    dcgm = raw.get("server_dcgm") or {}
+    return [server_facts(name, given[name] if name in given else reads.get(name), (dcgm.get(name) or {}).get("verdict"),
+                         (dcgm.get(name) or {}).get("source"))
+            for name in raw.get("servers") or []]
 
 
 def _cluster_facts(name, raw):

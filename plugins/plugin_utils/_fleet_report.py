@@ -18,7 +18,8 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputEr
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_drivers, _k8s_sharing
 
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
-LAYERS = ("bmc", "host", "cluster", "vm", "guest", "k8s")
+LAYERS = ("bmc", "host", "cluster", "vm", "guest", "server", "k8s")
+SERVER_CHECKS = ("server_driver", "fabric", "gpus_nvlink", "dcgm")
 GPU_KEYS = ("pci_id", "device_name", "model", "memory_mib", "graphics_type", "xorg_restart_pending", "vgpu_mode",
             "profile", "profiles", "used", "max", "free", "vms", "passthrough")
 
@@ -52,6 +53,7 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
         })
     gpus = [g for c in report_clusters for h in c["hosts"] for g in h["gpus"]]
     guests = _guests(facts, metrics or {})
+    servers = _servers(facts, findings)
     return {
         "title": title,
         "generated_at": generated_at,
@@ -66,10 +68,13 @@ def build(inventory, doctor=None, title="GPU fleet", generated_at=None, clusters
             "passthrough_gpus": sum(1 for g in gpus if _whole(g)),
             "guests": len(guests),
             "licensed": sum(1 for g in guests if g["licensed"]),
+            "servers": len(servers),
+            "server_gpus": sum(len(server["gpus"]) for server in servers),
             "findings": dict((s, sum(1 for f in findings if f.get("status") == s)) for s in STATUSES),
         },
         "clusters": report_clusters,
         "guests": guests,
+        "servers": servers,
         "k8s_nodes": _k8s_nodes(facts),
         "findings": findings,
         "drivers": _fleet_drivers.progress([h["driver_branch"] for c in report_clusters for h in c["hosts"]],
@@ -142,6 +147,41 @@ def _guests(facts, metrics):
     return sorted(guests, key=lambda g: g["name"] or "")
 
 
+def _servers(facts, findings):
+    """Per bare-metal GPU server the doctor read: its driver (version, branch, kernel module flavour), GPUs with their
+    fabric state, NVLink, last DCGM verdict, and the status of each of its doctor checks."""
+    servers = []
+    for server in facts.get("servers") or []:
+        smi = server.get("nvidia_smi") or {}
+        installed = server.get("installed") or {}
+        version = smi.get("driver_version") if smi.get("present") else None
+        checks = dict((f["check"], {"status": f["status"], "message": f["message"],
+                                    "remediation": f.get("remediation")})
+                      for f in findings if f.get("layer") == "server" and f.get("object") == server.get("name"))
+        pairs = server.get("nvlink_pairs") or []
+        servers.append({
+            "name": server.get("name"),
+            "error": server.get("error"),
+            "driver": version,
+            "driver_branch": _fleet_drivers.branch_of(version),
+            "driver_installed": installed.get("version"),
+            "kernel_module": (server.get("kernel_module") or {}).get("flavour") or installed.get("flavour"),
+            "cuda": smi.get("cuda_version") if smi.get("present") else None,
+            "nvidia_smi_error": None if smi.get("present") or not smi else "%s: %s" % (smi.get("kind"), smi.get("msg")),
+            "gpus": [dict((k, gpu.get(k)) for k in ("index", "pci_bus_id", "name", "fabric_state", "fabric_status",
+                                                     "temperature_gpu_c")) for gpu in server.get("gpus") or []],
+            "pci_gpus": len(server.get("pci_gpus") or []) if server.get("pci_gpus") is not None else None,
+            "nvlink_pairs": len(pairs),
+            "nvlink_links": sorted(set(pair.get("links") for pair in pairs)),
+            "dcgm": dict((k, (server.get("dcgm") or {}).get(k)) for k in ("status", "message", "source"))
+            if server.get("dcgm") else None,
+            "checks": checks,
+            "status": max([c["status"] for c in checks.values()] or ["SKIP"],
+                          key=lambda status: ("PASS", "SKIP", "WARN", "FAIL").index(status)),
+        })
+    return sorted(servers, key=lambda server: server["name"] or "")
+
+
 def _k8s_nodes(facts):
     """Per Kubernetes GPU node: its sharing mode and the nvidia.com/gpu count its device plugin will advertise."""
     nodes = []
@@ -212,6 +252,7 @@ def render_html(data):
     for cluster in data["clusters"]:
         parts.append(_cluster(cluster))
     parts.append(_guests_table(data["guests"]))
+    parts.append(_servers_table(data.get("servers") or []))
     parts.append(_k8s_table(data.get("k8s_nodes") or []))
     parts.append(_findings_table(data["findings"], data.get("doctor_generated_at")))
     parts.append("</main>\n<footer>gpuops.vgpu fleet report. Slots: one box per vGPU the GPU can hold in its "
@@ -231,6 +272,8 @@ def _header(data):
          ("all passed" if found["PASS"] else "not run"), "doctor"),
         _fleet_drivers.summary_card(data["drivers"], s["hosts"], s["guests"]),
     ]
+    if s.get("servers"):
+        cards.insert(5, ("%d / %d" % (s["servers"], s["server_gpus"]), "GPU servers / their GPUs"))
     meta = ["generated %s" % _e(data.get("generated_at"))]
     if data.get("vcenter"):
         meta.insert(0, "vCenter %s" % _e(data["vcenter"]))
@@ -400,6 +443,39 @@ def _guests_table(guests):
                                             else g["driver"]), _e(g["cuda"]), status,
                        _e(g["license_status"] or "unknown"), _e(g["license_product"]), _e(g["license_expiry"]),
                        _metrics_link(g.get("metrics_url"))))
+    out.append("</table>\n</section>\n")
+    return "".join(out)
+
+
+def _servers_table(servers):
+    """The bare-metal GPU servers: nothing where the inventory has none."""
+    if not servers:
+        return ""
+    out = ['<section class="servers">\n<h2>GPU servers</h2>\n<table>\n<tr><th>server</th><th>driver</th>'
+           '<th>kernel modules</th><th>GPUs</th><th>fabric</th><th>NVLink</th><th>DCGM</th><th>doctor</th></tr>\n']
+    for server in servers:
+        checks = server["checks"]
+        cells = []
+        for check in SERVER_CHECKS:
+            found = checks.get(check)
+            cells.append('<span class="badge %s">%s</span> %s' % (
+                _e(found["status"]), _e(found["status"]), _e(found["message"])) if found else "—")
+        if server["driver"]:
+            driver = "%s (%s)" % (server["driver"], server["driver_branch"]) if server["driver_branch"] \
+                else server["driver"]
+        else:
+            driver = "none" + (" (%s installed)" % server["driver_installed"] if server["driver_installed"] else "")
+        gpus = server["gpus"]
+        models = ", ".join(sorted(set(gpu["name"] or "?" for gpu in gpus)))
+        problems = [f for f in checks.values() if f["status"] in ("FAIL", "WARN")]
+        out.append(
+            '<tr data-server="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
+            '<td><span class="badge %s">%s</span>%s</td></tr>\n' % (
+                _e(server["name"]), _e(server["name"]), _e(driver), _e(server["kernel_module"] or "—"),
+                _e("%d × %s" % (len(gpus), models) if gpus else "—"), cells[1], cells[2], cells[3],
+                _e(server["status"]), _e(server["status"]),
+                "".join('<br><span class="fix">%s: %s</span>' % (_e(f["message"]), _e(f["remediation"]))
+                        for f in problems)))
     out.append("</table>\n</section>\n")
     return "".join(out)
 

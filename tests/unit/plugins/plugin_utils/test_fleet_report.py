@@ -92,7 +92,8 @@ def test_data_per_cluster_host_and_gpu_with_what_the_doctor_measured():
     assert hosts[1]["findings"] == {"FAIL": 1, "WARN": 0}
     passed = len(data["findings"]) - 5
     assert data["summary"] == {"hosts": 3, "gpus": 3, "vgpus": 3, "carved_slots": 11, "idle_gpus": 1, "guests": 1,
-                               "passthrough_gpus": 0, "licensed": 1, "findings": {"FAIL": 1, "WARN": 1, "SKIP": 3, "PASS": passed}}
+                               "passthrough_gpus": 0, "licensed": 1, "servers": 0, "server_gpus": 0,
+                               "findings": {"FAIL": 1, "WARN": 1, "SKIP": 3, "PASS": passed}}
     assert data["clusters"][0]["drs"] == "on (fullyAutomated)"
     guest = data["guests"][0]
     assert (guest["vm"], guest["host"], guest["gpu"], guest["profile"], guest["licensed"]) == (
