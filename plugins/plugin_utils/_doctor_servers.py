@@ -30,6 +30,8 @@ FIX = {
                                "playbooks/servers.yml with nvidia_driver_reboot: true) so its kernel module runs.",
     "nouveau": "nouveau holds the GPUs: run playbooks/servers.yml with nvidia_driver_reboot: true (role "
                "gpuops.vgpu.nvidia_driver blacklists nouveau and reboots).",
+    "grid": "Remove the GRID guest driver (its nvidia-linux-grid package or nvidia-uninstall) and install NVIDIA's "
+            "data center driver (role gpuops.vgpu.nvidia_driver, playbooks/servers.yml).",
     "fabric": "Install and start Fabric Manager of exactly the driver's version (role gpuops.vgpu.fabric_manager, "
               "playbooks/servers.yml), then check 'systemctl status nvidia-fabricmanager' and its log "
               "/var/log/fabricmanager.log for why the fabric did not complete.",
@@ -104,6 +106,8 @@ def server_facts(name, read, dcgm=None, dcgm_source=None):
             "loaded": driver.get("loaded"),
             "loaded_version": driver.get("loaded_version"),
         } if driver else None,
+        # A GRID guest driver (its packages or licensing daemon) is a vGPU guest's, not a server's.
+        "grid_driver": bool(driver.get("packages") or driver.get("gridd")),
         "nouveau": bool(any(gpu.get("driver") == "nouveau" for gpu in (state.get("pci") or {}).get("gpus") or [])),
         "pci_gpus": [gpu.get("address") for gpu in (state.get("pci") or {}).get("gpus") or []]
         if state.get("pci") is not None else None,
@@ -160,6 +164,10 @@ def _driver(out, server):
     """``server_driver``: nvidia-smi answers from the installed data center driver. Returns whether it does."""
     name, smi, installed = server["name"], server["nvidia_smi"] or {}, server["installed"]
     module = server["kernel_module"] or {}
+    if smi.get("present") and server.get("grid_driver"):
+        out.add("server", name, "server_driver", "FAIL", "nvidia-smi answers from a GRID guest driver (%s), which is a "
+                "vGPU guest's driver, not a bare-metal server's." % smi.get("driver_version"), FIX["grid"])
+        return True
     if smi.get("present"):
         flavour = module.get("flavour") or (installed or {}).get("flavour")
         cuda = ", CUDA %s" % smi["cuda_version"] if smi.get("cuda_version") else ""

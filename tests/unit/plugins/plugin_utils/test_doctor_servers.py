@@ -23,6 +23,7 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._fleet_report import b
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.module_utils.guest.guest_trees import (
     DRIVER_DOWN,
     FakeGuest,
+    dpkg_stanza,
 )
 from ansible_collections.gpuops.vgpu.tests.unit.plugins.nvidia_smi_fixtures import read as read_fixture
 
@@ -129,6 +130,15 @@ def test_a_server_without_a_driver_fails_with_the_install_named_and_the_rest_wai
     assert "gpuops.vgpu.nvidia_driver" in driver["remediation"] and "playbooks/servers.yml" in driver["remediation"]
     assert found["fabric"]["status"] == found["gpus_nvlink"]["status"] == found["dcgm"]["status"] == "SKIP"
     assert "(2 GPU(s) on the PCI bus)" in found["gpus_nvlink"]["message"]
+
+
+def test_a_grid_guest_driver_on_a_server_fails_naming_the_data_center_driver(hgx):
+    with open(os.path.join(hgx.root, "var", "lib", "dpkg", "status")) as handle:
+        status = handle.read()
+    hgx.file("/var/lib/dpkg/status", status + dpkg_stanza("nvidia-linux-grid-535", "535.161.08") + "\n")
+    driver = checks(hgx)["server_driver"]
+    assert driver["status"] == "FAIL" and driver["remediation"] == FIX["grid"]
+    assert driver["message"].startswith("nvidia-smi answers from a GRID guest driver (535.161.08)")
 
 
 def test_an_installed_driver_waiting_for_its_reboot_names_the_reboot(hgx):
