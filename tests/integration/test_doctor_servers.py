@@ -160,3 +160,14 @@ def test_the_doctor_passes_the_converged_server_and_names_the_one_without_a_driv
     page = (tmp_path / "reports" / "fleet-report.html").read_text()
     assert '<tr data-server="%s">' % HGX in page and '<tr data-server="%s">' % PCIE in page
     assert "gpuops.vgpu.nvidia_driver" in page
+
+    # Without the gather play the doctor reads each server itself, once, and comes to the same verdicts.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    rc, results, output = run(lab, alone, doctor_plays(lab, alone)[1:])
+    assert rc == 0, output[-8000:]
+    reads = results[("Doctor", "Read the servers' driver, GPUs, fabric and NVLink", "localhost")]["results"]
+    assert sorted(read["item"] for read in reads) == [HGX, PCIE]
+    again = json.loads((alone / "reports" / "doctor.json").read_text())
+    assert [(f["object"], f["check"], f["status"]) for f in again["findings"] if f["layer"] == "server"] == [
+        (f["object"], f["check"], f["status"]) for f in report["findings"] if f["layer"] == "server"]
