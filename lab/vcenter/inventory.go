@@ -54,7 +54,7 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 	simulator.Map.AddHandler(newTaskHooks(l))
 	l.tasks = vapi.NewTasks(&l.mu, &l.background)
 	l.vlcm = vlcm.New(vlcmLab{l}, &l.mu, l.tasks, topo)
-	return nil
+	return l.seedTags(topo)
 }
 
 func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object.Folder, spec *topology.DatacenterSpec,

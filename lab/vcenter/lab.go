@@ -15,6 +15,7 @@ import (
 	"vcsim/hostd"
 	"vcsim/labapi"
 	"vcsim/stats"
+	"vcsim/tagging"
 	"vcsim/vapi"
 	"vcsim/vlcm"
 )
@@ -35,9 +36,10 @@ type Lab struct {
 	stats    *stats.Counters
 	faults   *faults.Store
 	chaos    *chaos.Injector
-	rest     *http.ServeMux // REST APIs served next to SOAP (paths under /api/ and /rest/)
-	vlcm     *vlcm.Manager  // vSphere Lifecycle Manager (REST, package vlcm; vlcm.go)
-	tasks    *vapi.Tasks    // the CIS tasks of the REST APIs (/api/cis/tasks)
+	rest     *http.ServeMux   // REST APIs served next to SOAP (paths under /api/ and /rest/)
+	vlcm     *vlcm.Manager    // vSphere Lifecycle Manager (REST, package vlcm; vlcm.go)
+	tasks    *vapi.Tasks      // the CIS tasks of the REST APIs (/api/cis/tasks)
+	tagging  *tagging.Service // vSphere tags (REST and JSON-RPC, package tagging; tags.go)
 	// vgpuEvents records, in order, every vGPU start and stop and every host image change (vgpu_events in
 	// /lab/state), so a test can replay which host driver each vGPU ran under at every step.
 	vgpuEvents []labapi.VGPUEvent

@@ -44,6 +44,10 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	for name, op := range vcenterapi.Operations(vcenterapiLab{l}) {
 		rt.Register(name, op)
 	}
+	for name, op := range l.tagging.Operations() {
+		rt.Register(name, op)
+	}
+	l.tagging.Routes(rt)
 	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.tasks.Serve)
 	rt.Add(http.MethodGet, "/api/vcenter/datacenter", l.listDatacenters)
 	rt.Add(http.MethodGet, "/api/vcenter/cluster", l.listClusters)

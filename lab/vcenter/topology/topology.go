@@ -81,6 +81,8 @@ type HostSpec struct {
 	RebootSeconds *float64 `json:"reboot_seconds,omitempty"`
 	// NICs is the number of physical NICs, vmnic0 on (2 to 8, default 2).
 	NICs int `json:"nics,omitempty"`
+	// Tags are vSphere tags attached to the host at start, "category:tag" (package tagging).
+	Tags []string `json:"tags,omitempty"`
 
 	cluster *ClusterSpec
 }
@@ -101,6 +103,8 @@ type VMSpec struct {
 	PowerState string `json:"power_state"`
 	GuestID    string `json:"guest_id"`
 	Firmware   string `json:"firmware"` // bios (vSphere's default for a new VM) or efi
+	// Tags are vSphere tags attached to the VM at start, "category:tag" (package tagging).
+	Tags []string `json:"tags,omitempty"`
 }
 
 const (
@@ -270,6 +274,7 @@ func (v *validator) host(h *HostSpec, c *ClusterSpec, where string, hosts map[st
 		return
 	}
 	v.unique("host", h.Name, where)
+	v.tags(fmt.Sprintf("host %q", h.Name), h.Tags)
 	h.cluster = c
 	hosts[h.Name] = h
 	for name, version := range h.Components {
@@ -321,10 +326,21 @@ func (h *HostSpec) RebootDuration() time.Duration {
 	return time.Duration(*h.RebootSeconds * float64(time.Second))
 }
 
+// tags checks that every tag of an object is "category:tag" with both names given.
+func (v *validator) tags(label string, tags []string) {
+	for _, tag := range tags {
+		if category, name, ok := strings.Cut(tag, ":"); !ok || strings.TrimSpace(category) == "" ||
+			strings.TrimSpace(name) == "" {
+			v.fail("%s: tag %q is not category:tag", label, tag)
+		}
+	}
+}
+
 func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clusters map[string]*ClusterSpec,
 	next map[string]int) {
 	v.unique("VM", vm.Name, where)
 	label := fmt.Sprintf("VM %q", vm.Name)
+	v.tags(label, vm.Tags)
 	switch {
 	case vm.Host != "":
 		h := hosts[vm.Host]

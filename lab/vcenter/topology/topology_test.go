@@ -57,6 +57,8 @@ func TestTopologyErrors(t *testing.T) {
 		"ECC word":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 1, "ecc": "off"}]}]}]}`, `ecc must be enabled or disabled, got "off"`},
 		"NVLink index":   {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 2}], "nvlink": [[0, 2]]}]}]}`, "GPU index 2 out of range"},
 		"physical NICs":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "nics": 9}]}]}`, "nics must be between 2 and 8, got 9"},
+		"host tag":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "tags": ["gpu-tier"]}]}]}`, `host "h": tag "gpu-tier" is not category:tag`},
+		"VM tag":         {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "tags": ["team:"]}]}]}`, `VM "v": tag "team:" is not category:tag`},
 		"NVLink triple":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 3}], "nvlink": [[0, 1], [1, 2]]}]}]}`, "GPU 1 is in two NVLink sets"},
 	}
 	for name, tc := range cases {
