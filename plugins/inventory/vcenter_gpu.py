@@ -29,9 +29,16 @@ description:
     C(passthrough_nvlink_set) (the sets it holds); for both kinds C(vm_moid), C(vm_uuid), C(vm_host),
     C(vm_cluster), C(vm_datacenter), C(vm_folder), C(vm_power_state), C(vm_guest_ip) and C(vm_gpu_models).
     C(ansible_host) is VMware Tools' guest IP address, or O(address_template) when set.
-  - The C(vcenter) group's host gets C(vcenter_hostname), C(vcenter_port), C(vcenter_username),
-    C(vcenter_validate_certs) and, when the GPU hosts are all in one datacenter, C(vcenter_datacenter). The password
-    never becomes a variable; C(vcenter_password) stays in the user's vault.
+  - Every host gets C(vcenter_hostname), C(vcenter_port), C(vcenter_username), C(vcenter_validate_certs) and, when
+    the GPU hosts are all in one datacenter, C(vcenter_datacenter), as variables of the C(all) group - where a
+    hand-written inventory keeps them (C(group_vars/all.yml)) and where the plays read them, on the C(vcenter) host
+    and on the ESXi hosts alike (C(playbooks/vars/vcenter.yml)). The user's own C(group_vars) and C(host_vars) still
+    take precedence. The password never becomes a variable; C(vcenter_password) stays in the user's vault.
+  - With a tag filter (O(tags), O(host_tags)) or O(gather_tags), vSphere tags are read through vCenter's tagging
+    service (the Automation API's REST interface, a session of its own) in a number of requests that does not grow
+    with the VMs - one C(list-attached-tags-on-objects) for every host and VM read, then one read per distinct tag
+    and category attached - and the guests get C(vm_tags) (V(category:tag) strings) and C(vm_tags_by_category)
+    (each category mapped to its tags), the ESXi hosts C(esxi_tags) and C(esxi_tags_by_category).
   - Hosts are named as in vCenter, guests by their VM's name; two kept VMs of one name are refused, naming both.
     Templates are left out.
   - The inventory file's name must end in C(vcenter_gpu.yml) or C(vcenter_gpu.yaml).
@@ -42,6 +49,7 @@ extends_documentation_fragment:
   - inventory_cache
 requirements:
   - pyVmomi
+  - requests (for the tags: O(tags), O(host_tags), O(gather_tags))
 options:
   plugin:
     description: The name of this plugin; it makes the file an inventory source of this plugin.
@@ -112,6 +120,32 @@ options:
     elements: str
     choices: [poweredOn, poweredOff, suspended]
     default: []
+  tags:
+    description:
+      - Keep only the VMs with these vSphere tags, each V(category:tag), or a tag name alone for that tag in any
+        category. O(tags_match) says whether one of them is enough. Empty keeps VMs whatever their tags.
+    type: list
+    elements: str
+    default: []
+  host_tags:
+    description:
+      - Keep only the ESXi hosts with these vSphere tags, written as in O(tags). Empty keeps hosts whatever their tags.
+    type: list
+    elements: str
+    default: []
+  tags_match:
+    description:
+      - V(any) keeps an object with at least one of the tags of O(tags) (O(host_tags) for hosts), V(all) one with
+        every one of them.
+    type: str
+    choices: [any, all]
+    default: any
+  gather_tags:
+    description:
+      - Read the vSphere tags of the hosts and VMs for their variables (C(vm_tags), C(esxi_tags), ...) even without
+        a tag filter, for O(keyed_groups), O(groups) and O(compose) over them.
+    type: bool
+    default: false
   nvlink_sets:
     description:
       - The NVLink sets of the passthrough hosts, by ESXi host name, as lists of PCI ids (the shape of the
@@ -144,7 +178,8 @@ options:
       - {prefix: vgpu, key: "[vgpu_profile] if vgpu_profile is defined else []"}
 notes:
   - O(compose), O(groups) and O(keyed_groups) apply to the ESXi hosts and the guests, not to the C(vcenter) host.
-  - Tags of vSphere (the Automation API's tagging service) are not read; select by cluster, folder and power state.
+  - Tags are read only for O(tags), O(host_tags) or O(gather_tags); the user needs the read privilege on the tags
+    and their categories (vCenter leaves out of the answers the tags a user cannot read).
   - With O(cache) on, a second run within O(cache_timeout) reads nothing from vCenter.
 seealso:
   - module: gpuops.vgpu.gpu_info
@@ -177,6 +212,16 @@ cache_connection: ~/.cache/gpuops-inventory
 cache_timeout: 600
 
 ---
+# Only the VMs tagged gpu-tier:gold or gpu-tier:silver on the hosts tagged gpuops:managed; groups by tag
+# (tag_gpu_tier_gold, ...) and by the gpu-tier category's tags (tier_gold, ...)
+plugin: gpuops.vgpu.vcenter_gpu
+tags: [gpu-tier:gold, gpu-tier:silver]
+host_tags: [gpuops:managed]
+keyed_groups:
+  - {prefix: tag, key: "vm_tags | default(esxi_tags)"}
+  - {prefix: tier, key: "vm_tags_by_category['gpu-tier'] | default([])"}
+
+---
 # The connection from the environment (VMWARE_HOST, VMWARE_USER, VMWARE_PASSWORD), groups of your own
 plugin: gpuops.vgpu.vcenter_gpu
 groups:
@@ -199,7 +244,7 @@ except ImportError:  # ansible-core before 2.19 trusts every inventory string as
         return value
 
 OPTION_NAMES = ("hostname", "username", "password", "password_file", "port", "validate_certs", "clusters", "folders",
-                "power_states", "nvlink_sets", "vcenter_host")
+                "power_states", "tags", "host_tags", "tags_match", "gather_tags", "nvlink_sets", "vcenter_host")
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -221,7 +266,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         fleet = None
         if cache and self.get_option("cache"):
             fleet = self._cache.get(key)
-        if fleet is None:
+        if fleet is None or (rules.needs_tags(options) and not fleet.get("tags_read")):
             fleet = self._read(options)
             if self.get_option("cache"):
                 self._cache[key] = fleet
@@ -254,12 +299,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _read(self, options):
         # Imported here: pyVmomi is needed only when vCenter is read, not for a cached inventory.
         from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-        from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import read_fleet
+        from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter_rest import VCenterRestClient
+        from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import add_tags, read_fleet
 
+        password = self._password(options)
         try:
-            with VCenterClient(options["hostname"], options["username"], self._password(options),
+            with VCenterClient(options["hostname"], options["username"], password,
                                port=options["port"], validate_certs=options["validate_certs"]) as client:
-                return read_fleet(client)
+                fleet = read_fleet(client)
+            if rules.needs_tags(options):
+                with VCenterRestClient(options["hostname"], options["username"], password, port=options["port"],
+                                       validate_certs=options["validate_certs"]) as rest:
+                    fleet = add_tags(fleet, rest)
+            return fleet
         except GpuopsError as err:
             raise AnsibleParserError("gpuops.vgpu.vcenter_gpu: %s" % err)
 

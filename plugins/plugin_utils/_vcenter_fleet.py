@@ -14,7 +14,12 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+try:
+    from urllib.parse import quote
+except ImportError:  # pragma: no cover - Python 2
+    from urllib import quote
+
+from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError, NotFound
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia import _catalog
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _inventory
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._vm_passthrough import static_ids
@@ -58,6 +63,55 @@ def read_fleet(client):
     # pyVmomi's enums and strings are subclasses of str, which Ansible does not store as variables: plain data, as a
     # module's result is once it has passed through JSON.
     return json.loads(json.dumps(fleet))
+
+
+TAGGING = "/api/cis/tagging"
+
+
+def read_tags(rest, objects):
+    """``{(type, moid): ["category:tag", ...]}`` of the objects (``[(managed object type, moid)]``) through vCenter's
+    tagging service (the REST client ``rest``), in a number of requests that does not grow with the objects: one
+    ``list-attached-tags-on-objects`` for all of them, then one read per distinct tag and per distinct category
+    attached. A tag or category removed meanwhile is left out.
+
+    Paths and shapes: vSphere Automation API, cis/tagging (``POST /api/cis/tagging/tag-association?action=
+    list-attached-tags-on-objects`` with ``{"object_ids": [{"type", "id"}]}``, answering ``[{"object_id",
+    "tag_ids"}]``; ``GET /api/cis/tagging/tag/{tag_id}`` and ``/category/{category_id}``), as the SDK's
+    com/vmware/cis/tagging_client.py (vmware-vcenter 9.1.1.0) describes them."""
+    if not objects:
+        return {}
+    answer = rest.request("POST", TAGGING + "/tag-association", params={"action": "list-attached-tags-on-objects"},
+                          body={"object_ids": [{"type": kind, "id": moid} for kind, moid in objects]}) or []
+    tags, categories = {}, {}
+    for tag_id in sorted(set(tag_id for entry in answer for tag_id in entry.get("tag_ids") or [])):
+        try:
+            tag = rest.get("%s/tag/%s" % (TAGGING, quote(tag_id, safe=":")))
+            category_id = tag["category_id"]
+            if category_id not in categories:
+                categories[category_id] = rest.get("%s/category/%s" % (TAGGING, quote(category_id, safe=":")))
+        except NotFound:
+            continue
+        tags[tag_id] = "%s:%s" % (categories[category_id]["name"], tag["name"])
+    found = {}
+    for entry in answer:
+        obj = entry.get("object_id") or {}
+        found[(obj.get("type"), obj.get("id"))] = sorted(tags[tag_id] for tag_id in entry.get("tag_ids") or []
+                                                         if tag_id in tags)
+    return found
+
+
+def add_tags(fleet, rest):
+    """The fleet with each host's and VM's ``tags`` (``["category:tag", ...]``) read through ``rest``, and
+    ``tags_read`` set."""
+    objects = [("HostSystem", host["moid"]) for host in fleet["hosts"]] + [
+        ("VirtualMachine", vm["moid"]) for vm in fleet["vms"]]
+    tags = read_tags(rest, objects)
+    for host in fleet["hosts"]:
+        host["tags"] = tags.get(("HostSystem", host["moid"]), [])
+    for vm in fleet["vms"]:
+        vm["tags"] = tags.get(("VirtualMachine", vm["moid"]), [])
+    fleet["tags_read"] = True
+    return fleet
 
 
 def _profile_model(profile):

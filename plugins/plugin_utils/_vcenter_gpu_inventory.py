@@ -15,8 +15,9 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputEr
 from ansible_collections.gpuops.vgpu.plugins.module_utils._pci import pci_bus_address
 
 POWER_STATES = ("poweredOn", "poweredOff", "suspended")
+TAGS_MATCH = ("any", "all")
 VCENTER_GROUP, HOSTS_GROUP, VGPU_GROUP, PASSTHROUGH_GROUP = "vcenter", "esxi_hosts", "gpu_guests", "passthrough_guests"
-SERVERS_GROUP = "servers"
+SERVERS_GROUP, ALL_GROUP = "servers", "all"
 
 
 def _names(options, key):
@@ -54,9 +55,43 @@ def check_options(options):
             raise InputError("folders has '%s', which is not a VM folder's path." % folder,
                              hint="Write the path from the datacenter, e.g. /dc1/vm/ml (/dc1/vm for all its VMs).")
         folders.append(path)
+    match = options.get("tags_match") or "any"
+    if match not in TAGS_MATCH:
+        raise InputError("tags_match is %r." % (match,), hint="Choose any (one of the tags) or all (every tag).")
     checked = dict(options, clusters=_names(options, "clusters"), power_states=states, folders=folders,
-                   nvlink_sets=_nvlink_sets(options.get("nvlink_sets")))
+                   nvlink_sets=_nvlink_sets(options.get("nvlink_sets")), tags=_tag_filter(options, "tags"),
+                   host_tags=_tag_filter(options, "host_tags"), tags_match=match,
+                   gather_tags=bool(options.get("gather_tags")))
     return checked
+
+
+def _tag_filter(options, key):
+    """A tag filter's entries as ``(category, tag)``; ``category`` is None for a bare tag name (any category)."""
+    entries = []
+    for entry in _names(options, key):
+        category, sep, tag = entry.partition(":")
+        if sep and (not category.strip() or not tag.strip()):
+            raise InputError("%s has '%s', which is not category:tag." % (key, entry),
+                             hint="Write each entry as category:tag (gpu-tier:gold), or a tag name alone for that "
+                                  "tag in any category.")
+        entries.append((category.strip(), tag.strip()) if sep else (None, entry))
+    return entries
+
+
+def needs_tags(options):
+    """Whether the run reads vSphere tags: a tag filter, or ``gather_tags``."""
+    return bool(options["tags"] or options["host_tags"] or options["gather_tags"])
+
+
+def tags_match(tags, wanted, match):
+    """Whether an object's tags (``["category:tag", ...]``) pass a tag filter (``[(category or None, tag)]``): one
+    entry (``any``) or every entry (``all``). An empty filter passes everything."""
+    if not wanted:
+        return True
+    held = [tag.partition(":")[::2] for tag in tags]
+    hits = [any(name == tag and category in (None, held_category) for held_category, name in held)
+            for category, tag in wanted]
+    return all(hits) if match == "all" else any(hits)
 
 
 def _nvlink_sets(value):
@@ -84,13 +119,26 @@ def _in_folders(folder, folders):
 
 
 def selected(fleet, options):
-    """``(hosts, vms)`` of the fleet that the filters keep: hosts of ``clusters``; VMs of ``clusters``, under
-    ``folders`` and in ``power_states``. An empty filter keeps all."""
+    """``(hosts, vms)`` of the fleet that the filters keep: hosts of ``clusters`` with ``host_tags``; VMs of
+    ``clusters``, under ``folders``, in ``power_states`` and with ``tags`` (``tags_match``: any or all of them). An
+    empty filter keeps all."""
     clusters, folders, states = options["clusters"], options["folders"], options["power_states"]
-    hosts = [host for host in fleet["hosts"] if not clusters or host["cluster"] in clusters]
+    match = options["tags_match"]
+    hosts = [host for host in fleet["hosts"] if (not clusters or host["cluster"] in clusters)
+             and tags_match(host.get("tags") or [], options["host_tags"], match)]
     vms = [vm for vm in fleet["vms"] if (not clusters or vm["cluster"] in clusters)
-           and _in_folders(vm["folder"], folders) and (not states or vm["power_state"] in states)]
+           and _in_folders(vm["folder"], folders) and (not states or vm["power_state"] in states)
+           and tags_match(vm.get("tags") or [], options["tags"], match)]
     return hosts, vms
+
+
+def _tag_vars(prefix, tags):
+    """``<prefix>_tags`` (``["category:tag", ...]``) and ``<prefix>_tags_by_category`` (``{category: [tag]}``)."""
+    by_category = {}
+    for tag in tags:
+        category, _sep, name = tag.partition(":")
+        by_category.setdefault(category, []).append(name)
+    return {prefix + "_tags": list(tags), prefix + "_tags_by_category": by_category}
 
 
 def host_vars(host):
@@ -100,7 +148,7 @@ def host_vars(host):
              "configured_graphics_type": gpu["configured_graphics_type"], "vgpu_mode": gpu["vgpu_mode"],
              "profile": gpu["profile"], "passthrough": gpu["passthrough"]["enabled"]}
             for gpu in host["gpus"]]
-    return {
+    variables = {
         "esxi_cluster": host["cluster"],
         "esxi_datacenter": host["datacenter"],
         "esxi_connection_state": host["connection_state"],
@@ -108,6 +156,9 @@ def host_vars(host):
         "esxi_gpu_models": sorted(set(gpu["model"] for gpu in gpus if gpu["model"])),
         "esxi_gpus": gpus,
     }
+    if "tags" in host:
+        variables.update(_tag_vars("esxi", host["tags"]))
+    return variables
 
 
 def _nvlink(vm, sets):
@@ -134,6 +185,8 @@ def vm_vars(vm, nvlink_sets):
         "vm_guest_ip": vm["guest_ip"],
         "vm_gpu_models": vm["gpu_models"],
     }
+    if "tags" in vm:
+        variables.update(_tag_vars("vm", vm["tags"]))
     if vm["vgpus"]:
         variables.update(vgpu_profile=vm["vgpus"][0]["profile"], vgpu_vm_name=vm["name"])
         if len(vm["vgpus"]) > 1:
@@ -148,7 +201,8 @@ def vm_vars(vm, nvlink_sets):
 
 
 def vcenter_vars(options, hosts):
-    """The ``vcenter`` group's connection variables (never the password: that stays in the user's vault)."""
+    """The connection variables of every host, as the playbooks read them (``playbooks/vars/vcenter.yml``); never the
+    password: that stays in the user's vault."""
     variables = {"vcenter_hostname": options["hostname"], "vcenter_port": options["port"],
                  "vcenter_username": options["username"], "vcenter_validate_certs": options["validate_certs"]}
     datacenters = sorted(set(host["datacenter"] for host in hosts if host["datacenter"]))
@@ -168,9 +222,12 @@ def build(fleet, options):
         VGPU_GROUP: {"hosts": [vm["name"] for vm in vms if vm["vgpus"]]},
         PASSTHROUGH_GROUP: {"hosts": [vm["name"] for vm in vms if vm["passthrough"]]},
     }, "hosts": dict((host["name"], host_vars(host)) for host in hosts)}
+    # The connection variables go where a hand-written inventory keeps them (group_vars/all.yml): every play that
+    # loads playbooks/vars/vcenter.yml reads them, on the vcenter host and on the ESXi hosts alike, and the user's own
+    # group_vars still take precedence over an inventory source's.
+    inventory["groups"][ALL_GROUP] = {"vars": vcenter_vars(options, hosts)}
     if options.get("vcenter_host"):
-        inventory["groups"][VCENTER_GROUP] = {"hosts": [options["vcenter_host"]],
-                                              "vars": vcenter_vars(options, hosts)}
+        inventory["groups"][VCENTER_GROUP] = {"hosts": [options["vcenter_host"]]}
         inventory["hosts"][options["vcenter_host"]] = {"ansible_connection": "local",
                                                        "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
     seen = {}

@@ -197,6 +197,106 @@ def test_filters_constructed_options_and_credentials_from_the_environment(lab, r
     assert members(found, "power_poweredOff") == ["ml-vm-01"]
 
 
+def sdk_client(lab):
+    """VMware's own client (vSphere Automation SDK, JSON-RPC), logged in to the lab; its tagging service is
+    ``.tagging`` (keep the client: it logs out when it goes)."""
+    import requests
+    from vmware.vapi.vsphere.client import create_vsphere_client
+
+    session = requests.Session()
+    session.verify = lab.certificate
+    session.trust_env = False
+    return create_vsphere_client(server="127.0.0.1:%s" % lab.port, username=lab.connection["username"],
+                                 password=lab.connection["password"], session=session)
+
+
+def tag_by_hand(lab, tagging, wanted):
+    """Attach ``{object name: ["category:tag", ...]}`` through the SDK, making categories and tags as needed:
+    ``gpu-tier`` takes one tag per VM (SINGLE, VMs only), the others any number on any object."""
+    from com.vmware.cis.tagging_client import Category, CategoryModel, Tag
+    from com.vmware.vapi.std_client import DynamicID
+
+    state = lab.state()
+    ids = dict((vm["name"], DynamicID(type="VirtualMachine", id=vm["moid"])) for vm in state["vms"])
+    ids.update((host["name"], DynamicID(type="HostSystem", id=host["moid"])) for host in state["hosts"])
+    categories, tags = {}, {}
+    for name, wanted_tags in sorted(wanted.items()):
+        for entry in wanted_tags:
+            category, tag = entry.split(":", 1)
+            if category not in categories:
+                single = category == "gpu-tier"
+                categories[category] = tagging.Category.create(Category.CreateSpec(
+                    name=category, description="", associable_types={"VirtualMachine"} if single else set(),
+                    cardinality=CategoryModel.Cardinality.SINGLE if single else CategoryModel.Cardinality.MULTIPLE))
+            if entry not in tags:
+                tags[entry] = tagging.Tag.create(Tag.CreateSpec(name=tag, description="",
+                                                                category_id=categories[category]))
+            tagging.TagAssociation.attach(tag_id=tags[entry], object_id=ids[name])
+    return tags
+
+
+def tags_in_vcenter(lab, tagging):
+    """``{object name: ["category:tag", ...]}`` as the SDK reads the lab's tagging service back."""
+    state = lab.state()
+    names = dict((vm["moid"], vm["name"]) for vm in state["vms"])
+    names.update((host["moid"], host["name"]) for host in state["hosts"])
+    found = {}
+    for entry in tagging.TagAssociation.list_attached_objects_on_tags(tagging.Tag.list()):
+        tag = tagging.Tag.get(entry.tag_id)
+        label = "%s:%s" % (tagging.Category.get(tag.category_id).name, tag.name)
+        for obj in entry.object_ids:
+            found.setdefault(names[obj.id], []).append(label)
+    return dict((name, sorted(labels)) for name, labels in found.items())
+
+
+def test_tag_filters_and_tag_variables_equal_the_tags_in_vcenter(lab, run_tasks, tmp_path):
+    give_gpus(lab, run_tasks)
+    client = sdk_client(lab)
+    tagging = client.tagging
+    tag_by_hand(lab, tagging, {
+        "gpu-vm-01": ["gpu-tier:gold"], "gpu-vm-04": ["gpu-tier:silver"], "ml-vm-01": ["gpu-tier:gold", "team:ml"],
+        "pt-vm-01": ["team:ml"], "gpu-vm-02": ["gpu-tier:gold"],  # gpu-vm-02 has no GPU: never listed
+        "esxi-01.lab.local": ["gpuops:managed"], "esxi-12.lab.local": ["gpuops:managed", "rack:r7"]})
+    truth, state = tags_in_vcenter(lab, tagging), lab.state()
+    assert truth["ml-vm-01"] == ["gpu-tier:gold", "team:ml"] and truth["esxi-12.lab.local"] == [
+        "gpuops:managed", "rack:r7"]
+    gpu_vms = dict((vm["name"], vm) for vm in state["vms"] if vm["vgpus"] or vm["passthrough"])
+    gpu_hosts = [host["name"] for host in state["hosts"] if host["gpus"]]
+
+    def having(names, wanted, match=any):
+        return sorted(name for name in names if match(tag in truth.get(name, []) for tag in wanted))
+
+    lab.reset_stats()
+    found = listed(lab, tmp_path, tags=["gpu-tier:gold", "gpu-tier:silver"], host_tags=["gpuops:managed"],
+                   keyed_groups=[{"prefix": "tag", "key": "vm_tags | default(esxi_tags)"}])
+    rest = lab.stats()["rest_by_route"]
+    assert members(found, "gpu_guests") == having([n for n, vm in gpu_vms.items() if vm["vgpus"]],
+                                                  ["gpu-tier:gold", "gpu-tier:silver"]) == [
+        "gpu-vm-01", "gpu-vm-04", "ml-vm-01"]
+    assert members(found, "passthrough_guests") == []
+    assert members(found, "esxi_hosts") == having(gpu_hosts, ["gpuops:managed"]) == [
+        "esxi-01.lab.local", "esxi-12.lab.local"]
+    hostvars = found["_meta"]["hostvars"]
+    for name in members(found, "gpu_guests"):
+        assert hostvars[name]["vm_tags"] == truth[name], name
+    assert hostvars["ml-vm-01"]["vm_tags_by_category"] == {"gpu-tier": ["gold"], "team": ["ml"]}
+    assert hostvars["esxi-12.lab.local"]["esxi_tags"] == truth["esxi-12.lab.local"]
+    assert members(found, "tag_gpu_tier_gold") == ["gpu-vm-01", "ml-vm-01"]
+    assert members(found, "tag_gpuops_managed") == ["esxi-01.lab.local", "esxi-12.lab.local"]
+    # One batched read of the associations, then each attached tag and category once (5 tags, 4 categories).
+    assert rest == {"POST /api/session": 1, "DELETE /api/session": 1,
+                    "POST /api/cis/tagging/tag-association?action=list-attached-tags-on-objects": 1,
+                    "GET /api/cis/tagging/tag/{tagId}": 5, "GET /api/cis/tagging/category/{categoryId}": 4}
+
+    found = listed(lab, tmp_path, tags=["gpu-tier:gold", "ml"], tags_match="all")
+    assert members(found, "gpu_guests") == having(gpu_vms, ["gpu-tier:gold", "team:ml"], all) == ["ml-vm-01"]
+    assert members(found, "esxi_hosts") == sorted(gpu_hosts)
+    found = listed(lab, tmp_path, gather_tags=True)
+    assert members(found, "passthrough_guests") == ["pt-vm-01", "pt-vm-02"]
+    assert (found["_meta"]["hostvars"]["pt-vm-01"]["vm_tags"], found["_meta"]["hostvars"]["pt-vm-02"]["vm_tags"]) == (
+        ["team:ml"], [])
+
+
 def test_the_cache_answers_a_second_run_without_a_soap_request(lab, run_tasks, tmp_path):
     give_gpus(lab, run_tasks)
     cache = {"cache": True, "cache_plugin": "ansible.builtin.jsonfile", "cache_connection": str(tmp_path / "cache"),

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.clients._vcenter import VCenterClient
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import read_fleet
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._vcenter_fleet import add_tags, read_fleet, read_tags
 
 vim = pytest.importorskip("pyVmomi").vim
 A100, P40 = "0000:3b:00.0", "0000:5e:00.0"
@@ -122,3 +122,47 @@ def test_hosts_with_gpus_and_guests_with_vgpus_or_whole_gpus():
     assert train["gpu_models"] == ["P40"] and train["host"] == "esxi-01"
     assert (pt["name"], pt["folder"], pt["passthrough"], pt["vgpus"], pt["gpu_models"], pt["guest_ip"]) == (
         "pt-1", "/dc1/vm", [A100], [], ["A100-40"], None)
+
+
+class TaggingRest:
+    """The tagging service's answers as the REST client returns them, with the requests counted."""
+
+    def __init__(self, attached):
+        self.attached, self.requests = attached, []
+        self.tags = {"t-gold": {"id": "t-gold", "name": "gold", "category_id": "c-tier"},
+                     "t-ml": {"id": "t-ml", "name": "ml", "category_id": "c-team"}}
+        self.categories = {"c-tier": {"id": "c-tier", "name": "gpu-tier"}, "c-team": {"id": "c-team", "name": "team"}}
+
+    def request(self, method, path, params=None, body=None):
+        self.requests.append((method, path, params))
+        assert (path, params) == ("/api/cis/tagging/tag-association", {"action": "list-attached-tags-on-objects"})
+        return [{"object_id": obj, "tag_ids": self.attached.get(obj["id"], [])} for obj in body["object_ids"]]
+
+    def get(self, path, params=None):
+        self.requests.append(("GET", path, params))
+        kind, _sep, ident = path[len("/api/cis/tagging/"):].partition("/")
+        return (self.tags if kind == "tag" else self.categories)[ident]
+
+
+@pytest.mark.parametrize("count", [10, 1000])
+def test_tags_are_read_in_requests_that_do_not_grow_with_the_vms(count):
+    objects = [("VirtualMachine", "vm-%d" % n) for n in range(count)] + [("HostSystem", "host-1")]
+    rest = TaggingRest({"vm-0": ["t-gold", "t-ml"], "vm-1": ["t-gold"], "host-1": ["t-ml"]})
+
+    tags = read_tags(rest, objects)
+
+    assert tags[("VirtualMachine", "vm-0")] == ["gpu-tier:gold", "team:ml"]
+    assert tags[("VirtualMachine", "vm-1")] == ["gpu-tier:gold"] and tags[("VirtualMachine", "vm-2")] == []
+    assert tags[("HostSystem", "host-1")] == ["team:ml"]
+    # One batched association read, then each attached tag and its category once.
+    assert len(rest.requests) == 5
+
+
+def test_the_fleet_gets_each_objects_tags():
+    fleet = read_fleet(fleet_client())
+    rest = TaggingRest({"vm-1": ["t-gold"], "host-31": ["t-ml"]})
+    fleet = add_tags(fleet, rest)
+    assert fleet["tags_read"] is True
+    assert dict((vm["name"], vm["tags"]) for vm in fleet["vms"]) == {"train-1": ["gpu-tier:gold"], "pt-1": []}
+    assert dict((host["name"], host["tags"]) for host in fleet["hosts"]) == {"esxi-31": ["team:ml"], "esxi-01": []}
+    assert read_tags(rest, []) == {}

@@ -18,7 +18,8 @@ PAIR = ["0000:3b:00.0", "0000:5e:00.0"]
 def options(**changes):
     base = {"hostname": "vc.example.com", "username": "ops", "password": "secret", "password_file": None,
             "port": 443, "validate_certs": True, "clusters": [], "folders": [], "power_states": [],
-            "nvlink_sets": {}, "vcenter_host": "localhost"}
+            "nvlink_sets": {}, "vcenter_host": "localhost", "tags": [], "host_tags": [], "tags_match": "any",
+            "gather_tags": False}
     base.update(changes)
     return rules.check_options(base)
 
@@ -68,6 +69,10 @@ FLEET = {
     ({"clusters": "gpu-cluster"}, "clusters must be a list of names"),
     ({"nvlink_sets": {"esxi-31": ["0000:3b:00.0"]}}, "nvlink_sets of esxi-31 must be a list of lists of PCI ids"),
     ({"nvlink_sets": {"esxi-31": [["3b:00"]]}}, "nvlink_sets of esxi-31: '3b:00' is not a PCI id."),
+    ({"tags": ["gpu-tier:"]}, "tags has 'gpu-tier:', which is not category:tag. Write each entry as category:tag"),
+    ({"host_tags": [":managed"]}, "host_tags has ':managed', which is not category:tag."),
+    ({"tags": "gpu-tier:gold"}, "tags must be a list of names"),
+    ({"tags_match": "some"}, "tags_match is 'some'. Choose any (one of the tags) or all (every tag)."),
 ])
 def test_bad_options_are_refused_naming_the_option_and_the_fix(changes, words):
     with pytest.raises(InputError) as err:
@@ -90,7 +95,9 @@ def test_groups_and_the_variables_the_roles_read():
     assert groups["servers"]["children"] == ["esxi_hosts"]
     assert groups["gpu_guests"]["hosts"] == ["train-1", "train-2"]
     assert groups["passthrough_guests"]["hosts"] == ["pt-1", "pt-2"]
-    assert groups["vcenter"] == {"hosts": ["localhost"], "vars": {
+    # The connection is every host's, as group_vars/all.yml of a hand-written inventory gives it.
+    assert groups["vcenter"] == {"hosts": ["localhost"]}
+    assert groups["all"] == {"vars": {
         "vcenter_hostname": "vc.example.com", "vcenter_port": 443, "vcenter_username": "ops",
         "vcenter_validate_certs": True, "vcenter_datacenter": "dc1"}}
     assert "secret" not in repr(built)
@@ -127,11 +134,51 @@ def test_filters(filters, esxi, guests):
 def test_no_vcenter_group_when_asked_and_one_datacenter_only_is_named():
     built = rules.build(FLEET, options(vcenter_host=""))
     assert "vcenter" not in built["groups"] and "localhost" not in built["hosts"]
+    assert built["groups"]["all"]["vars"]["vcenter_hostname"] == "vc.example.com"
     two = dict(FLEET, hosts=FLEET["hosts"] + [dict(FLEET["hosts"][0], name="esxi-x", datacenter="dc2")])
-    assert "vcenter_datacenter" not in rules.build(two, options())["groups"]["vcenter"]["vars"]
+    assert "vcenter_datacenter" not in rules.build(two, options())["groups"]["all"]["vars"]
 
 
 def test_two_vms_of_one_name_are_refused():
     fleet = dict(FLEET, vms=FLEET["vms"] + [vm("train-1", profile="grid_p40-4q", folder="/dc2/vm")])
     with pytest.raises(InputError, match="Two objects of vCenter are both named train-1 .*/dc1/vm/ml and /dc2/vm"):
         rules.build(fleet, options())
+
+
+TAGS = {"esxi-01": ["gpuops:managed", "rack:r1"], "esxi-31": ["gpuops:managed"], "esxi-sa": [],
+        "train-1": ["gpu-tier:gold", "team:ml"], "train-2": ["gpu-tier:silver"], "pt-1": ["team:hpc"], "pt-2": []}
+
+
+def tagged():
+    fleet = {"hosts": [dict(host, tags=TAGS[host["name"]]) for host in FLEET["hosts"]],
+             "vms": [dict(guest, tags=TAGS[guest["name"]]) for guest in FLEET["vms"]], "tags_read": True}
+    return fleet
+
+
+@pytest.mark.parametrize("filters, esxi, guests", [
+    ({"tags": ["gpu-tier:gold", "gpu-tier:silver"]}, ["esxi-01", "esxi-31", "esxi-sa"], ["train-1", "train-2"]),
+    ({"tags": ["gpu-tier:gold", "team:ml"], "tags_match": "all"}, ["esxi-01", "esxi-31", "esxi-sa"], ["train-1"]),
+    ({"tags": ["gpu-tier:gold", "team:hpc"], "tags_match": "all"}, ["esxi-01", "esxi-31", "esxi-sa"], []),
+    ({"tags": ["ml"]}, ["esxi-01", "esxi-31", "esxi-sa"], ["train-1"]),          # a tag name in any category
+    ({"tags": ["other:ml"]}, ["esxi-01", "esxi-31", "esxi-sa"], []),
+    ({"host_tags": ["gpuops:managed"]}, ["esxi-01", "esxi-31"], ["train-1", "train-2", "pt-1", "pt-2"]),
+    ({"host_tags": ["rack:r1"], "tags": ["team:hpc"]}, ["esxi-01"], ["pt-1"]),
+])
+def test_tag_filters(filters, esxi, guests):
+    built = rules.build(tagged(), options(**filters))
+    assert built["groups"]["esxi_hosts"]["hosts"] == esxi
+    assert built["groups"]["gpu_guests"]["hosts"] + built["groups"]["passthrough_guests"]["hosts"] == guests
+
+
+def test_tags_become_variables_only_when_read():
+    checked = options(gather_tags=True)
+    assert rules.needs_tags(checked) and rules.needs_tags(options(host_tags=["rack:r1"]))
+    assert not rules.needs_tags(options())
+    hosts = rules.build(tagged(), checked)["hosts"]
+    assert hosts["train-1"]["vm_tags"] == ["gpu-tier:gold", "team:ml"]
+    assert hosts["train-1"]["vm_tags_by_category"] == {"gpu-tier": ["gold"], "team": ["ml"]}
+    assert hosts["pt-2"]["vm_tags"] == [] and hosts["pt-2"]["vm_tags_by_category"] == {}
+    assert hosts["esxi-01"]["esxi_tags"] == ["gpuops:managed", "rack:r1"]
+    assert hosts["esxi-01"]["esxi_tags_by_category"] == {"gpuops": ["managed"], "rack": ["r1"]}
+    untagged = rules.build(FLEET, options())["hosts"]
+    assert "vm_tags" not in untagged["train-1"] and "esxi_tags" not in untagged["esxi-01"]
