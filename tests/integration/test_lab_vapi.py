@@ -104,3 +104,63 @@ def test_object_rename_through_the_automation_api(lab, run_tasks):
     assert renamed["moid"] == vm["moid"]
     assert not [v for v in lab.state()["vms"] if v["name"] == vm["name"]]
     assert again["changed"] is False
+
+
+
+def rest_session(lab):
+    """Plain requests on the lab's /api with a session from POST /api/session."""
+    session = requests.Session()
+    session.verify = lab.certificate
+    session.trust_env = False
+    login = session.post("https://127.0.0.1:%s/api/session" % lab.port,
+                         auth=(lab.connection["username"], lab.connection["password"]))
+    assert login.status_code == 201
+    session.headers["vmware-api-session-id"] = login.json()
+    return session
+
+
+def test_tags_made_through_the_sdk_read_back_over_rest(lab, client):
+    """Tags made with VMware's SDK (JSON-RPC) and read over REST in the shapes of VMware's REST reference
+    (developer.broadcom.com/xapis/vsphere-automation-api, cis: Tagging_TagAssociation_ObjectToTags, _TagToObjects,
+    Tagging_CategoryModel; paths as the SDK's REST metadata writes them under /api)."""
+    from com.vmware.cis.tagging_client import Category, CategoryModel, Tag
+    from com.vmware.vapi.std.errors_client import AlreadyExists, InvalidArgument
+    from com.vmware.vapi.std_client import DynamicID
+
+    state = lab.state()
+    vm, other = (DynamicID(type="VirtualMachine", id=v["moid"]) for v in state["vms"][:2])
+    host = DynamicID(type="HostSystem", id=state["hosts"][0]["moid"])
+    tier = client.tagging.Category.create(Category.CreateSpec(
+        name="gpu-tier", description="vGPU service tier", cardinality=CategoryModel.Cardinality.SINGLE,
+        associable_types={"VirtualMachine"}))
+    gold, silver = (client.tagging.Tag.create(Tag.CreateSpec(name=name, description="", category_id=tier))
+                    for name in ("gold", "silver"))
+    client.tagging.TagAssociation.attach(tag_id=gold, object_id=vm)
+    client.tagging.TagAssociation.attach(tag_id=silver, object_id=other)
+    with pytest.raises(AlreadyExists):
+        client.tagging.Category.create(Category.CreateSpec(
+            name="gpu-tier", description="", cardinality=CategoryModel.Cardinality.MULTIPLE, associable_types=set()))
+    with pytest.raises(InvalidArgument):  # SINGLE: one tier per VM
+        client.tagging.TagAssociation.attach(tag_id=silver, object_id=vm)
+    with pytest.raises(InvalidArgument):  # the category allows VMs only
+        client.tagging.TagAssociation.attach(tag_id=gold, object_id=host)
+
+    api, base = rest_session(lab), "https://127.0.0.1:%s/api/cis/tagging" % lab.port
+    assert api.get(base + "/category").json() == [tier] and api.get(base + "/tag").json() == [gold, silver]
+    model = api.get(base + "/category/" + tier).json()
+    assert (model["id"], model["name"], model["cardinality"], model["associable_types"]) == (
+        tier, "gpu-tier", "SINGLE", ["VirtualMachine"])
+    assert api.get(base + "/tag/" + gold).json()["category_id"] == tier
+    objects = [{"type": o.type, "id": o.id} for o in (vm, other, host)]
+    on_objects = api.post(base + "/tag-association", params={"action": "list-attached-tags-on-objects"},
+                          json={"object_ids": objects}).json()
+    assert on_objects == [{"object_id": objects[0], "tag_ids": [gold]}, {"object_id": objects[1], "tag_ids": [silver]},
+                          {"object_id": objects[2], "tag_ids": []}]
+    on_tags = api.post(base + "/tag-association", params={"action": "list-attached-objects-on-tags"},
+                       json={"tag_ids": [gold, silver]}).json()
+    assert on_tags == [{"tag_id": gold, "object_ids": [objects[0]]}, {"tag_id": silver, "object_ids": [objects[1]]}]
+    detached = api.post(base + "/tag-association/" + gold, params={"action": "detach"}, json={"object_id": objects[0]})
+    assert detached.status_code == 204
+    assert client.tagging.TagAssociation.list_attached_tags(vm) == []
+    refused = api.post(base + "/tag-association/" + gold, params={"action": "attach"}, json={"object_id": objects[2]})
+    assert (refused.status_code, refused.json()["error_type"]) == (400, "INVALID_ARGUMENT")
