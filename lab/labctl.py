@@ -195,6 +195,14 @@ def cmd_up(args):
         host["bmc"]["port"] += args.port_offset
     for host in shells.shell_hosts(topology):
         host["shell"]["port"] += args.port_offset
+    if args.guests:
+        # VMware Tools of a VM whose guest runs as a container reports the address the guest is reached at: the
+        # loopback, where each container's sshd has a port of its own (the inventory's ansible_port).
+        guest_vms = set(guest["vm"] for guest in topology.get("guests") or [] if guest.get("vm"))
+        for datacenter in topology["datacenters"]:
+            for vm in datacenter.get("vms") or []:
+                if vm["name"] in guest_vms:
+                    vm.setdefault("guest_ip", "127.0.0.1")
     topology_json = os.path.join(state_dir, "topology.json")
     with open(topology_json, "w") as handle:
         json.dump(topology, handle, indent=1)

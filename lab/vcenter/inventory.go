@@ -36,6 +36,7 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 		return err
 	}
 	l.dataDir, l.nfsExports = dataDir, map[string]bool{}
+	l.recordGuestIPs(topo)
 	for _, export := range topo.NFSExports {
 		l.nfsExports[export] = true
 	}

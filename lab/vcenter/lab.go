@@ -53,8 +53,9 @@ type Lab struct {
 	vms         []types.ManagedObjectReference
 	vmKnown     map[types.ManagedObjectReference]bool
 
-	dataDir    string          // the datastores' files
-	nfsExports map[string]bool // the NFS exports (server:path) the lab serves (topology "nfs_exports", nfs.go)
+	dataDir    string            // the datastores' files
+	nfsExports map[string]bool   // the NFS exports (server:path) the lab serves (topology "nfs_exports", nfs.go)
+	guestIPs   map[string]string // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}

@@ -39,6 +39,7 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 	vm.Guest.ToolsStatus, vm.Guest.ToolsRunningStatus, vm.Guest.GuestState = toolsState(running)
 	vm.Summary.Guest.ToolsStatus = vm.Guest.ToolsStatus
 	vm.Summary.Guest.ToolsRunningStatus = vm.Guest.ToolsRunningStatus
+	l.setGuestNet(&vm.VirtualMachine, running)
 	if vm.Config.MemoryReservationLockedToMax == nil {
 		vm.Config.MemoryReservationLockedToMax = types.NewBool(false)
 	}
@@ -114,13 +115,13 @@ func (vm *labVM) powerChanged() {
 		vm.lab.release(vm)
 	}
 	status, runningStatus, guestState := toolsState(running)
-	vm.lab.update(vm,
-		types.PropertyChange{Name: "guest.toolsStatus", Val: status},
-		types.PropertyChange{Name: "guest.toolsRunningStatus", Val: runningStatus},
-		types.PropertyChange{Name: "guest.guestState", Val: guestState},
-		types.PropertyChange{Name: "summary.guest.toolsStatus", Val: status},
-		types.PropertyChange{Name: "summary.guest.toolsRunningStatus", Val: runningStatus},
-	)
+	vm.lab.update(vm, append([]types.PropertyChange{
+		{Name: "guest.toolsStatus", Val: status},
+		{Name: "guest.toolsRunningStatus", Val: runningStatus},
+		{Name: "guest.guestState", Val: guestState},
+		{Name: "summary.guest.toolsStatus", Val: status},
+		{Name: "summary.guest.toolsRunningStatus", Val: runningStatus},
+	}, vm.lab.guestNetChanges(&vm.VirtualMachine, running)...)...)
 }
 
 func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Task) soap.HasFault {

@@ -152,7 +152,8 @@ def test_default_topology_equals_the_ground_truth_in_one_read(lab, run_tasks, tm
     assert hostvars["localhost"]["vcenter_hostname"] == "127.0.0.1"
     assert hostvars["localhost"]["vcenter_port"] == lab.port and hostvars["localhost"]["vcenter_datacenter"] == "lab-dc"
     assert "vcenter_password" not in hostvars["localhost"]
-    # VMware Tools reports no address in the lab: no ansible_host, rather than a wrong one.
+    # The topology gives gpu-vm-01 no guest address, so VMware Tools reports none: no ansible_host, rather than a
+    # wrong one.
     assert "ansible_host" not in hostvars["gpu-vm-01"] and hostvars["gpu-vm-01"]["vm_guest_ip"] is None
 
 
@@ -387,3 +388,55 @@ def test_a_thousand_vms_equal_the_ground_truth_in_the_same_one_read(labs, tmp_pa
     same_as_truth(found, truth)
     assert stats["by_method"] == ONE_READ
     assert len(members(found, "vgpu_grid_p40_2q")) == 50 and len(members(found, "cluster_gpu_cluster_04")) == 35
+
+
+def test_ansible_host_from_vmware_tools_reaches_the_guest(labs, tmp_path):
+    """A topology whose gpu-vm-01 runs a guest reached at the loopback (what labctl --guests gives the VMs of its
+    guest containers): VMware Tools' address (guest.ipAddress, read over SOAP) becomes ansible_host, and Ansible
+    reaches the guest container with it and nothing but the port and key from the user's variables."""
+    from guest_run import lab_guest
+
+    with open(os.path.join(ROOT, "lab", "topologies", "default.yml")) as handle:
+        topology = yaml.safe_load(handle)
+    for datacenter in topology["datacenters"]:
+        for vm in datacenter.get("vms") or []:
+            if vm["name"] == "gpu-vm-01":
+                vm["guest_ip"] = "127.0.0.1"
+    path = tmp_path / "guest-ip.yml"
+    path.write_text(yaml.safe_dump(topology))
+    lab = labs(topology=str(path))
+    direct = Direct(lab)
+    try:
+        assert not direct.vm("gpu-vm-01").guest.ipAddress  # powered off: Tools reports nothing
+        direct.shared_direct("esxi-01.lab.local")
+        direct.add_vgpu("gpu-vm-01", "grid_p40-8q")
+        direct.add_vgpu("gpu-vm-04", "grid_p40-8q")
+        direct.power_on("gpu-vm-01")
+        reported = direct.vm("gpu-vm-01").guest.ipAddress
+        nics = [(nic.ipAddress, nic.connected) for nic in direct.vm("gpu-vm-01").guest.net]
+    finally:
+        direct.close()
+    assert reported == "127.0.0.1" and nics == [(["127.0.0.1"], True)]
+
+    with lab_guest("inventory-guest", 120) as guest:
+        with open(guest["inventory"]) as handle:
+            written = yaml.safe_load(handle)["all"]["children"]["gpu_guests"]
+        user_vars = dict((key, value) for key, value in written["vars"].items() if key != "ansible_host")
+        inventory = tmp_path / "inventory"
+        (inventory / "group_vars").mkdir(parents=True)
+        (inventory / "host_vars").mkdir()
+        (inventory / "group_vars" / "gpu_guests.yml").write_text(yaml.safe_dump(user_vars))
+        (inventory / "host_vars" / "gpu-vm-01.yml").write_text(yaml.safe_dump(
+            {"ansible_port": written["hosts"]["inventory-guest"]["ansible_port"]}))
+        found = listed(lab, inventory, name="gpu.vcenter_gpu.yml", clusters=["gpu-cluster"])
+        hostvars = found["_meta"]["hostvars"]
+        assert (hostvars["gpu-vm-01"]["vm_guest_ip"], hostvars["gpu-vm-01"]["ansible_host"]) == (reported, reported)
+        assert "ansible_host" not in hostvars["gpu-vm-04"]  # powered off: no address, rather than a wrong one
+
+        proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible"), "-i", str(inventory),
+                               "gpu-vm-01", "-m", "ansible.builtin.command", "-a", "hostname"],
+                              env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+                                       ANSIBLE_NOCOLOR="1"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert "inventory-guest" in proc.stdout  # the container's own hostname, answered over SSH

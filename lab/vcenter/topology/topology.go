@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -105,6 +106,9 @@ type VMSpec struct {
 	Firmware   string `json:"firmware"` // bios (vSphere's default for a new VM) or efi
 	// Tags are vSphere tags attached to the VM at start, "category:tag" (package tagging).
 	Tags []string `json:"tags,omitempty"`
+	// GuestIP is the address of the VM's guest OS, which VMware Tools reports (guest.ipAddress, guest.net) while
+	// the VM runs; none by default (guestnet.go).
+	GuestIP string `json:"guest_ip,omitempty"`
 }
 
 const (
@@ -386,6 +390,9 @@ func (v *validator) vm(vm *VMSpec, where string, hosts map[string]*HostSpec, clu
 	}
 	if vm.Firmware != "" && vm.Firmware != "bios" && vm.Firmware != "efi" {
 		v.fail("%s: firmware %q is not bios or efi", label, vm.Firmware)
+	}
+	if vm.GuestIP != "" && net.ParseIP(vm.GuestIP) == nil {
+		v.fail("%s: guest_ip %q is not an IP address", label, vm.GuestIP)
 	}
 	if !KnownGuestID(vm.GuestID) {
 		v.fail("%s: guest_id %q is not a vSphere guest OS identifier (e.g. ubuntu64Guest, rhel9_64Guest)",

@@ -59,6 +59,7 @@ func TestTopologyErrors(t *testing.T) {
 		"physical NICs":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "nics": 9}]}]}`, "nics must be between 2 and 8, got 9"},
 		"host tag":       {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "tags": ["gpu-tier"]}]}]}`, `host "h": tag "gpu-tier" is not category:tag`},
 		"VM tag":         {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "tags": ["team:"]}]}]}`, `VM "v": tag "team:" is not category:tag`},
+		"guest address":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h"}], "vms": [{"name": "v", "host": "h", "guest_ip": "10.0.0"}]}]}`, `VM "v": guest_ip "10.0.0" is not an IP address`},
 		"NVLink triple":  {`{"datacenters": [{"name": "a", "hosts": [{"name": "h", "gpus": [{"model": "T4", "count": 3}], "nvlink": [[0, 1], [1, 2]]}]}]}`, "GPU 1 is in two NVLink sets"},
 	}
 	for name, tc := range cases {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/topology"
+)
+
+// The guest's address as VMware Tools reports it: a VM whose topology entry has a guest_ip shows it, while it runs,
+// in guest.ipAddress (and summary.guest.ipAddress) and as the address of its first NIC in guest.net (GuestNicInfo:
+// network, MAC address, connected, deviceConfigId, ipAddress), as vCenter shows the primary address Tools reports.
+// A VM that is not running, or has no guest_ip, reports none. The lab's guest containers are reached on the
+// loopback address with a port of their own (labctl gives their VMs guest_ip 127.0.0.1 with --guests).
+
+// recordGuestIPs keeps the topology's guest addresses by VM name.
+func (l *Lab) recordGuestIPs(topo *topology.Topology) {
+	l.guestIPs = map[string]string{}
+	for _, dc := range topo.Datacenters {
+		for _, vm := range dc.VMs {
+			if vm.GuestIP != "" {
+				l.guestIPs[vm.Name] = vm.GuestIP
+			}
+		}
+	}
+}
+
+// guestNet is what Tools reports of a VM's network: its address and NICs, none while the VM does not run.
+func (l *Lab) guestNet(vm *simulator.VirtualMachine, running bool) (string, []types.GuestNicInfo) {
+	ip := l.guestIPs[vm.Name]
+	if !running || ip == "" || vm.Config == nil {
+		return "", nil
+	}
+	for _, device := range vm.Config.Hardware.Device {
+		nic, ok := device.(types.BaseVirtualEthernetCard)
+		if !ok {
+			continue
+		}
+		card := nic.GetVirtualEthernetCard()
+		network := ""
+		if backing, ok := card.Backing.(*types.VirtualEthernetCardNetworkBackingInfo); ok {
+			network = backing.DeviceName
+		}
+		return ip, []types.GuestNicInfo{{Network: network, IpAddress: []string{ip}, MacAddress: card.MacAddress,
+			Connected: true, DeviceConfigId: card.Key}}
+	}
+	return ip, nil
+}
+
+// setGuestNet writes a VM's guest address at adoption (no property change is sent: the VM is new to clients).
+func (l *Lab) setGuestNet(vm *simulator.VirtualMachine, running bool) {
+	vm.Guest.IpAddress, vm.Guest.Net = l.guestNet(vm, running)
+	vm.Summary.Guest.IpAddress = vm.Guest.IpAddress
+}
+
+// guestNetChanges are the property changes of a VM's guest address after a power change.
+func (l *Lab) guestNetChanges(vm *simulator.VirtualMachine, running bool) []types.PropertyChange {
+	ip, nics := l.guestNet(vm, running)
+	return []types.PropertyChange{{Name: "guest.ipAddress", Val: ip}, {Name: "guest.net", Val: nics},
+		{Name: "summary.guest.ipAddress", Val: ip}}
+}
