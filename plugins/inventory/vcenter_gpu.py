@@ -49,7 +49,7 @@ extends_documentation_fragment:
   - inventory_cache
 requirements:
   - pyVmomi
-  - requests (for the tags: O(tags), O(host_tags), O(gather_tags))
+  - requests, for the tags (O(tags), O(host_tags), O(gather_tags))
 options:
   plugin:
     description: The name of this plugin; it makes the file an inventory source of this plugin.
