@@ -162,6 +162,11 @@ def test_a_datacenter_carved_by_hand_is_adopted_through_the_plugin(lab, tmp_path
     assert sorted(found["gpu_guests"]["hosts"]) == sorted(PROFILES)
     assert dict((vm, hostvars[vm]["vgpu_profile"]) for vm in PROFILES) == PROFILES
     assert sorted(found["esxi_hosts"]["hosts"]) == list(HOSTS)
+    # The connection is every host's, where group_vars/all.yml of a hand-written inventory has it: the plays on the
+    # ESXi hosts (the BIOS layer) read it as the vcenter host's plays do; the password comes from the user's vars.
+    for host in HOSTS + ("localhost",):
+        assert (hostvars[host]["vcenter_hostname"], hostvars[host]["vcenter_port"]) == ("127.0.0.1", lab.port), host
+        assert hostvars[host]["vcenter_password"] == lab.vcenter_vars["vcenter_password"], host
 
     before, bmcs_before = lab.state(), bmc_truth(lab)
     checked = site(lab, inventory, tmp_path, "--check", "--diff")
