@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/datastores"
 )
 
 const pciClassBridge = 0x06 // PCI base class of host, ISA and PCI-to-PCI bridges
@@ -162,7 +164,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	if network := newHostNetworkSystem(obj); network != nil {
 		simulator.Map.Put(network)
 	}
-	if storage := newHostStorageSystem(obj); storage != nil {
+	if storage := datastores.NewHostStorageSystem(obj); storage != nil {
 		simulator.Map.Put(storage)
 	}
 	simulator.Map.Put(newAutoStartManager(h, obj))

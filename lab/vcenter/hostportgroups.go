@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // UpdatePortGroup changes a standard port group of the host: its VLAN, its policy, its name or its switch
@@ -100,7 +102,8 @@ func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, req *types.R
 
 // sharedNetwork is the standard network of that name in the host's datacenter, if there is one.
 func (s *hostNetworkSystem) sharedNetwork(name string) *mo.Network {
-	dc, ok := simulator.Map.Get(datacenterOf(s.host.Parent)).(*simulator.Datacenter)
+	ref, _ := simobj.Ancestor(s.host.Self, "Datacenter")
+	dc, ok := simulator.Map.Get(ref).(*simulator.Datacenter)
 	if !ok {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/datastores"
 	"vcsim/topology"
 	"vcsim/vapi"
 	"vcsim/vlcm"
@@ -35,11 +36,8 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 	if err != nil {
 		return err
 	}
-	l.dataDir, l.nfsExports = dataDir, map[string]bool{}
+	l.datastores = datastores.New(datastoreLab{l}, dataDir, topo.NFSExports)
 	l.recordGuestIPs(topo)
-	for _, export := range topo.NFSExports {
-		l.nfsExports[export] = true
-	}
 	root := object.NewRootFolder(c)
 	for _, spec := range topo.Datacenters {
 		if err := l.buildDatacenter(ctx, c, root, spec, dataDir); err != nil {
@@ -114,7 +112,7 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 	for _, hs := range spec.AllHosts() {
 		members = append(members, hosts[hs.Name])
 	}
-	if err := l.createSharedDatastore(ctx, members, datastore, dir); err != nil {
+	if err := l.datastores.CreateShared(ctx, members, datastore, dir); err != nil {
 		return err
 	}
 	for _, vs := range spec.VMs {

@@ -11,6 +11,7 @@ import (
 
 	"vcsim/catalog"
 	"vcsim/chaos"
+	"vcsim/datastores"
 	"vcsim/faults"
 	"vcsim/hostd"
 	"vcsim/labapi"
@@ -53,9 +54,8 @@ type Lab struct {
 	vms         []types.ManagedObjectReference
 	vmKnown     map[types.ManagedObjectReference]bool
 
-	dataDir    string            // the datastores' files
-	nfsExports map[string]bool   // the NFS exports (server:path) the lab serves (topology "nfs_exports", nfs.go)
-	guestIPs   map[string]string // VM name -> the guest address Tools reports while it runs (guestnet.go)
+	datastores *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
+	guestIPs   map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}

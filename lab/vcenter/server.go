@@ -119,10 +119,10 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	l.current = call.This
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
-		l.serveRefreshDatastore(rec, call) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
+		l.datastores.Serve(rec, call, body) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) ||
-		l.serveUnregisterAndDestroy(rec, call) || l.serveCreateNasDatastore(rec, call, body) ||
-		l.serveDatastoreMaintenance(rec, call) || l.serveFetchDVPorts(rec, call, body) {
+		l.serveUnregisterAndDestroy(rec, call) ||
+		l.serveFetchDVPorts(rec, call, body) {
 		return
 	}
 	l.escapeNewVMPath(r, call, body)

@@ -1,4 +1,8 @@
-package main
+// Package datastores holds the lab's datastores beside the simulator's: a datacenter's shared datastore with a
+// vCenter id and the lab's capacity, free space that the VMs' disks leave, NFS datastores of the exports the lab
+// serves (nfs.go), each host's file systems, and datastore maintenance mode (maintenance.go). What it needs of the
+// lab is its Lab interface; Serve answers the SOAP methods the simulator lacks or gets wrong.
+package datastores
 
 import (
 	"context"
@@ -11,8 +15,45 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 )
+
+// Lab is what the datastores need of the lab.
+type Lab interface {
+	// Context is the simulator context of what the lab does on its own, outside a client's request.
+	Context() *simulator.Context
+	// Update changes properties of a simulator object so that property collector waiters see the change.
+	Update(obj mo.Reference, changes ...types.PropertyChange)
+	// RunTask runs a task named name on obj, which fails with the fault and message fn returns, if any.
+	RunTask(obj mo.Reference, name string, fn func() (types.BaseMethodFault, string)) types.ManagedObjectReference
+	// VMConfig is the configuration of a VM of the inventory, or nil.
+	VMConfig(ref types.ManagedObjectReference) *types.VirtualMachineConfigInfo
+	Logf(format string, args ...interface{})
+}
+
+// Datastores serves the lab's datastores; dataDir holds their files, exports are the NFS exports (server:path)
+// the lab serves.
+type Datastores struct {
+	lab     Lab
+	dataDir string
+	exports map[string]bool
+}
+
+func New(lab Lab, dataDir string, exports []string) *Datastores {
+	d := &Datastores{lab: lab, dataDir: dataDir, exports: map[string]bool{}}
+	for _, export := range exports {
+		d.exports[export] = true
+	}
+	return d
+}
+
+// Serve answers the datastore methods the lab implements itself (RefreshDatastore, CreateNasDatastore, datastore
+// maintenance mode), and says whether it did.
+func (d *Datastores) Serve(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	return d.serveRefreshDatastore(w, call) || d.serveCreateNasDatastore(w, call, body) ||
+		d.serveDatastoreMaintenance(w, call)
+}
 
 // datastoreCapacity is the size the lab gives each datacenter's shared datastore. The simulator would report the
 // size of the file system under the lab's scratch directory and take every VM's provisioned disk from it, which
@@ -21,10 +62,10 @@ import (
 // developer.broadcom.com/xapis/vmware-storage-policy-api/8.0u2/vim.Datastore.Summary.html).
 const datastoreCapacity int64 = 16 << 40
 
-// createSharedDatastore creates one datastore for all of a datacenter's hosts, as a cluster's shared storage is on
+// CreateShared creates one datastore for all of a datacenter's hosts, as a cluster's shared storage is on
 // vCenter: one Datastore object, id datastore-<n>, mounted read-write on every host (Datastore.host lists each
 // mount). The simulator would create one object per host under a path-named id, with only the last host mounted.
-func (l *Lab) createSharedDatastore(ctx context.Context, hosts []*object.HostSystem, name, dir string) error {
+func (d *Datastores) CreateShared(ctx context.Context, hosts []*object.HostSystem, name, dir string) error {
 	dss, err := hosts[0].ConfigManager().DatastoreSystem(ctx)
 	if err != nil {
 		return err
@@ -36,9 +77,9 @@ func (l *Lab) createSharedDatastore(ctx context.Context, hosts []*object.HostSys
 	ds := simulator.Map.Get(created.Reference()).(*simulator.Datastore)
 	rekeyDatastore(ds)
 	for _, host := range hosts[1:] {
-		mountDatastore(l.hostObject(host.Reference()), ds)
+		mountDatastore(simulator.Map.Get(host.Reference()).(*simulator.HostSystem), ds)
 	}
-	settleFreeSpace(ds)
+	d.settleFreeSpace(ds)
 	return nil
 }
 
@@ -72,7 +113,8 @@ func rekeyDatastore(ds *simulator.Datastore) {
 	if folder, ok := simulator.Map.Get(*ds.Parent).(*simulator.Folder); ok {
 		swap(folder.ChildEntity)
 	}
-	if dc, ok := simulator.Map.Get(datacenterOf(ds.Parent)).(*simulator.Datacenter); ok {
+	if ref, _ := simobj.Ancestor(ds.Self, "Datacenter"); ref.Value != "" {
+		dc := simulator.Map.Get(ref).(*simulator.Datacenter)
 		swap(dc.Datastore)
 	}
 }
@@ -105,34 +147,12 @@ func parentResource(host *simulator.HostSystem) *mo.ComputeResource {
 	return &mo.ComputeResource{}
 }
 
-// datacenterOf walks up from a folder to its datacenter.
-func datacenterOf(ref *types.ManagedObjectReference) types.ManagedObjectReference {
-	for ref != nil {
-		obj := simulator.Map.Get(*ref)
-		if dc, ok := obj.(*simulator.Datacenter); ok {
-			return dc.Self
-		}
-		entity, ok := obj.(mo.Entity)
-		if !ok {
-			break
-		}
-		ref = entity.Entity().Parent
-	}
-	return types.ManagedObjectReference{}
-}
-
 // settleFreeSpace sets a datastore's capacity to the lab's and its free space to what the VMs' provisioned disks
 // leave, never below zero.
-func settleFreeSpace(ds *simulator.Datastore) {
+func (d *Datastores) settleFreeSpace(ds *simulator.Datastore) {
 	used := int64(0)
 	for _, ref := range ds.Vm {
-		var config *types.VirtualMachineConfigInfo
-		switch vm := simulator.Map.Get(ref).(type) {
-		case *labVM:
-			config = vm.Config
-		case *simulator.VirtualMachine:
-			config = vm.Config
-		}
+		config := d.lab.VMConfig(ref)
 		if config == nil {
 			continue
 		}
@@ -167,7 +187,7 @@ func diskBytes(disk *types.VirtualDisk) int64 {
 // serveRefreshDatastore answers Datastore.RefreshDatastore (vSphere Web Services API: "explicitly refreshes free
 // space and capacity values in summary and info", no return value). The simulator's own measures the lab's scratch
 // file system and then fails to encode its empty answer, which drops the client's connection.
-func (l *Lab) serveRefreshDatastore(w http.ResponseWriter, call soaphttp.Call) bool {
+func (d *Datastores) serveRefreshDatastore(w http.ResponseWriter, call soaphttp.Call) bool {
 	if call.Method != "RefreshDatastore" {
 		return false
 	}
@@ -176,7 +196,7 @@ func (l *Lab) serveRefreshDatastore(w http.ResponseWriter, call soaphttp.Call) b
 		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
-	settleFreeSpace(ds)
+	d.settleFreeSpace(ds)
 	now := time.Now()
 	ds.Info.GetDatastoreInfo().Timestamp = &now
 	soaphttp.WriteResponse(w, `<RefreshDatastoreResponse xmlns="urn:vim25"></RefreshDatastoreResponse>`)

@@ -1,4 +1,4 @@
-package main
+package datastores
 
 import (
 	"context"
@@ -16,13 +16,10 @@ import (
 func TestSharedDatastore(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	var dc mo.Datacenter
 	pc := property.DefaultCollector(c.Client)
-	if err := pc.RetrieveOne(ctx, tl.datacenters[0], []string{"datastore"}, &dc); err != nil {
+	if err := pc.RetrieveOne(ctx, tl.dc, []string{"datastore"}, &dc); err != nil {
 		t.Fatal(err)
 	}
 	if len(dc.Datastore) != 1 || !strings.HasPrefix(dc.Datastore[0].Value, "datastore-") {
@@ -55,11 +52,11 @@ func TestSharedDatastore(t *testing.T) {
 	check("at start")
 	for _, h := range tl.hosts {
 		var host mo.HostSystem
-		if err := pc.RetrieveOne(ctx, h.ref, []string{"datastore"}, &host); err != nil {
+		if err := pc.RetrieveOne(ctx, h, []string{"datastore"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		if len(host.Datastore) != 1 || host.Datastore[0] != ref {
-			t.Errorf("host %s datastores: got %v, want [%v]", h.name, host.Datastore, ref)
+			t.Errorf("host %s datastores: got %v, want [%v]", h.Value, host.Datastore, ref)
 		}
 	}
 	if _, err := methods.RefreshDatastore(ctx, c.Client, &types.RefreshDatastore{This: ref}); err != nil {

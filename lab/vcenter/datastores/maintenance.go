@@ -1,4 +1,4 @@
-package main
+package datastores
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // The lab has no Storage DRS to move VMs off a datastore: entering maintenance on a datastore that still holds VMs
 // fails its task with InvalidState naming them, where vCenter would leave the datastore entering maintenance until
 // they are moved (not modelled).
-func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soaphttp.Call) bool {
+func (d *Datastores) serveDatastoreMaintenance(w http.ResponseWriter, call soaphttp.Call) bool {
 	if call.This.Type != "Datastore" || (call.Method != "DatastoreEnterMaintenanceMode" &&
 		call.Method != "DatastoreExitMaintenanceMode_Task") {
 		return false
@@ -36,9 +36,9 @@ func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soaphttp.Cal
 			soaphttp.WriteFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
 			return true
 		}
-		ref := l.runTask(ds, "exitMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
-			l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateNormal)
-			return nil, nil
+		ref := d.lab.RunTask(ds, "exitMaintenanceMode", func() (types.BaseMethodFault, string) {
+			d.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateNormal)
+			return nil, ""
 		})
 		soaphttp.WriteResponse(w, fmt.Sprintf(`<DatastoreExitMaintenanceMode_TaskResponse xmlns="urn:vim25"><returnval `+
 			`type="Task">%s</returnval></DatastoreExitMaintenanceMode_TaskResponse>`, ref.Value))
@@ -48,20 +48,20 @@ func (l *Lab) serveDatastoreMaintenance(w http.ResponseWriter, call soaphttp.Cal
 		soaphttp.WriteFault(w, "The operation is not allowed in the current state.", "InvalidState", "")
 		return true
 	}
-	ref := l.runTask(ds, "enterMaintenanceMode", func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := d.lab.RunTask(ds, "enterMaintenanceMode", func() (types.BaseMethodFault, string) {
 		if len(ds.Vm) > 0 {
-			return nil, &labFault{fault: &types.InvalidState{}, msg: fmt.Sprintf("Datastore '%s' still holds %d "+
-				"virtual machines; move them to another datastore first.", ds.Name, len(ds.Vm))}
+			return &types.InvalidState{}, fmt.Sprintf("Datastore '%s' still holds %d virtual machines; move them to "+
+				"another datastore first.", ds.Name, len(ds.Vm))
 		}
-		l.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateInMaintenance)
-		return nil, nil
+		d.setDatastoreMaintenance(ds, types.DatastoreSummaryMaintenanceModeStateInMaintenance)
+		return nil, ""
 	})
 	soaphttp.WriteResponse(w, fmt.Sprintf(`<DatastoreEnterMaintenanceModeResponse xmlns="urn:vim25"><returnval><task `+
 		`type="Task">%s</task></returnval></DatastoreEnterMaintenanceModeResponse>`, ref.Value))
 	return true
 }
 
-func (l *Lab) setDatastoreMaintenance(ds *simulator.Datastore, state types.DatastoreSummaryMaintenanceModeState) {
-	l.update(ds, types.PropertyChange{Name: "summary.maintenanceMode", Val: string(state)})
-	l.logf("datastore %s: maintenance mode %s", ds.Name, state)
+func (d *Datastores) setDatastoreMaintenance(ds *simulator.Datastore, state types.DatastoreSummaryMaintenanceModeState) {
+	d.lab.Update(ds, types.PropertyChange{Name: "summary.maintenanceMode", Val: string(state)})
+	d.lab.Logf("datastore %s: maintenance mode %s", ds.Name, state)
 }

@@ -1,4 +1,4 @@
-package main
+package datastores
 
 import (
 	"context"
@@ -13,15 +13,11 @@ import (
 
 // An empty datastore enters and leaves maintenance mode once each; one that holds VMs stays in service.
 func TestDatastoreMaintenanceMode(t *testing.T) {
-	tl := startLabWith(t, `{"nfs_exports": ["nfs.lab.local:/srv/isos"], "datacenters": [{"name": "dc",
-		"clusters": [{"name": "c", "hosts": [{"name": "esxi-01"}]}], "vms": [{"name": "vm-1", "host": "esxi-01"}]}]}`)
+	tl := startLab(t, "nfs.lab.local:/srv/isos")
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager", "datastore"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager", "datastore"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	busy := host.Datastore[0]

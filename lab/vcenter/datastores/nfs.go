@@ -1,4 +1,4 @@
-package main
+package datastores
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 )
 
@@ -34,7 +35,7 @@ func nfsExportKey(server, path string) string { return server + ":" + path }
 
 // serveCreateNasDatastore answers CreateNasDatastore; the simulator's would name the datastore after the last part
 // of localPath and need that path to be a directory on the lab's machine.
-func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+func (d *Datastores) serveCreateNasDatastore(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
 	if call.Method != "CreateNasDatastore" {
 		return false
 	}
@@ -46,12 +47,12 @@ func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soaphttp.Call,
 	if !ok {
 		return false
 	}
-	host := l.hostOfDatastoreSystem(call.This)
+	host := hostOfDatastoreSystem(call.This)
 	if host == nil {
 		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
-	ref, fault := l.mountNas(host, req.Spec)
+	ref, fault := d.mountNas(host, req.Spec)
 	if fault != nil {
 		soaphttp.WriteFault(w, fault.msg, fault.faultType, fault.detail)
 		return true
@@ -64,7 +65,7 @@ func (l *Lab) serveCreateNasDatastore(w http.ResponseWriter, call soaphttp.Call,
 // soapFault is a synchronous method's fault: its vim25 type, message and properties (XML).
 type soapFault struct{ faultType, msg, detail string }
 
-func (l *Lab) hostOfDatastoreSystem(ref types.ManagedObjectReference) *simulator.HostSystem {
+func hostOfDatastoreSystem(ref types.ManagedObjectReference) *simulator.HostSystem {
 	for _, entity := range simulator.Map.All("HostSystem") {
 		if host, ok := entity.(*simulator.HostSystem); ok && host.ConfigManager.DatastoreSystem != nil &&
 			*host.ConfigManager.DatastoreSystem == ref {
@@ -74,7 +75,7 @@ func (l *Lab) hostOfDatastoreSystem(ref types.ManagedObjectReference) *simulator
 	return nil
 }
 
-func (l *Lab) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec) (types.ManagedObjectReference,
+func (d *Datastores) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec) (types.ManagedObjectReference,
 	*soapFault) {
 	none := types.ManagedObjectReference{}
 	name, export := spec.LocalPath, nfsExportKey(spec.RemoteHost, spec.RemotePath)
@@ -88,7 +89,7 @@ func (l *Lab) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec)
 				"already exists.", name), fmt.Sprintf("<name>%s</name>", xmlText(name))}
 		}
 	}
-	dc := datacenterOf(host.Parent)
+	dc, _ := simobj.Ancestor(host.Self, "Datacenter")
 	var shared *simulator.Datastore
 	if datacenter, ok := simulator.Map.Get(dc).(*simulator.Datacenter); ok {
 		for _, ref := range datacenter.Datastore {
@@ -103,7 +104,7 @@ func (l *Lab) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec)
 			shared = ds
 		}
 	}
-	if !l.nfsExports[export] {
+	if !d.exports[export] {
 		return none, &soapFault{"PlatformConfigFault", fmt.Sprintf("NFS mount %s failed: Unable to connect to NFS "+
 			"server.", export), fmt.Sprintf("<text>Unable to connect to NFS server %s</text>", xmlText(spec.RemoteHost))}
 	}
@@ -112,7 +113,7 @@ func (l *Lab) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec)
 		accessMode = spec.AccessMode
 	}
 	if shared == nil {
-		created, fault := l.createNasDatastore(host, spec)
+		created, fault := d.createNasDatastore(host, spec)
 		if fault != nil {
 			return none, fault
 		}
@@ -125,15 +126,15 @@ func (l *Lab) mountNas(host *simulator.HostSystem, spec types.HostNasVolumeSpec)
 			shared.Host[i].MountInfo.AccessMode = accessMode
 		}
 	}
-	l.logf("host %s mounted NFS export %s as datastore %s (%s)", host.Name, export, name, accessMode)
+	d.lab.Logf("host %s mounted NFS export %s as datastore %s (%s)", host.Name, export, name, accessMode)
 	return shared.Self, nil
 }
 
 // createNasDatastore makes the datastore of an export the datacenter does not have yet: a directory of the lab's
 // data directory stands for the export, so VM files can live on it.
-func (l *Lab) createNasDatastore(host *simulator.HostSystem, spec types.HostNasVolumeSpec) (*simulator.Datastore,
+func (d *Datastores) createNasDatastore(host *simulator.HostSystem, spec types.HostNasVolumeSpec) (*simulator.Datastore,
 	*soapFault) {
-	dir := filepath.Join(l.dataDir, "nfs", spec.RemoteHost, filepath.Clean("/"+spec.RemotePath))
+	dir := filepath.Join(d.dataDir, "nfs", spec.RemoteHost, filepath.Clean("/"+spec.RemotePath))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, &soapFault{"PlatformConfigFault", err.Error(), fmt.Sprintf("<text>%s</text>", xmlText(err.Error()))}
 	}
@@ -141,7 +142,7 @@ func (l *Lab) createNasDatastore(host *simulator.HostSystem, spec types.HostNasV
 	if !ok {
 		return nil, &soapFault{"NotSupported", "The operation is not supported on the object.", ""}
 	}
-	res := dss.CreateLocalDatastore(l.ctx, &types.CreateLocalDatastore{This: dss.Self, Name: spec.LocalPath,
+	res := dss.CreateLocalDatastore(d.lab.Context(), &types.CreateLocalDatastore{This: dss.Self, Name: spec.LocalPath,
 		Path: dir}).(*methods.CreateLocalDatastoreBody)
 	if res.Fault_ != nil {
 		return nil, &soapFault{"PlatformConfigFault", res.Fault_.String, fmt.Sprintf("<text>%s</text>",
@@ -161,7 +162,7 @@ func (l *Lab) createNasDatastore(host *simulator.HostSystem, spec types.HostNasV
 		SecurityType: spec.SecurityType}}
 	ds.Summary.Type = kind
 	ds.Summary.MultipleHostAccess = types.NewBool(true)
-	settleFreeSpace(ds)
+	d.settleFreeSpace(ds)
 	return ds, nil
 }
 
@@ -190,38 +191,38 @@ func xmlText(s string) string {
 	return b.String()
 }
 
-// hostStorageSystem is a host's HostStorageSystem with fileSystemVolumeInfo, which the simulator leaves unset:
+// HostStorageSystem is a host's HostStorageSystem with fileSystemVolumeInfo, which the simulator leaves unset:
 // vCenter lists every file system the host mounts (vSphere Web Services API, HostFileSystemVolumeInfo), here the
 // host's datastores, each with its mount (path, access mode) and volume (type, name, capacity; server and path for
 // NFS).
-type hostStorageSystem struct {
+type HostStorageSystem struct {
 	mo.HostStorageSystem // first, as the simulator's search index needs
 	sim                  *simulator.HostStorageSystem
 	host                 *simulator.HostSystem
 }
 
-func newHostStorageSystem(host *simulator.HostSystem) *hostStorageSystem {
+func NewHostStorageSystem(host *simulator.HostSystem) *HostStorageSystem {
 	sim, ok := simulator.Map.Get(*host.ConfigManager.StorageSystem).(*simulator.HostStorageSystem)
 	if !ok {
 		return nil
 	}
-	return &hostStorageSystem{HostStorageSystem: sim.HostStorageSystem, sim: sim, host: host}
+	return &HostStorageSystem{HostStorageSystem: sim.HostStorageSystem, sim: sim, host: host}
 }
 
-func (s *hostStorageSystem) RescanAllHba(ctx *simulator.Context, req *types.RescanAllHba) soap.HasFault {
+func (s *HostStorageSystem) RescanAllHba(ctx *simulator.Context, req *types.RescanAllHba) soap.HasFault {
 	return s.sim.RescanAllHba(ctx, req)
 }
 
-func (s *hostStorageSystem) RescanVmfs(ctx *simulator.Context, req *types.RescanVmfs) soap.HasFault {
+func (s *HostStorageSystem) RescanVmfs(ctx *simulator.Context, req *types.RescanVmfs) soap.HasFault {
 	return s.sim.RescanVmfs(ctx, req)
 }
 
-func (s *hostStorageSystem) RefreshStorageSystem(ctx *simulator.Context, req *types.RefreshStorageSystem) soap.HasFault {
+func (s *HostStorageSystem) RefreshStorageSystem(ctx *simulator.Context, req *types.RefreshStorageSystem) soap.HasFault {
 	return s.sim.RefreshStorageSystem(ctx, req)
 }
 
 // Get is what the property collector reads: the simulator's object with the host's file systems.
-func (s *hostStorageSystem) Get() mo.Reference {
+func (s *HostStorageSystem) Get() mo.Reference {
 	view := s.sim.HostStorageSystem
 	info := &types.HostFileSystemVolumeInfo{VolumeTypeList: []string{"VMFS", "NFS", "NFS41", "CIFS", "vsan", "VFFS",
 		"VVOL", "PMEM", "vsanD", "OTHER"}}

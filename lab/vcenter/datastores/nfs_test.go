@@ -1,4 +1,4 @@
-package main
+package datastores
 
 import (
 	"context"
@@ -10,21 +10,15 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-const nfsTopology = `{"nfs_exports": ["nfs.lab.local:/srv/isos"], "datacenters": [{"name": "dc",
-	"clusters": [{"name": "c", "hosts": [{"name": "esxi-01"}, {"name": "esxi-02"}]}]}]}`
-
 // An NFS export the lab serves mounts as one datastore per datacenter, read-only where asked, and shows in each
 // host's file systems; an export the lab does not serve, a name in use and a second mount on a host are refused.
 func TestNasDatastores(t *testing.T) {
-	tl := startLabWith(t, nfsTopology)
+	tl := startLab(t, "nfs.lab.local:/srv/isos")
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	hosts := make([]mo.HostSystem, 2)
 	for i := range hosts {
-		if err := c.RetrieveOne(ctx, tl.hosts[i].ref, []string{"configManager"}, &hosts[i]); err != nil {
+		if err := c.RetrieveOne(ctx, tl.hosts[i], []string{"configManager"}, &hosts[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,7 +67,7 @@ func TestNasDatastores(t *testing.T) {
 	for _, m := range ds.Host {
 		modes[m.Key.Value] = m.MountInfo.AccessMode
 	}
-	if modes[tl.hosts[0].ref.Value] != "readOnly" || modes[tl.hosts[1].ref.Value] != "readWrite" {
+	if modes[tl.hosts[0].Value] != "readOnly" || modes[tl.hosts[1].Value] != "readWrite" {
 		t.Errorf("mounts %v, want readOnly on the first host and readWrite on the second", modes)
 	}
 

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// datastoreLab is the lab as package datastores sees it (datastores.Lab).
+type datastoreLab struct{ l *Lab }
+
+func (d datastoreLab) Context() *simulator.Context { return d.l.ctx }
+
+func (d datastoreLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
+	d.l.update(obj, changes...)
+}
+
+func (d datastoreLab) Logf(format string, args ...interface{}) { d.l.logf(format, args...) }
+
+func (d datastoreLab) RunTask(obj mo.Reference, name string,
+	fn func() (types.BaseMethodFault, string)) types.ManagedObjectReference {
+	return d.l.runTask(obj, name, func(*simulator.Task) (types.AnyType, *labFault) {
+		if fault, msg := fn(); fault != nil {
+			return nil, &labFault{fault: fault, msg: msg}
+		}
+		return nil, nil
+	})
+}
+
+func (d datastoreLab) VMConfig(ref types.ManagedObjectReference) *types.VirtualMachineConfigInfo {
+	switch vm := simulator.Map.Get(ref).(type) {
+	case *labVM:
+		return vm.Config
+	case *simulator.VirtualMachine:
+		return vm.Config
+	}
+	return nil
+}
