@@ -112,6 +112,22 @@ def fill(text, values):
     return text
 
 
+def installer_script(kind, values):
+    """The script of a driver runfile (kind: driver, the GRID guest driver; datacenter): nvidia-installer.sh, whose
+    @NAME@ lines take the parts <kind>/runfile.sh gives after its "#@ NAME" lines, filled with values."""
+    parts, name = {}, None
+    for line in read(kind, "runfile.sh").splitlines(True):
+        if line.startswith("#@ "):
+            name = line[3:].strip()
+            parts[name] = ""
+        elif name:
+            parts[name] += line
+    script = read("nvidia-installer.sh")
+    for name, part in parts.items():
+        script = script.replace("@%s@\n" % name, part)
+    return fill(script, values)
+
+
 def read(*parts):
     with open(os.path.join(HERE, *parts)) as handle:
         return handle.read()
@@ -199,7 +215,7 @@ def build_driver_runfile(out, fixtures, work, release, branches):
         "systemctl disable --now nvidia-gridd.service 2>/dev/null\n"
         "rm -f /usr/bin/nvidia-smi /usr/bin/nvidia-gridd /lib/systemd/system/nvidia-gridd.service "
         "/etc/nvidia/gridd.conf.template /usr/bin/nvidia-uninstall\nrm -rf /usr/share/nvidia/lab\n", 0o755)
-    script = fill(read("driver", "runfile.sh"), {"DRIVER_VERSION": version})
+    script = installer_script("driver", {"DRIVER_VERSION": version, "FLAVOUR_VARIABLE": ""})
     payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
     put(out, "NVIDIA-Linux-x86_64-%s-grid.run" % version, script + payload, 0o755)
 
@@ -392,8 +408,8 @@ def build_datacenter_driver(out, fixtures, work, release):
         "systemctl disable --now nvidia-persistenced.service 2>/dev/null\n"
         "rm -f /usr/bin/nvidia-smi /usr/bin/nvidia-persistenced /lib/systemd/system/nvidia-persistenced.service "
         "/usr/bin/nvidia-uninstall\nrm -rf /usr/share/nvidia/lab-dc\n", 0o755)
-    script = fill(read("datacenter", "runfile.sh"), {
-        "DRIVER_VERSION": version, "DEFAULT_FLAVOUR": "open" if int(branch) >= 560 else "proprietary"})
+    script = installer_script("datacenter", {
+        "DRIVER_VERSION": version, "FLAVOUR_VARIABLE": "flavour=%s " % ("open" if int(branch) >= 560 else "proprietary")})
     payload = base64.encodebytes(tar_gz(os.path.dirname(tree))).decode()
     put(out, "NVIDIA-Linux-x86_64-%s.run" % version, script + payload, 0o755)
 
