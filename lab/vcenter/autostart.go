@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // autoStartManager is a host's HostAutoStartManager (configManager.autoStartManager): the order in which the host
@@ -23,7 +25,7 @@ type autoStartManager struct {
 
 func newAutoStartManager(h *hostState, obj *simulator.HostSystem) *autoStartManager {
 	m := &autoStartManager{host: h.ref}
-	m.Self = types.ManagedObjectReference{Type: "HostAutoStartManager", Value: "autoStartManager-" + hostNumber(h.ref)}
+	m.Self = types.ManagedObjectReference{Type: "HostAutoStartManager", Value: "autoStartManager-" + simobj.Number(h.ref)}
 	m.Config = types.HostAutoStartManagerConfig{Defaults: &types.AutoStartDefaults{
 		StartDelay: 120, StopDelay: 120, WaitForHeartbeat: types.NewBool(false), StopAction: "PowerOff"}}
 	config := m.Config

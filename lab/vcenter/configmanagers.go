@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/datastores"
+	"vcsim/simobj"
 )
 
 const pciClassBridge = 0x06 // PCI base class of host, ISA and PCI-to-PCI bridges
@@ -23,7 +24,7 @@ type vsanSystem struct {
 
 func newVsanSystem(h *hostState) *vsanSystem {
 	s := &vsanSystem{}
-	s.Self = types.ManagedObjectReference{Type: "HostVsanSystem", Value: "vsanSystem-" + hostNumber(h.ref)}
+	s.Self = types.ManagedObjectReference{Type: "HostVsanSystem", Value: "vsanSystem-" + simobj.Number(h.ref)}
 	host := h.ref
 	s.Config = types.VsanHostConfigInfo{
 		Enabled:         types.NewBool(false),
@@ -57,7 +58,7 @@ type pciPassthruSystem struct {
 func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPassthruSystem {
 	s := &pciPassthruSystem{}
 	s.Self = types.ManagedObjectReference{Type: "HostPciPassthruSystem",
-		Value: "pciPassthruSystem-" + hostNumber(h.ref)}
+		Value: "pciPassthruSystem-" + simobj.Number(h.ref)}
 	s.PciPassthruInfo = pciPassthruInfo(devices)
 	s.host, s.state = h.ref, h
 	return s
@@ -135,11 +136,6 @@ func pciPassthruInfo(devices []types.HostPciDevice) []types.BaseHostPciPassthruI
 	return info
 }
 
-// hostNumber is the number in a host's id (host-21 -> 21); vCenter names a host's managers after it.
-func hostNumber(ref types.ManagedObjectReference) string {
-	return ref.Value[strings.LastIndex(ref.Value, "-")+1:]
-}
-
 // attachConfigManagers gives a host its vSAN and PCI passthrough systems, its network system and VMkernel NIC
 // manager as vCenter reports them (hostnetwork.go), its lockdown mode (hostaccess.go), and an object for every other
 // configManager reference the simulator leaves pointing at nothing (it hands all hosts the same ids, such as
@@ -186,7 +182,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 			continue
 		}
 		own := types.ManagedObjectReference{Type: ref.Type,
-			Value: strings.TrimPrefix(ref.Value, "ha-") + "-" + hostNumber(h.ref)}
+			Value: strings.TrimPrefix(ref.Value, "ha-") + "-" + simobj.Number(h.ref)}
 		placeholder, err := mo.ObjectContentToType(types.ObjectContent{Obj: own}, true)
 		if err != nil {
 			continue

@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // dateTimeSystem is a host's HostDateTimeSystem (configManager.dateTimeSystem): UTC, no NTP servers at start, as a
@@ -19,7 +21,7 @@ type dateTimeSystem struct {
 
 func newDateTimeSystem(h *hostState) *dateTimeSystem {
 	s := &dateTimeSystem{}
-	s.Self = types.ManagedObjectReference{Type: "HostDateTimeSystem", Value: "dateTimeSystem-" + hostNumber(h.ref)}
+	s.Self = types.ManagedObjectReference{Type: "HostDateTimeSystem", Value: "dateTimeSystem-" + simobj.Number(h.ref)}
 	s.DateTimeInfo = types.HostDateTimeInfo{
 		TimeZone:  types.HostDateTimeSystemTimeZone{Key: "UTC", Name: "UTC", Description: "UTC", GmtOffset: 0},
 		NtpConfig: &types.HostNtpConfig{Server: []string{}},

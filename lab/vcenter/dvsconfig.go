@@ -6,6 +6,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // A distributed switch's configuration through CreateDVS_Task and ReconfigureDvs_Task (vSphere Web Services API,
@@ -106,7 +108,7 @@ func (l *Lab) applyDVSConfig(dvs *simulator.DistributedVirtualSwitch, req *types
 	}
 	config := dvs.Config.GetDVSConfigInfo()
 	if spec.Name != "" && spec.Name != dvs.Name {
-		name := escapeName(spec.Name)
+		name := simobj.EscapeName(spec.Name)
 		config.Name, dvs.Summary.Name = name, name
 		simulator.Map.Update(dvs, []types.PropertyChange{{Name: "name", Val: name}})
 	}

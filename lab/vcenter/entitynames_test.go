@@ -8,17 +8,6 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-func TestEscapeName(t *testing.T) {
-	for name, want := range map[string]string{
-		"plain": "plain", "a/b": "a%2fb", `a\b`: "a%5cb", "50%": "50%25", `pg\/%`: "pg%5c%2f%25",
-		"a%2fb": "a%2fb", "a%2Fb": "a%2Fb", "%zz": "%25zz",
-	} {
-		if got := escapeName(name); got != want {
-			t.Errorf("escapeName(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
 // Entities created or renamed through the API keep their names with /, \ and % escaped, as vCenter stores them.
 func TestEntityNamesEscaped(t *testing.T) {
 	_, c, folders := startLabFolders(t)

@@ -12,6 +12,7 @@ import (
 
 	"vcsim/lists"
 	"vcsim/vgputypes"
+	"vcsim/vimfault"
 )
 
 // graphicsManager is a host's HostGraphicsManager (configManager.graphicsManager).
@@ -144,15 +145,13 @@ func deviceTypes(list []vgputypes.HostGraphicsConfigDeviceType) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// invalidArgument is vCenter's InvalidArgument, with its wording and the reason appended.
+// invalidArgument is vCenter's InvalidArgument (vimfault.InvalidArgument) as a lab fault.
 func invalidArgument(property, format string, args ...interface{}) *labFault {
-	return &labFault{
-		fault: &types.InvalidArgument{InvalidProperty: property},
-		msg:   fmt.Sprintf("A specified parameter was not correct: %s (%s)", property, fmt.Sprintf(format, args...)),
-	}
+	f := vimfault.InvalidArgument(property, format, args...)
+	return &labFault{fault: f.Fault, msg: f.Msg}
 }
 
-// labFault is a vSphere fault with the localized message a client shows.
+// labFault is a vSphere fault with the localized message a client shows (vimfault.Fault, in the packages).
 type labFault struct {
 	fault types.BaseMethodFault
 	msg   string

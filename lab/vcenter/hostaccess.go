@@ -6,6 +6,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // hostAccessManager is a host's HostAccessManager (configManager.hostAccessManager, vSphere 6.0 and later): the
@@ -21,7 +23,7 @@ type hostAccessManager struct {
 
 func newHostAccessManager(h *hostState, host *simulator.HostSystem) *hostAccessManager {
 	m := &hostAccessManager{host: host}
-	m.Self = types.ManagedObjectReference{Type: "HostAccessManager", Value: "hostAccessManager-" + hostNumber(h.ref)}
+	m.Self = types.ManagedObjectReference{Type: "HostAccessManager", Value: "hostAccessManager-" + simobj.Number(h.ref)}
 	m.LockdownMode = types.HostLockdownModeLockdownDisabled
 	host.Config.LockdownMode = m.LockdownMode
 	return m

@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/simobj"
 )
 
 // hostNetworkSystem is a host's HostNetworkSystem (configManager.networkSystem) as vCenter reports it. The
@@ -129,7 +130,7 @@ type virtualNicManager struct {
 
 func newVirtualNicManager(h *hostState, host *simulator.HostSystem) *virtualNicManager {
 	m := &virtualNicManager{host: host}
-	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + hostNumber(h.ref)}
+	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + simobj.Number(h.ref)}
 	m.keepOnlyHostNics()
 	return m
 }

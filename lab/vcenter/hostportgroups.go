@@ -112,7 +112,7 @@ func (s *hostNetworkSystem) sharedNetwork(name string) *mo.Network {
 		return nil
 	}
 	for _, ref := range folder.ChildEntity {
-		if network, ok := simulator.Map.Get(ref).(*mo.Network); ok && network.Name == escapeName(name) {
+		if network, ok := simulator.Map.Get(ref).(*mo.Network); ok && network.Name == simobj.EscapeName(name) {
 			return network
 		}
 	}
@@ -165,7 +165,7 @@ func (s *hostNetworkSystem) removePortGroup(ctx *simulator.Context, req *types.R
 	if portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 && s.leaveNetwork(req.PgName) {
 		return &methods.RemovePortGroupBody{Res: &types.RemovePortGroupResponse{}}
 	}
-	if escaped := escapeName(req.PgName); escaped != req.PgName && portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 {
+	if escaped := simobj.EscapeName(req.PgName); escaped != req.PgName && portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 {
 		for _, network := range simulator.Map.All("Network") {
 			if entity := network.Entity(); entity.Name == escaped {
 				entity.Name = req.PgName

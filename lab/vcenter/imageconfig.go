@@ -5,6 +5,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // imageConfigManager is a host's HostImageConfigManager (configManager.imageConfigManager): the host image
@@ -21,7 +23,7 @@ type imageConfigManager struct {
 func newImageConfigManager(h *hostState) *imageConfigManager {
 	m := &imageConfigManager{acceptance: string(types.HostImageAcceptanceLevelPartner), host: h}
 	m.Self = types.ManagedObjectReference{Type: "HostImageConfigManager",
-		Value: "imageConfigManager-" + hostNumber(h.ref)}
+		Value: "imageConfigManager-" + simobj.Number(h.ref)}
 	return m
 }
 

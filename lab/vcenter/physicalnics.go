@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/vmware/govmomi/simulator"
+
+	"vcsim/simobj"
 )
 
 // A host has the simulator's two physical NICs (vmnic0, vmnic1: 10 Gb/s vmxnet3, as govmomi recorded them from a
@@ -33,6 +35,6 @@ func addPhysicalNics(host *simulator.HostSystem, count int) {
 // hostMACSuffix is the middle of a host's NIC addresses, from the number in its id (host-21: 00:15).
 func hostMACSuffix(host *simulator.HostSystem) string {
 	var n int
-	_, _ = fmt.Sscanf(hostNumber(host.Self), "%d", &n)
+	_, _ = fmt.Sscanf(simobj.Number(host.Self), "%d", &n)
 	return fmt.Sprintf("%02x:%02x", n>>8&0xff, n&0xff)
 }

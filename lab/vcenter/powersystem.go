@@ -6,6 +6,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/simobj"
 )
 
 // powerSystem is a host's HostPowerSystem (configManager.powerSystem): the power policies the host offers
@@ -19,7 +21,7 @@ type powerSystem struct {
 
 func newPowerSystem(h *hostState, host *simulator.HostSystem) *powerSystem {
 	s := &powerSystem{host: host}
-	s.Self = types.ManagedObjectReference{Type: "HostPowerSystem", Value: "powerSystem-" + hostNumber(h.ref)}
+	s.Self = types.ManagedObjectReference{Type: "HostPowerSystem", Value: "powerSystem-" + simobj.Number(h.ref)}
 	if c := host.Config.PowerSystemCapability; c != nil {
 		s.Capability = types.PowerSystemCapability{AvailablePolicy: append([]types.HostPowerPolicy(nil),
 			c.AvailablePolicy...)}

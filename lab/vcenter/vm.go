@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/simobj"
 )
 
 const (
@@ -61,10 +62,10 @@ func vcenterVMDefaults(vm *simulator.VirtualMachine) {
 	if vm.Config == nil {
 		return
 	}
-	vm.Config.Name = escapeName(vm.Config.Name)
-	vm.Name = escapeName(vm.Name) // the simulator registers a new VM before it names it
+	vm.Config.Name = simobj.EscapeName(vm.Config.Name)
+	vm.Name = simobj.EscapeName(vm.Name) // the simulator registers a new VM before it names it
 	if vm.Summary.Config.Name != "" {
-		vm.Summary.Config.Name = escapeName(vm.Summary.Config.Name)
+		vm.Summary.Config.Name = simobj.EscapeName(vm.Summary.Config.Name)
 	}
 	kept := vm.Config.ExtraConfig[:0]
 	for _, option := range vm.Config.ExtraConfig {

@@ -12,6 +12,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 	"vcsim/topology"
 )
@@ -111,7 +112,7 @@ func (l *Lab) escapeNewVMPath(r *http.Request, call soaphttp.Call, body []byte) 
 		return
 	}
 	var p object.DatastorePath
-	escaped := escapeName(req.Config.Name)
+	escaped := simobj.EscapeName(req.Config.Name)
 	if !p.FromString(req.Config.Files.VmPathName) || p.Path != "" || escaped == req.Config.Name {
 		return
 	}
