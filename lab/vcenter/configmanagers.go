@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/datastores"
+	"vcsim/hostnet"
 	"vcsim/simobj"
 )
 
@@ -157,14 +158,14 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.VsanSystem = &vsanRef
 	obj.ConfigManager.PciPassthruSystem = &passthruRef
 	obj.Config.PciPassthruInfo = pciPassthruInfo(obj.Hardware.PciDevice)
-	if network := newHostNetworkSystem(obj); network != nil {
+	if network := hostnet.NewNetworkSystem(obj); network != nil {
 		simulator.Map.Put(network)
 	}
 	if storage := datastores.NewHostStorageSystem(obj); storage != nil {
 		simulator.Map.Put(storage)
 	}
 	simulator.Map.Put(newAutoStartManager(h, obj))
-	vnics, access := newVirtualNicManager(h, obj), newHostAccessManager(h, obj)
+	vnics, access := hostnet.NewVirtualNicManager(obj), newHostAccessManager(h, obj)
 	simulator.Map.Put(vnics)
 	simulator.Map.Put(access)
 	vnicsRef, accessRef := vnics.Self, access.Self

@@ -15,6 +15,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/datastores"
+	"vcsim/hostnet"
 	"vcsim/topology"
 	"vcsim/vapi"
 	"vcsim/vlcm"
@@ -169,7 +170,7 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *topology.HostS
 	h.linkGPUs(spec.NVLink)
 	h.addNVSwitches(spec.NVSwitches)
 	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.RebootDuration()
-	addPhysicalNics(obj, spec.NICs)
+	hostnet.AddPhysicalNics(obj, spec.NICs)
 	l.attachHost(h, obj)
 	return object.NewHostSystem(c, ref), nil
 }

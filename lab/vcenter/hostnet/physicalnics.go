@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // A host has the simulator's two physical NICs (vmnic0, vmnic1: 10 Gb/s vmxnet3, as govmomi recorded them from a
 // nested ESXi host) unless its topology entry asks for more: the others are copies of vmnic1 on PCI buses of their
 // own, with MAC addresses of their own.
-func addPhysicalNics(host *simulator.HostSystem, count int) {
+func AddPhysicalNics(host *simulator.HostSystem, count int) {
 	network := host.Config.Network
 	if network == nil || len(network.Pnic) == 0 {
 		return

@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vimfault"
 )
 
 // TCP/IP stack instances of a host (vSphere Web Services API, HostNetStackInstance, HostNetworkConfigNetStackSpec,
@@ -28,11 +30,11 @@ const defaultNetStack = "defaultTcpipStack"
 // (HostNetStackInstanceCongestionControlAlgorithmType).
 var congestionAlgorithms = map[string]bool{"newreno": true, "cubic": true}
 
-func (s *hostNetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) soap.HasFault {
+func (s *NetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) soap.HasFault {
 	defer s.refresh()
 	body := &methods.UpdateNetworkConfigBody{}
 	if fault := s.checkNetStackSpecs(req.Config.NetStackSpec); fault != nil {
-		body.Fault_ = fault.soap()
+		body.Fault_ = fault.SOAP()
 		return body
 	}
 	for _, spec := range req.Config.NetStackSpec {
@@ -41,7 +43,7 @@ func (s *hostNetworkSystem) UpdateNetworkConfig(req *types.UpdateNetworkConfig) 
 	return s.sim.UpdateNetworkConfig(req)
 }
 
-func (s *hostNetworkSystem) netStack(key string) *types.HostNetStackInstance {
+func (s *NetworkSystem) netStack(key string) *types.HostNetStackInstance {
 	network := s.host.Config.Network
 	for i := range network.NetStackInstance {
 		if network.NetStackInstance[i].Key == key {
@@ -52,30 +54,30 @@ func (s *hostNetworkSystem) netStack(key string) *types.HostNetStackInstance {
 }
 
 // checkNetStackSpecs refuses the whole request before any change when one of its stack specs cannot apply.
-func (s *hostNetworkSystem) checkNetStackSpecs(specs []types.HostNetworkConfigNetStackSpec) *labFault {
+func (s *NetworkSystem) checkNetStackSpecs(specs []types.HostNetworkConfigNetStackSpec) *vimfault.Fault {
 	for _, spec := range specs {
 		key := spec.NetStackInstance.Key
 		switch {
 		case spec.Operation != "" && spec.Operation != string(types.HostConfigChangeOperationEdit):
-			return &labFault{fault: &types.NotSupported{}, msg: fmt.Sprintf(
+			return &vimfault.Fault{Fault: &types.NotSupported{}, Msg: fmt.Sprintf(
 				"The operation %q on TCP/IP stack %q is not supported.", spec.Operation, key)}
 		case s.netStack(key) == nil:
-			return &labFault{fault: &types.NotFound{}, msg: fmt.Sprintf(
+			return &vimfault.Fault{Fault: &types.NotFound{}, Msg: fmt.Sprintf(
 				"The TCP/IP stack %q does not exist on host %s.", key, s.host.Name)}
 		case spec.NetStackInstance.CongestionControlAlgorithm != "" &&
 			!congestionAlgorithms[spec.NetStackInstance.CongestionControlAlgorithm]:
-			return invalidArgument("netStackSpec.netStackInstance.congestionControlAlgorithm",
+			return vimfault.InvalidArgument("netStackSpec.netStackInstance.congestionControlAlgorithm",
 				"%q is not a congestion control algorithm (newreno or cubic)",
 				spec.NetStackInstance.CongestionControlAlgorithm)
 		case spec.NetStackInstance.RequestedMaxNumberOfConnections < 0:
-			return invalidArgument("netStackSpec.netStackInstance.requestedMaxNumberOfConnections",
+			return vimfault.InvalidArgument("netStackSpec.netStackInstance.requestedMaxNumberOfConnections",
 				"%d is negative", spec.NetStackInstance.RequestedMaxNumberOfConnections)
 		}
 	}
 	return nil
 }
 
-func (s *hostNetworkSystem) editNetStack(spec types.HostNetStackInstance) {
+func (s *NetworkSystem) editNetStack(spec types.HostNetStackInstance) {
 	stack := s.netStack(spec.Key)
 	network := s.host.Config.Network
 	if spec.DnsConfig != nil {
@@ -102,7 +104,7 @@ func (s *hostNetworkSystem) editNetStack(spec types.HostNetStackInstance) {
 }
 
 // refreshNetStackRuntime derives runtime.networkRuntimeInfo's stack list from the host's stacks and VMkernel NICs.
-func (s *hostNetworkSystem) refreshNetStackRuntime() {
+func (s *NetworkSystem) refreshNetStackRuntime() {
 	network := s.host.Config.Network
 	if network == nil {
 		return

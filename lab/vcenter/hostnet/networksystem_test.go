@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
-	"vcsim/vlcm"
 )
 
 // A host's network system reports its physical NICs in networkInfo and networkConfig, as vCenter does, and follows a
@@ -18,12 +17,9 @@ import (
 func TestHostNetworkSystemReportsNics(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.networkSystem", "config.network"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager.networkSystem", "config.network"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	read := func() mo.HostNetworkSystem {
@@ -51,7 +47,7 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 	if !found {
 		t.Error("networkConfig does not show the port group just added")
 	}
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"config.network"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	found = false
@@ -66,7 +62,8 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 // QueryNetConfig answers a service's VMkernel NICs, refuses an unknown service with InvalidArgument, and follows
 // SelectVnicForNicType / DeselectVnicForNicType.
 func TestVirtualNicManagerServices(t *testing.T) {
-	_, c, ref := startLabHostManager(t, "configManager.virtualNicManager")
+	tl := startLab(t)
+	c, ref := tl.c, tl.hostManager(t, "configManager.virtualNicManager")
 	ctx := context.Background()
 	query := func(nicType string) (*types.VirtualNicManagerNetConfig, error) {
 		res, err := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: ref, NicType: nicType})
@@ -108,102 +105,15 @@ func TestVirtualNicManagerServices(t *testing.T) {
 	}
 }
 
-// fetchSoftwarePackages lists the base image's VIBs at the installed base image version; a VIB id reads as vendor,
-// type, name and version.
-func TestFetchSoftwarePackages(t *testing.T) {
-	tl := startLab(t)
-	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.imageConfigManager"}, &host); err != nil {
-		t.Fatal(err)
-	}
-	res, err := methods.FetchSoftwarePackages(ctx, c.Client, &types.FetchSoftwarePackages{
-		This: *host.ConfigManager.ImageConfigManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := tl.vlcm.Installed(tl.hosts[0].ref)[vlcm.BaseImageComponent]
-	found := false
-	for _, p := range res.Returnval {
-		if p.Name == "esx-base" {
-			found = p.Version == base && p.Vendor == "VMware" && p.AcceptanceLevel == "vmware_certified"
-		}
-	}
-	if !found {
-		t.Errorf("esx-base at %s not listed: %+v", base, res.Returnval)
-	}
-	vib, ok := vibPackage("NVIDIA_bootbank_NVD-VGPU-800_525.105.14-1OEM.800.1.0.20613240", "host driver", nil)
-	if !ok || vib.Vendor != "NVIDIA" || vib.Type != "bootbank" || vib.Name != "NVD-VGPU-800" ||
-		vib.Version != "525.105.14-1OEM.800.1.0.20613240" || vib.AcceptanceLevel != "partner" {
-		t.Errorf("VIB id read as %+v, %v", vib, ok)
-	}
-	if _, ok := vibPackage("no-underscores", "", nil); ok {
-		t.Error("a malformed VIB id was read")
-	}
-}
-
 // The search index walks every object, the hosts' network systems included: FindByUuid answers (here: nothing found).
 func TestSearchIndexWalksHostNetworkSystems(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	res, err := methods.FindByUuid(ctx, c.Client, &types.FindByUuid{This: *c.ServiceContent.SearchIndex,
 		Uuid: "00000000-0000-0000-0000-000000000000", VmSearch: true})
 	if err != nil || res.Returnval != nil {
 		t.Errorf("FindByUuid: %v, %v", res, err)
-	}
-}
-
-// A host's lockdown mode starts disabled, follows ChangeLockdownMode in both places a client reads it, and an
-// unknown mode is refused.
-func TestHostLockdownMode(t *testing.T) {
-	tl := startLab(t)
-	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func() (mo.HostSystem, mo.HostAccessManager) {
-		var host mo.HostSystem
-		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.hostAccessManager", "config.lockdownMode"},
-			&host); err != nil {
-			t.Fatal(err)
-		}
-		var access mo.HostAccessManager
-		if err := c.RetrieveOne(ctx, *host.ConfigManager.HostAccessManager, []string{"lockdownMode"}, &access); err != nil {
-			t.Fatal(err)
-		}
-		return host, access
-	}
-	host, access := read()
-	if access.LockdownMode != "lockdownDisabled" || host.Config.LockdownMode != "lockdownDisabled" {
-		t.Fatalf("at start: %s / %s", access.LockdownMode, host.Config.LockdownMode)
-	}
-	ref := *host.ConfigManager.HostAccessManager
-	if _, err := methods.ChangeLockdownMode(ctx, c.Client, &types.ChangeLockdownMode{This: ref, Mode: "lockdownSome"}); err == nil {
-		t.Error("an unknown lockdown mode was taken")
-	}
-	if _, err := methods.ChangeLockdownMode(ctx, c.Client, &types.ChangeLockdownMode{This: ref,
-		Mode: types.HostLockdownModeLockdownNormal}); err != nil {
-		t.Fatal(err)
-	}
-	if host, access = read(); access.LockdownMode != "lockdownNormal" || host.Config.LockdownMode != "lockdownNormal" {
-		t.Errorf("after the change: %s / %s", access.LockdownMode, host.Config.LockdownMode)
-	}
-	if _, err := methods.UpdateLockdownExceptions(ctx, c.Client, &types.UpdateLockdownExceptions{This: ref,
-		Users: []string{"svc-backup"}}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := methods.QueryLockdownExceptions(ctx, c.Client, &types.QueryLockdownExceptions{This: ref})
-	if err != nil || len(res.Returnval) != 1 || res.Returnval[0] != "svc-backup" {
-		t.Errorf("lockdown exceptions: %+v, %v", res, err)
 	}
 }
 
@@ -212,12 +122,9 @@ func TestHostLockdownMode(t *testing.T) {
 func TestVMkernelNics(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	ns, vnics := *host.ConfigManager.NetworkSystem, *host.ConfigManager.VirtualNicManager
@@ -237,7 +144,7 @@ func TestVMkernelNics(t *testing.T) {
 	}
 	device := added.Returnval
 	nics := func() map[string]types.HostVirtualNic {
-		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network"}, &host); err != nil {
+		if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"config.network"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]types.HostVirtualNic{}

@@ -1,4 +1,9 @@
-package main
+// Package hostnet holds a host's network as vCenter reports it, over the simulator's objects: the host's
+// HostNetworkSystem (networkInfo and networkConfig with the physical and VMkernel NICs, standard switches and their
+// bridges, port groups shared by name across a datacenter's hosts, VMkernel NICs, TCP/IP stacks), its
+// HostVirtualNicManager, and the physical NICs a topology asks for. It needs nothing of the lab: the lab registers
+// its objects for each host (NewNetworkSystem, NewVirtualNicManager) and adds NICs (AddPhysicalNics).
+package hostnet
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -9,38 +14,39 @@ import (
 
 	"vcsim/lists"
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
-// hostNetworkSystem is a host's HostNetworkSystem (configManager.networkSystem) as vCenter reports it. The
+// NetworkSystem is a host's HostNetworkSystem (configManager.networkSystem) as vCenter reports it. The
 // simulator's networkInfo lists only the standard switches' names and port groups; vCenter's lists the host's
 // physical and VMkernel NICs too, the same objects as the host's config.network, and networkConfig is the
 // configuration (HostNetworkConfig) that gives that state (vSphere Web Services API, HostNetworkSystem:
 // "networkConfig: the network configuration ... that the host has", "networkInfo: the network configuration and
 // runtime information"). The simulator's object keeps doing the work of its methods; after each one, and on every
 // read, both properties are derived again from it and the host, so changes show in them.
-type hostNetworkSystem struct {
+type NetworkSystem struct {
 	mo.HostNetworkSystem // first, as the simulator's search index needs
 	sim                  *simulator.HostNetworkSystem
 	host                 *simulator.HostSystem
 }
 
-func newHostNetworkSystem(host *simulator.HostSystem) *hostNetworkSystem {
+func NewNetworkSystem(host *simulator.HostSystem) *NetworkSystem {
 	sim, ok := simulator.Map.Get(*host.ConfigManager.NetworkSystem).(*simulator.HostNetworkSystem)
 	if !ok {
 		return nil
 	}
-	s := &hostNetworkSystem{sim: sim, host: host}
+	s := &NetworkSystem{sim: sim, host: host}
 	s.refresh()
 	return s
 }
 
 // Get is what the property collector reads (the simulator calls it for wrapper types).
-func (s *hostNetworkSystem) Get() mo.Reference {
+func (s *NetworkSystem) Get() mo.Reference {
 	s.refresh()
 	return &s.HostNetworkSystem
 }
 
-func (s *hostNetworkSystem) refresh() {
+func (s *NetworkSystem) refresh() {
 	view := s.sim.HostNetworkSystem
 	network := s.host.Config.Network
 	info := types.HostNetworkInfo{}
@@ -63,12 +69,12 @@ func (s *hostNetworkSystem) refresh() {
 	}
 }
 
-func (s *hostNetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) soap.HasFault {
+func (s *NetworkSystem) RemoveVirtualSwitch(c *types.RemoveVirtualSwitch) soap.HasFault {
 	defer s.refresh()
 	return s.sim.RemoveVirtualSwitch(c)
 }
 
-func (s *hostNetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
+func (s *NetworkSystem) QueryNetworkHint(req *types.QueryNetworkHint) soap.HasFault {
 	return s.sim.QueryNetworkHint(req)
 }
 
@@ -118,25 +124,25 @@ func networkConfig(info *types.HostNetworkInfo) *types.HostNetworkConfig {
 	return config
 }
 
-// virtualNicManager is a host's HostVirtualNicManager (configManager.virtualNicManager): which VMkernel NICs carry
+// VirtualNicManager is a host's HostVirtualNicManager (configManager.VirtualNicManager): which VMkernel NICs carry
 // which service (management, vmotion, vsan, ...). Its info is the host's config.virtualNicManagerInfo.
 // QueryNetConfig answers one service's candidates and selection, or InvalidArgument for a service the host does
 // not have; SelectVnicForNicType and DeselectVnicForNicType change the selection (vSphere Web Services API,
 // HostVirtualNicManager).
-type virtualNicManager struct {
+type VirtualNicManager struct {
 	mo.HostVirtualNicManager
 	host *simulator.HostSystem
 }
 
-func newVirtualNicManager(h *hostState, host *simulator.HostSystem) *virtualNicManager {
-	m := &virtualNicManager{host: host}
-	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + simobj.Number(h.ref)}
+func NewVirtualNicManager(host *simulator.HostSystem) *VirtualNicManager {
+	m := &VirtualNicManager{host: host}
+	m.Self = types.ManagedObjectReference{Type: "HostVirtualNicManager", Value: "vnic-mgr-" + simobj.Number(host.Self)}
 	m.keepOnlyHostNics()
 	return m
 }
 
 // keepOnlyHostNics drops the simulator's sample candidates for VMkernel NICs the host does not have.
-func (m *virtualNicManager) keepOnlyHostNics() {
+func (m *VirtualNicManager) keepOnlyHostNics() {
 	info, network := m.host.Config.VirtualNicManagerInfo, m.host.Config.Network
 	if info == nil || network == nil {
 		return
@@ -157,7 +163,7 @@ func (m *virtualNicManager) keepOnlyHostNics() {
 	}
 }
 
-func (m *virtualNicManager) Get() mo.Reference {
+func (m *VirtualNicManager) Get() mo.Reference {
 	view := m.HostVirtualNicManager
 	if info := m.host.Config.VirtualNicManagerInfo; info != nil {
 		view.Info = *info
@@ -165,7 +171,7 @@ func (m *virtualNicManager) Get() mo.Reference {
 	return &view
 }
 
-func (m *virtualNicManager) netConfig(nicType string) (*types.VirtualNicManagerNetConfig, *labFault) {
+func (m *VirtualNicManager) netConfig(nicType string) (*types.VirtualNicManagerNetConfig, *vimfault.Fault) {
 	if info := m.host.Config.VirtualNicManagerInfo; info != nil {
 		for i := range info.NetConfig {
 			if info.NetConfig[i].NicType == nicType {
@@ -173,14 +179,14 @@ func (m *virtualNicManager) netConfig(nicType string) (*types.VirtualNicManagerN
 			}
 		}
 	}
-	return nil, invalidArgument("nicType", "%q is not a service of host %s", nicType, m.host.Name)
+	return nil, vimfault.InvalidArgument("nicType", "%q is not a service of host %s", nicType, m.host.Name)
 }
 
-func (m *virtualNicManager) QueryNetConfig(req *types.QueryNetConfig) soap.HasFault {
+func (m *VirtualNicManager) QueryNetConfig(req *types.QueryNetConfig) soap.HasFault {
 	body := &methods.QueryNetConfigBody{}
 	config, fault := m.netConfig(req.NicType)
 	if fault != nil {
-		body.Fault_ = fault.soap()
+		body.Fault_ = fault.SOAP()
 		return body
 	}
 	answer := *config
@@ -189,29 +195,29 @@ func (m *virtualNicManager) QueryNetConfig(req *types.QueryNetConfig) soap.HasFa
 }
 
 // candidateKey is the key of the host's VMkernel NIC named device among a service's candidates.
-func candidateKey(config *types.VirtualNicManagerNetConfig, device, host string) (string, *labFault) {
+func candidateKey(config *types.VirtualNicManagerNetConfig, device, host string) (string, *vimfault.Fault) {
 	for _, vnic := range config.CandidateVnic {
 		if vnic.Device == device || vnic.Key == device {
 			return vnic.Key, nil
 		}
 	}
-	return "", invalidArgument("device", "no VMkernel NIC %q on host %s for %s", device, host, config.NicType)
+	return "", vimfault.InvalidArgument("device", "no VMkernel NIC %q on host %s for %s", device, host, config.NicType)
 }
 
 // serviceNic finds a service's config and the key of one of its candidate NICs.
-func (m *virtualNicManager) serviceNic(nicType, device string) (*types.VirtualNicManagerNetConfig, string, *soap.Fault) {
+func (m *VirtualNicManager) serviceNic(nicType, device string) (*types.VirtualNicManagerNetConfig, string, *soap.Fault) {
 	config, fault := m.netConfig(nicType)
 	key := ""
 	if fault == nil {
 		key, fault = candidateKey(config, device, m.host.Name)
 	}
 	if fault != nil {
-		return nil, "", fault.soap()
+		return nil, "", fault.SOAP()
 	}
 	return config, key, nil
 }
 
-func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType) soap.HasFault {
+func (m *VirtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType) soap.HasFault {
 	body := &methods.SelectVnicForNicTypeBody{}
 	config, key, fault := m.serviceNic(req.NicType, req.Device)
 	if fault != nil {
@@ -228,7 +234,7 @@ func (m *virtualNicManager) SelectVnicForNicType(req *types.SelectVnicForNicType
 	return body
 }
 
-func (m *virtualNicManager) DeselectVnicForNicType(req *types.DeselectVnicForNicType) soap.HasFault {
+func (m *VirtualNicManager) DeselectVnicForNicType(req *types.DeselectVnicForNicType) soap.HasFault {
 	body := &methods.DeselectVnicForNicTypeBody{}
 	config, key, fault := m.serviceNic(req.NicType, req.Device)
 	if fault != nil {

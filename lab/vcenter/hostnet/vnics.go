@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 
 const vnicKeyPrefix = "key-vim.host.VirtualNic-"
 
-func (s *hostNetworkSystem) AddVirtualNic(req *types.AddVirtualNic) soap.HasFault {
+func (s *NetworkSystem) AddVirtualNic(req *types.AddVirtualNic) soap.HasFault {
 	defer s.refresh()
 	body := &methods.AddVirtualNicBody{}
 	network := s.host.Config.Network
@@ -47,7 +47,7 @@ func (s *hostNetworkSystem) AddVirtualNic(req *types.AddVirtualNic) soap.HasFaul
 	return body
 }
 
-func (s *hostNetworkSystem) UpdateVirtualNic(req *types.UpdateVirtualNic) soap.HasFault {
+func (s *NetworkSystem) UpdateVirtualNic(req *types.UpdateVirtualNic) soap.HasFault {
 	defer s.refresh()
 	body := &methods.UpdateVirtualNicBody{}
 	network := s.host.Config.Network
@@ -75,7 +75,7 @@ func (s *hostNetworkSystem) UpdateVirtualNic(req *types.UpdateVirtualNic) soap.H
 	return body
 }
 
-func (s *hostNetworkSystem) RemoveVirtualNic(req *types.RemoveVirtualNic) soap.HasFault {
+func (s *NetworkSystem) RemoveVirtualNic(req *types.RemoveVirtualNic) soap.HasFault {
 	defer s.refresh()
 	body := &methods.RemoveVirtualNicBody{}
 	network := s.host.Config.Network
@@ -92,7 +92,7 @@ func (s *hostNetworkSystem) RemoveVirtualNic(req *types.RemoveVirtualNic) soap.H
 	return body
 }
 
-func (s *hostNetworkSystem) hasPortgroup(name string) bool {
+func (s *NetworkSystem) hasPortgroup(name string) bool {
 	for _, pg := range s.host.Config.Network.Portgroup {
 		if pg.Spec.Name == name {
 			return true
@@ -126,7 +126,7 @@ func servesOn(stack, nicType string) bool {
 	return false
 }
 
-func (s *hostNetworkSystem) offerToServices(nic types.HostVirtualNic) {
+func (s *NetworkSystem) offerToServices(nic types.HostVirtualNic) {
 	info := s.host.Config.VirtualNicManagerInfo
 	if info == nil {
 		return
@@ -141,7 +141,7 @@ func (s *hostNetworkSystem) offerToServices(nic types.HostVirtualNic) {
 	}
 }
 
-func (s *hostNetworkSystem) withdrawFromServices(nic types.HostVirtualNic) {
+func (s *NetworkSystem) withdrawFromServices(nic types.HostVirtualNic) {
 	info := s.host.Config.VirtualNicManagerInfo
 	if info == nil {
 		return

@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // faults NotFound when the port group or the switch named in the spec does not exist, AlreadyExists when the new
 // name is taken). Checked before any change. A new name is a remove and an add, as the host's port groups are
 // keyed by name (the Network object of the old name goes, one of the new name comes).
-func (s *hostNetworkSystem) UpdatePortGroup(ctx *simulator.Context, req *types.UpdatePortGroup) soap.HasFault {
+func (s *NetworkSystem) UpdatePortGroup(ctx *simulator.Context, req *types.UpdatePortGroup) soap.HasFault {
 	defer s.refresh()
 	body := &methods.UpdatePortGroupBody{}
 	info := s.sim.NetworkInfo
@@ -64,7 +64,7 @@ func (s *hostNetworkSystem) UpdatePortGroup(ctx *simulator.Context, req *types.U
 // by every host with a port group of that name (Network.host): a second host adding the name joins the network
 // where the simulator refuses it as a duplicate. A name the host already has is AlreadyExists (vSphere Web
 // Services API, HostNetworkSystem.AddPortGroup).
-func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, req *types.AddPortGroup) soap.HasFault {
+func (s *NetworkSystem) AddPortGroup(ctx *simulator.Context, req *types.AddPortGroup) soap.HasFault {
 	defer s.refresh()
 	body := &methods.AddPortGroupBody{}
 	info := s.sim.NetworkInfo
@@ -95,13 +95,13 @@ func (s *hostNetworkSystem) AddPortGroup(ctx *simulator.Context, req *types.AddP
 	return body
 }
 
-func (s *hostNetworkSystem) RemovePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
+func (s *NetworkSystem) RemovePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
 	defer s.refresh()
 	return s.removePortGroup(ctx, req)
 }
 
 // sharedNetwork is the standard network of that name in the host's datacenter, if there is one.
-func (s *hostNetworkSystem) sharedNetwork(name string) *mo.Network {
+func (s *NetworkSystem) sharedNetwork(name string) *mo.Network {
 	ref, _ := simobj.Ancestor(s.host.Self, "Datacenter")
 	dc, ok := simulator.Map.Get(ref).(*simulator.Datacenter)
 	if !ok {
@@ -119,21 +119,21 @@ func (s *hostNetworkSystem) sharedNetwork(name string) *mo.Network {
 	return nil
 }
 
-func (s *hostNetworkSystem) joinNetwork(network *mo.Network) {
+func (s *NetworkSystem) joinNetwork(network *mo.Network) {
 	if network == nil {
 		return
 	}
-	if !containsRef(network.Host, s.host.Self) {
+	if simulator.FindReference(network.Host, s.host.Self) == nil {
 		network.Host = append(network.Host, s.host.Self)
 	}
-	if !containsRef(s.host.Network, network.Self) {
+	if simulator.FindReference(s.host.Network, network.Self) == nil {
 		s.host.Network = append(s.host.Network, network.Self)
 	}
 }
 
 // leaveNetwork takes the host off a shared network that other hosts still have, without the simulator, which
 // would remove the network itself. It answers false when the host is the network's last one.
-func (s *hostNetworkSystem) leaveNetwork(name string) bool {
+func (s *NetworkSystem) leaveNetwork(name string) bool {
 	network := s.sharedNetwork(name)
 	if network == nil {
 		return false
@@ -161,7 +161,7 @@ func (s *hostNetworkSystem) leaveNetwork(name string) bool {
 
 // removePortGroup is the simulator's, which finds the port group's network by the name as given: vCenter stores
 // it with / \ and %% escaped (escapeName), so a network of such a name is first given its plain name back.
-func (s *hostNetworkSystem) removePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
+func (s *NetworkSystem) removePortGroup(ctx *simulator.Context, req *types.RemovePortGroup) soap.HasFault {
 	if portGroupIndex(s.sim.NetworkInfo.Portgroup, req.PgName) >= 0 && s.leaveNetwork(req.PgName) {
 		return &methods.RemovePortGroupBody{Res: &types.RemovePortGroupResponse{}}
 	}

@@ -1,4 +1,4 @@
-package main
+package hostnet
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/vimfault"
 )
 
 // Standard switches as a host keeps them (vSphere Web Services API, HostNetworkSystem.AddVirtualSwitch and
@@ -19,7 +20,7 @@ import (
 // only: bridging one in use fails with ResourceInUse (documented for both methods); one the host does not have fails
 // with NotFound (the fault ESXi gives here is not documented).
 
-func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {
+func (s *NetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.HasFault {
 	defer s.refresh()
 	spec := types.HostVirtualSwitchSpec{}
 	if c.Spec != nil {
@@ -36,7 +37,7 @@ func (s *hostNetworkSystem) AddVirtualSwitch(c *types.AddVirtualSwitch) soap.Has
 }
 
 // UpdateVirtualSwitch replaces a switch's spec; a part the new spec leaves out keeps its current value.
-func (s *hostNetworkSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.HasFault {
+func (s *NetworkSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) soap.HasFault {
 	defer s.refresh()
 	body := &methods.UpdateVirtualSwitchBody{}
 	s.refresh()
@@ -55,7 +56,7 @@ func (s *hostNetworkSystem) UpdateVirtualSwitch(req *types.UpdateVirtualSwitch) 
 }
 
 // checkBridge refuses NICs the host does not have and NICs that bridge another switch.
-func (s *hostNetworkSystem) checkBridge(name string, bridge types.BaseHostVirtualSwitchBridge) *soap.Fault {
+func (s *NetworkSystem) checkBridge(name string, bridge types.BaseHostVirtualSwitchBridge) *soap.Fault {
 	bond, ok := bridge.(*types.HostVirtualSwitchBondBridge)
 	if !ok {
 		return nil
@@ -67,15 +68,15 @@ func (s *hostNetworkSystem) checkBridge(name string, bridge types.BaseHostVirtua
 		}
 		for _, vswitch := range s.NetworkInfo.Vswitch {
 			if vswitch.Name != name && lists.Contains(vswitch.Pnic, physicalNicKey(nic)) {
-				return (&labFault{fault: &types.ResourceInUse{Name: nic},
-					msg: fmt.Sprintf("The physical NIC %s is already in use by %s", nic, vswitch.Name)}).soap()
+				return (&vimfault.Fault{Fault: &types.ResourceInUse{Name: nic},
+					Msg: fmt.Sprintf("The physical NIC %s is already in use by %s", nic, vswitch.Name)}).SOAP()
 			}
 		}
 	}
 	return nil
 }
 
-func (s *hostNetworkSystem) hasPhysicalNic(device string) bool {
+func (s *NetworkSystem) hasPhysicalNic(device string) bool {
 	for _, pnic := range s.NetworkInfo.Pnic {
 		if pnic.Device == device {
 			return true
@@ -88,7 +89,7 @@ func physicalNicKey(device string) string { return "key-vim.host.PhysicalNic-" +
 
 // describeSwitch records a switch's spec in the host's description of its switches (config.network), which the
 // network system merges into what it reports.
-func (s *hostNetworkSystem) describeSwitch(name string, spec types.HostVirtualSwitchSpec) {
+func (s *NetworkSystem) describeSwitch(name string, spec types.HostVirtualSwitchSpec) {
 	network := s.host.Config.Network
 	if network == nil {
 		return
