@@ -9,7 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-type taskRunner func(*simulator.Task) (types.AnyType, types.BaseMethodFault)
+type taskRunner = func(*simulator.Task) (types.AnyType, types.BaseMethodFault)
 
 // taskHooks changes what some of the simulator's own tasks do, for objects the lab cannot wrap: the simulator
 // type-asserts HostSystem and ClusterComputeResource objects in many places. It is a registry handler, so it sees
@@ -23,7 +23,7 @@ func newTaskHooks(l *Lab) *taskHooks {
 	return &taskHooks{lab: l, hooks: map[string]func(*simulator.Task, taskRunner) (types.AnyType, types.BaseMethodFault){
 		"HostSystem.enterMaintenanceMode":                    l.enterMaintenanceMode,
 		"HostSystem.exitMaintenanceMode":                     l.exitMaintenanceMode,
-		"ClusterComputeResource.reconfigureCluster":          l.reconfigureCluster,
+		"ClusterComputeResource.reconfigureCluster":          l.clusterSettings.Reconfigure,
 		"Datacenter.powerOnMultiVM":                          l.powerOnMultiVM,
 		"Folder.createVm":                                    l.createVMTask,
 		"Folder.registerVm":                                  newVMToolsRecord,
@@ -46,7 +46,7 @@ func (h *taskHooks) PutObject(obj mo.Reference) {
 		escapeEntityName(entity)
 	}
 	if cluster, ok := obj.(*simulator.ClusterComputeResource); ok {
-		h.lab.newCluster(cluster)
+		h.lab.clusterSettings.Created(cluster)
 		return
 	}
 	task, ok := obj.(*simulator.Task)

@@ -14,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/clusters"
 	"vcsim/datastores"
 	"vcsim/hostnet"
 	"vcsim/topology"
@@ -79,10 +80,10 @@ func (l *Lab) buildDatacenter(ctx context.Context, c *vim25.Client, root *object
 		l.clusters = append(l.clusters, ref)
 		simCluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)
 		cfg := simCluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
-		fillClusterDefaults(cfg)
-		cfg.DrsConfig = drsConfig(cs.DRS)
-		cfg.DpmConfigInfo = dpmConfig(cs.DPM)
-		syncLegacyConfiguration(simCluster)
+		clusters.FillDefaults(cfg)
+		cfg.DrsConfig = clusters.DRSConfig(cs.DRS)
+		cfg.DpmConfigInfo = clusters.DPMConfig(cs.DPM)
+		clusters.SyncLegacyConfiguration(simCluster)
 		for _, hs := range cs.Hosts {
 			spec := types.HostConnectSpec{HostName: hs.Name}
 			if hosts[hs.Name], err = l.addHost(ctx, c, hs, func() (*object.Task, error) {

@@ -11,6 +11,7 @@ import (
 
 	"vcsim/catalog"
 	"vcsim/chaos"
+	"vcsim/clusters"
 	"vcsim/datastores"
 	"vcsim/faults"
 	"vcsim/hostd"
@@ -54,8 +55,9 @@ type Lab struct {
 	vms         []types.ManagedObjectReference
 	vmKnown     map[types.ManagedObjectReference]bool
 
-	datastores *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
-	guestIPs   map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
+	clusterSettings *clusters.Clusters     // DRS, DPM, HA, cluster creation and destruction (package clusters)
+	datastores      *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
+	guestIPs        map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}
@@ -69,7 +71,7 @@ type Lab struct {
 }
 
 func NewLab(models *catalog.Catalog) *Lab {
-	return &Lab{
+	l := &Lab{
 		catalog:      models,
 		stats:        stats.New(),
 		rest:         http.NewServeMux(),
@@ -80,6 +82,8 @@ func NewLab(models *catalog.Catalog) *Lab {
 		taskMessages: map[types.ManagedObjectReference]*labFault{},
 		retiring:     make(chan struct{}),
 	}
+	l.clusterSettings = clusters.New(clusterLab{l})
+	return l
 }
 
 func (l *Lab) logf(format string, args ...interface{}) {

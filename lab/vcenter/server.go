@@ -119,9 +119,8 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	l.current = call.This
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
-		l.datastores.Serve(rec, call, body) || l.serveClusterDestroy(rec, call) || l.serveSetField(rec, call, body) ||
-		l.serveRenameSnapshot(rec, call, body) || l.serveReconfigureCluster(rec, call, body) ||
-		l.serveUnregisterAndDestroy(rec, call) ||
+		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) || l.serveSetField(rec, call, body) ||
+		l.serveRenameSnapshot(rec, call, body) || l.serveUnregisterAndDestroy(rec, call) ||
 		l.serveFetchDVPorts(rec, call, body) {
 		return
 	}

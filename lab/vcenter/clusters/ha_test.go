@@ -1,4 +1,4 @@
-package main
+package clusters
 
 import (
 	"context"
@@ -15,11 +15,8 @@ import (
 func TestClusterHAReconfigure(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster := object.NewClusterComputeResource(c.Client, tl.clusters[0])
+	c := tl.c
+	cluster := object.NewClusterComputeResource(c.Client, tl.cluster)
 	reconfigure := func(spec *types.ClusterConfigSpecEx) {
 		t.Helper()
 		task, err := cluster.Reconfigure(ctx, spec, true)
@@ -58,11 +55,8 @@ func TestClusterHAReconfigure(t *testing.T) {
 func TestClusterRuleInBothConfigurations(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster := object.NewClusterComputeResource(c.Client, tl.clusters[0])
+	c := tl.c
+	cluster := object.NewClusterComputeResource(c.Client, tl.cluster)
 	rule := &types.ClusterAffinityRuleSpec{ClusterRuleInfo: types.ClusterRuleInfo{Name: "together",
 		Enabled: types.NewBool(true)}, Vm: tl.vms[:2]}
 	task, err := cluster.Reconfigure(ctx, &types.ClusterConfigSpecEx{RulesSpec: []types.ClusterRuleSpec{{
@@ -74,7 +68,7 @@ func TestClusterRuleInBothConfigurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got mo.ClusterComputeResource
-	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"configuration", "configurationEx"}, &got); err != nil {
+	if err := c.RetrieveOne(ctx, tl.cluster, []string{"configuration", "configurationEx"}, &got); err != nil {
 		t.Fatal(err)
 	}
 	ex := got.ConfigurationEx.(*types.ClusterConfigInfoEx)
@@ -89,7 +83,7 @@ func TestClusterRuleInBothConfigurations(t *testing.T) {
 	// The older ReconfigureCluster_Task edits the rule by the same rules.
 	edited := got.Configuration.Rule[0].(*types.ClusterAffinityRuleSpec)
 	edited.Enabled = types.NewBool(false)
-	res, err := methods.ReconfigureCluster_Task(ctx, c.Client, &types.ReconfigureCluster_Task{This: tl.clusters[0],
+	res, err := methods.ReconfigureCluster_Task(ctx, c.Client, &types.ReconfigureCluster_Task{This: tl.cluster,
 		Modify: true, Spec: types.ClusterConfigSpec{RulesSpec: []types.ClusterRuleSpec{{
 			ArrayUpdateSpec: types.ArrayUpdateSpec{Operation: types.ArrayUpdateOperationEdit}, Info: edited}}}})
 	if err != nil {
@@ -98,7 +92,7 @@ func TestClusterRuleInBothConfigurations(t *testing.T) {
 	if err := object.NewTask(c.Client, res.Returnval).Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"configuration"}, &got); err != nil {
+	if err := c.RetrieveOne(ctx, tl.cluster, []string{"configuration"}, &got); err != nil {
 		t.Fatal(err)
 	}
 	if isTrue(got.Configuration.Rule[0].GetClusterRuleInfo().Enabled) {

@@ -1,4 +1,4 @@
-package main
+package clusters
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -7,13 +7,13 @@ import (
 	"vcsim/topology"
 )
 
-// fillClusterDefaults completes what the simulator leaves empty in a new cluster's configurationEx with what vCenter
+// FillDefaults completes what the simulator leaves empty in a new cluster's configurationEx with what vCenter
 // sets for a cluster created through the API with an empty spec: HA, DRS, DPM, vSAN, proactive DRS and Quick Boot
 // (infraUpdateHa) all off, with their documented defaults (ClusterDasConfigInfo, ClusterDasVmSettings,
 // ClusterVmToolsMonitoringSettings, ClusterDrsConfigInfo, ClusterDpmConfigInfo in the vSphere Web Services API
 // reference). Clients read these without checking for unset parts (community.vmware's vmware_cluster_info reads
 // vsanConfigInfo.enabled).
-func fillClusterDefaults(cfg *types.ClusterConfigInfoEx) {
+func FillDefaults(cfg *types.ClusterConfigInfoEx) {
 	cfg.DasConfig = types.ClusterDasConfigInfo{
 		Enabled:               types.NewBool(false),
 		VmMonitoring:          string(types.ClusterDasConfigInfoVmMonitoringStateVmMonitoringDisabled),
@@ -43,8 +43,8 @@ func fillClusterDefaults(cfg *types.ClusterConfigInfoEx) {
 		},
 		HBDatastoreCandidatePolicy: string(types.ClusterDasConfigInfoHBDatastoreCandidateAllFeasibleDsWithUserPreference),
 	}
-	cfg.DrsConfig = drsConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)})
-	cfg.DpmConfigInfo = dpmConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)})
+	cfg.DrsConfig = DRSConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)})
+	cfg.DpmConfigInfo = DPMConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)})
 	cfg.VsanConfigInfo = &types.VsanClusterConfigInfo{
 		Enabled:       types.NewBool(false),
 		DefaultConfig: &types.VsanClusterConfigInfoHostDefaultInfo{AutoClaimStorage: types.NewBool(false)},
@@ -72,24 +72,24 @@ func applyCreateSpec(cfg *types.ClusterConfigInfoEx, spec *types.ClusterConfigSp
 	}
 }
 
-// newCluster is called for every object the simulator registers; a cluster created through the API gets vCenter's
+// Created is called for every cluster the simulator registers; a cluster created through the API gets vCenter's
 // defaults and its creation spec.
-func (l *Lab) newCluster(cluster *simulator.ClusterComputeResource) {
+func (c *Clusters) Created(cluster *simulator.ClusterComputeResource) {
 	cfg, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	if !ok || cfg.VsanConfigInfo != nil {
 		return
 	}
-	fillClusterDefaults(cfg)
-	if req, ok := l.inflight.(*types.CreateClusterEx); ok && req.Name == cluster.Name {
+	FillDefaults(cfg)
+	if req, ok := c.lab.Inflight().(*types.CreateClusterEx); ok && req.Name == cluster.Name {
 		applyCreateSpec(cfg, &req.Spec)
 	}
-	syncLegacyConfiguration(cluster)
+	SyncLegacyConfiguration(cluster)
 }
 
-// syncLegacyConfiguration keeps a cluster's configuration (ClusterConfigInfo, deprecated since vSphere 2.5 but still
+// SyncLegacyConfiguration keeps a cluster's configuration (ClusterConfigInfo, deprecated since vSphere 2.5 but still
 // served and read by clients such as community.vmware's DRS rule modules) in step with configurationEx: the same HA
 // and DRS settings, per-VM overrides and rules.
-func syncLegacyConfiguration(cluster *simulator.ClusterComputeResource) {
+func SyncLegacyConfiguration(cluster *simulator.ClusterComputeResource) {
 	cfg, ok := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	if !ok {
 		return

@@ -1,19 +1,58 @@
-package main
+// Package clusters holds a cluster's settings as vCenter keeps them, over the simulator's objects: DRS, DPM and HA
+// through ReconfigureComputeResource_Task and its older form ReconfigureCluster_Task (with modify semantics, checked
+// before any change), vCenter's defaults for a cluster created through the API and its creation spec, the older
+// configuration kept in step with configurationEx, and Destroy_Task of an empty cluster. What it needs of the lab is
+// its Lab interface: the request being served (the task hooks' arguments), failing a task with vCenter's message,
+// property updates, and forgetting a destroyed cluster.
+package clusters
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/soaphttp"
 	"vcsim/topology"
+	"vcsim/vimfault"
 )
+
+// Lab is what the clusters need of the lab.
+type Lab interface {
+	// Inflight is the decoded request being served, which the task hooks read their arguments from.
+	Inflight() interface{}
+	// SetInflight replaces it (ReconfigureCluster_Task runs as ReconfigureComputeResource_Task).
+	SetInflight(req interface{})
+	// TaskFailed ends a task with a fault and the message vCenter words it with.
+	TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault)
+	// Update changes properties of a simulator object so that property collector waiters see the change.
+	Update(obj mo.Reference, changes ...types.PropertyChange)
+	// ClusterDestroyed tells the lab a cluster is gone.
+	ClusterDestroyed(ref types.ManagedObjectReference)
+	Logf(format string, args ...interface{})
+}
+
+// TaskRunner runs a task of the simulator: its own work, which a hook runs, replaces or surrounds.
+type TaskRunner = func(*simulator.Task) (types.AnyType, types.BaseMethodFault)
+
+// Clusters serves the lab's cluster settings.
+type Clusters struct{ lab Lab }
+
+func New(lab Lab) *Clusters { return &Clusters{lab: lab} }
+
+// Serve answers the cluster methods the lab implements itself (ReconfigureCluster_Task, Destroy_Task of a
+// cluster), and says whether it did.
+func (c *Clusters) Serve(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	return c.serveClusterDestroy(w, call) || c.serveReconfigureCluster(w, call, body)
+}
 
 const defaultMigrationRate = 3
 
-// drsConfig is what a cluster's configurationEx.drsConfig holds for a topology's "drs" entry.
-func drsConfig(spec *topology.AutomationSpec) types.ClusterDrsConfigInfo {
+// DRSConfig is what a cluster's configurationEx.drsConfig holds for a topology's "drs" entry.
+func DRSConfig(spec *topology.AutomationSpec) types.ClusterDrsConfigInfo {
 	return types.ClusterDrsConfigInfo{
 		Enabled:                   types.NewBool(spec.Enabled),
 		EnableVmBehaviorOverrides: types.NewBool(true),
@@ -22,7 +61,7 @@ func drsConfig(spec *topology.AutomationSpec) types.ClusterDrsConfigInfo {
 	}
 }
 
-func dpmConfig(spec *topology.AutomationSpec) *types.ClusterDpmConfigInfo {
+func DPMConfig(spec *topology.AutomationSpec) *types.ClusterDpmConfigInfo {
 	return &types.ClusterDpmConfigInfo{
 		Enabled:             types.NewBool(spec.Enabled),
 		DefaultDpmBehavior:  types.DpmBehavior(spec.Behavior),
@@ -30,12 +69,12 @@ func dpmConfig(spec *topology.AutomationSpec) *types.ClusterDpmConfigInfo {
 	}
 }
 
-// reconfigureCluster adds DRS and DPM to the simulator's ReconfigureComputeResource_Task, which ignores both:
+// Reconfigure, the task hook of ClusterComputeResource.reconfigureCluster, adds DRS and DPM to the simulator's ReconfigureComputeResource_Task, which ignores both:
 // with modify=true only the fields the spec sets change; with modify=false the spec replaces the configuration and
 // unset fields take vCenter's defaults. The simulator's part (rules, groups, overrides) runs after; if it fails,
 // DRS and DPM are restored.
-func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
-	req, ok := l.inflight.(*types.ReconfigureComputeResource_Task)
+func (c *Clusters) Reconfigure(t *simulator.Task, original TaskRunner) (types.AnyType, types.BaseMethodFault) {
+	req, ok := c.lab.Inflight().(*types.ReconfigureComputeResource_Task)
 	if !ok || req.This != *t.Info.Entity {
 		return original(t)
 	}
@@ -45,7 +84,7 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		return original(t)
 	}
 	if f := validateAutomation(spec); f != nil {
-		return l.taskResult(t, nil, f)
+		return c.lab.TaskFailed(t, f)
 	}
 	cfg := cluster.ConfigurationEx.(*types.ClusterConfigInfoEx)
 	drs, dpm, das := cfg.DrsConfig, cfg.DpmConfigInfo, cfg.DasConfig
@@ -54,9 +93,9 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		cfg.DrsConfig = mergeDRS(cfg.DrsConfig, spec.DrsConfig)
 		cfg.DpmConfigInfo = mergeDPM(cfg.DpmConfigInfo, spec.DpmConfig)
 	} else {
-		cfg.DrsConfig = mergeDRS(drsConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)}),
+		cfg.DrsConfig = mergeDRS(DRSConfig(&topology.AutomationSpec{Behavior: string(types.DrsBehaviorFullyAutomated)}),
 			spec.DrsConfig)
-		cfg.DpmConfigInfo = mergeDPM(dpmConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)}),
+		cfg.DpmConfigInfo = mergeDPM(DPMConfig(&topology.AutomationSpec{Behavior: string(types.DpmBehaviorManual)}),
 			spec.DpmConfig)
 	}
 	result, fault := original(t)
@@ -64,31 +103,31 @@ func (l *Lab) reconfigureCluster(t *simulator.Task, original taskRunner) (types.
 		cfg.DrsConfig, cfg.DpmConfigInfo, cfg.DasConfig = drs, dpm, das
 		return result, fault
 	}
-	syncLegacyConfiguration(cluster)
-	l.update(cluster, types.PropertyChange{Name: "configurationEx", Val: cfg},
+	SyncLegacyConfiguration(cluster)
+	c.lab.Update(cluster, types.PropertyChange{Name: "configurationEx", Val: cfg},
 		types.PropertyChange{Name: "configuration", Val: cluster.Configuration})
-	l.logf("cluster %s: DRS enabled=%v %s, DPM enabled=%v %s", cluster.Name, isTrue(cfg.DrsConfig.Enabled),
+	c.lab.Logf("cluster %s: DRS enabled=%v %s, DPM enabled=%v %s", cluster.Name, isTrue(cfg.DrsConfig.Enabled),
 		cfg.DrsConfig.DefaultVmBehavior, isTrue(cfg.DpmConfigInfo.Enabled), cfg.DpmConfigInfo.DefaultDpmBehavior)
 	return result, nil
 }
 
-func validateAutomation(spec *types.ClusterConfigSpecEx) *labFault {
+func validateAutomation(spec *types.ClusterConfigSpecEx) *vimfault.Fault {
 	if d := spec.DrsConfig; d != nil {
 		if d.DefaultVmBehavior != "" && !lists.Contains(topology.DRSBehaviors, string(d.DefaultVmBehavior)) {
-			return invalidArgument("spec.drsConfig.defaultVmBehavior", "%q is not one of %s", d.DefaultVmBehavior,
+			return vimfault.InvalidArgument("spec.drsConfig.defaultVmBehavior", "%q is not one of %s", d.DefaultVmBehavior,
 				strings.Join(topology.DRSBehaviors, ", "))
 		}
 		if d.VmotionRate < 0 || d.VmotionRate > 5 {
-			return invalidArgument("spec.drsConfig.vmotionRate", "%d is not within 1..5", d.VmotionRate)
+			return vimfault.InvalidArgument("spec.drsConfig.vmotionRate", "%d is not within 1..5", d.VmotionRate)
 		}
 	}
 	if d := spec.DpmConfig; d != nil {
 		if d.DefaultDpmBehavior != "" && !lists.Contains(topology.DPMBehaviors, string(d.DefaultDpmBehavior)) {
-			return invalidArgument("spec.dpmConfig.defaultDpmBehavior", "%q is not one of %s", d.DefaultDpmBehavior,
+			return vimfault.InvalidArgument("spec.dpmConfig.defaultDpmBehavior", "%q is not one of %s", d.DefaultDpmBehavior,
 				strings.Join(topology.DPMBehaviors, ", "))
 		}
 		if d.HostPowerActionRate < 0 || d.HostPowerActionRate > 5 {
-			return invalidArgument("spec.dpmConfig.hostPowerActionRate", "%d is not within 1..5",
+			return vimfault.InvalidArgument("spec.dpmConfig.hostPowerActionRate", "%d is not within 1..5",
 				d.HostPowerActionRate)
 		}
 	}
@@ -161,3 +200,5 @@ func mergeOptions(current, change []types.BaseOptionValue) []types.BaseOptionVal
 	}
 	return out
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }

@@ -1,4 +1,4 @@
-package main
+package clusters
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // ReconfigureComputeResource_Task (deprecated since vSphere 2.5, still served and still called by clients such as
 // community.vmware's DRS rule modules), which the simulator does not implement: its ClusterConfigSpec is the
 // HA, DRS, per-VM and rules part of a ClusterConfigSpecEx, applied by the same rules.
-func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+func (c *Clusters) serveReconfigureCluster(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
 	if call.Method != "ReconfigureCluster_Task" || call.This.Type != "ClusterComputeResource" {
 		return false
 	}
@@ -31,7 +31,7 @@ func (l *Lab) serveReconfigureCluster(w http.ResponseWriter, call soaphttp.Call,
 	converted := &types.ReconfigureComputeResource_Task{This: req.This, Modify: req.Modify,
 		Spec: &types.ClusterConfigSpecEx{DasConfig: req.Spec.DasConfig, DasVmConfigSpec: req.Spec.DasVmConfigSpec,
 			DrsConfig: req.Spec.DrsConfig, DrsVmConfigSpec: req.Spec.DrsVmConfigSpec, RulesSpec: req.Spec.RulesSpec}}
-	l.inflight = converted
+	c.lab.SetInflight(converted)
 	res := cluster.ReconfigureComputeResourceTask(converted).(*methods.ReconfigureComputeResource_TaskBody)
 	soaphttp.WriteResponse(w, fmt.Sprintf(`<ReconfigureCluster_TaskResponse xmlns="urn:vim25"><returnval type="Task">%s`+
 		`</returnval></ReconfigureCluster_TaskResponse>`, res.Res.Returnval.Value))

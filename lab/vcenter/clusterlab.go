@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vimfault"
+)
+
+// clusterLab is the lab as package clusters sees it (clusters.Lab).
+type clusterLab struct{ l *Lab }
+
+func (c clusterLab) Inflight() interface{} { return c.l.inflight }
+
+func (c clusterLab) SetInflight(req interface{}) { c.l.inflight = req }
+
+func (c clusterLab) TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
+	return c.l.taskResult(t, nil, &labFault{fault: f.Fault, msg: f.Msg})
+}
+
+func (c clusterLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
+	c.l.update(obj, changes...)
+}
+
+func (c clusterLab) Logf(format string, args ...interface{}) { c.l.logf(format, args...) }
+
+func (c clusterLab) ClusterDestroyed(ref types.ManagedObjectReference) {
+	kept := c.l.clusters[:0]
+	for _, cluster := range c.l.clusters {
+		if cluster != ref {
+			kept = append(kept, cluster)
+		}
+	}
+	c.l.clusters = kept
+}
