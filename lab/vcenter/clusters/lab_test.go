@@ -1,12 +1,7 @@
 package clusters
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"sync"
 	"testing"
 
@@ -15,6 +10,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/labtest"
 	"vcsim/soaphttp"
 	"vcsim/vimfault"
 )
@@ -79,7 +75,6 @@ func startLab(t *testing.T) *testLab {
 		t.Fatal(err)
 	}
 	t.Cleanup(model.Remove)
-	model.Service.RegisterSDK(simulator.Map)
 	tl := &testLab{}
 	tl.clusters = New(tl)
 	cluster := simulator.Map.Any("ClusterComputeResource").(*simulator.ClusterComputeResource)
@@ -91,33 +86,17 @@ func startLab(t *testing.T) *testLab {
 		tl.vms = append(tl.vms, e.Reference())
 	}
 	simulator.Map.AddHandler(tl)
-	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	tl.c = labtest.Serve(t, model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {
 		tl.mu.Lock()
 		defer func() { tl.inflight = nil; tl.mu.Unlock() }()
-		call := soaphttp.ScanCall(body)
 		if call.Method == "ReconfigureComputeResource_Task" || call.Method == "CreateClusterEx" {
 			if method, err := simulator.UnmarshalBody(types.TypeFunc(), body); err == nil {
 				tl.inflight = method.Body
 			}
 		}
 		if !tl.clusters.Serve(w, call, body) {
-			model.Service.ServeSDK(w, r)
+			sim()
 		}
-	}))
-	t.Cleanup(server.Close)
-	sdk, _ := url.Parse(server.URL + "/sdk")
-	sdk.User = url.UserPassword("lab", "s3cret")
-	model.Service.Listen = &url.URL{User: sdk.User}
-	c, err := govmomi.NewClient(context.Background(), sdk, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl.c = c
+	})
 	return tl
 }

@@ -1,12 +1,8 @@
 package datastores
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,6 +14,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/labtest"
 	"vcsim/soaphttp"
 )
 
@@ -66,34 +63,18 @@ func startLab(t *testing.T, exports ...string) *testLab {
 		t.Fatal(err)
 	}
 	t.Cleanup(model.Remove)
-	model.Service.RegisterSDK(simulator.Map)
 	ctx := context.Background()
 	tl := &testLab{ctx: &simulator.Context{Context: ctx, Session: &simulator.Session{
 		UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()}, Map: simulator.Map}}
 	dataDir := t.TempDir()
 	tl.d = New(tl, dataDir, exports)
-	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	tl.c = labtest.Serve(t, model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {
 		tl.mu.Lock()
 		defer tl.mu.Unlock()
-		if !tl.d.Serve(w, soaphttp.ScanCall(body), body) {
-			model.Service.ServeSDK(w, r)
+		if !tl.d.Serve(w, call, body) {
+			sim()
 		}
-	}))
-	t.Cleanup(server.Close)
-	sdk, _ := url.Parse(server.URL + "/sdk")
-	sdk.User = url.UserPassword("lab", "s3cret")
-	model.Service.Listen = &url.URL{User: sdk.User}
-	c, err := govmomi.NewClient(ctx, sdk, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl.c = c
+	})
 
 	dc := simulator.Map.Any("Datacenter").(*simulator.Datacenter)
 	tl.dc = dc.Self
@@ -101,7 +82,7 @@ func startLab(t *testing.T, exports ...string) *testLab {
 	var members []*object.HostSystem
 	for _, ref := range cluster.Host {
 		tl.hosts = append(tl.hosts, ref)
-		members = append(members, object.NewHostSystem(c.Client, ref))
+		members = append(members, object.NewHostSystem(tl.c.Client, ref))
 	}
 	dir := filepath.Join(dataDir, "dc")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -2,9 +2,6 @@ package hostnet
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"testing"
 
 	"github.com/vmware/govmomi"
@@ -24,12 +21,6 @@ type testLab struct {
 func startLab(t *testing.T) *testLab {
 	t.Helper()
 	model := labtest.Simulator(t)
-	model.Service.RegisterSDK(simulator.Map)
-	server := httptest.NewTLSServer(http.HandlerFunc(model.Service.ServeSDK))
-	t.Cleanup(server.Close)
-	sdk, _ := url.Parse(server.URL + "/sdk")
-	sdk.User = url.UserPassword("lab", "s3cret")
-	model.Service.Listen = &url.URL{User: sdk.User}
 	tl := &testLab{}
 	cluster := simulator.Map.Any("ClusterComputeResource").(*simulator.ClusterComputeResource)
 	tl.hosts = append(tl.hosts, cluster.Host...)
@@ -48,11 +39,7 @@ func startLab(t *testing.T) *testLab {
 		vnicsRef := vnics.Self
 		host.ConfigManager.VirtualNicManager = &vnicsRef
 	}
-	c, err := govmomi.NewClient(context.Background(), sdk, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl.c = c
+	tl.c = labtest.Serve(t, model, nil)
 	return tl
 }
 

@@ -1,17 +1,24 @@
 package labtest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"testing"
 
+	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/soaphttp"
 )
 
 // HostClient is a client of a host's own endpoint (the host view): it dials the test server at sdk, with the host's
@@ -59,4 +66,36 @@ func Simulator(t *testing.T) *simulator.Model {
 	}
 	t.Cleanup(model.Remove)
 	return model
+}
+
+// Serve serves a simulator model for one test over TLS through handle, which answers a SOAP request itself or
+// passes it on to the simulator (sim); a nil handle passes every request on. It answers a client logged in as the
+// model's user.
+func Serve(t *testing.T, model *simulator.Model,
+	handle func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func())) *govmomi.Client {
+	t.Helper()
+	model.Service.RegisterSDK(simulator.Map)
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		sim := func() { model.Service.ServeSDK(w, r) }
+		if handle == nil {
+			sim()
+			return
+		}
+		handle(w, soaphttp.ScanCall(body), body, sim)
+	}))
+	t.Cleanup(server.Close)
+	sdk, _ := url.Parse(server.URL + "/sdk")
+	sdk.User = url.UserPassword("lab", "s3cret")
+	model.Service.Listen = &url.URL{User: sdk.User}
+	c, err := govmomi.NewClient(context.Background(), sdk, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
