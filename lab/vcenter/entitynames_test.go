@@ -6,6 +6,8 @@ import (
 
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // Entities created or renamed through the API keep their names with /, \ and % escaped, as vCenter stores them.
@@ -37,7 +39,7 @@ func TestEntityNamesEscaped(t *testing.T) {
 		t.Errorf("renamed folder's name %q, want team%%5cb", got)
 	}
 
-	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-names"})
+	dvs := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-names"})
 	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: `pg\/%`, NumPorts: 8,
 		Type: "earlyBinding"}})
 	if err != nil {

@@ -20,21 +20,19 @@ type taskHooks struct {
 }
 
 func newTaskHooks(l *Lab) *taskHooks {
-	return &taskHooks{lab: l, hooks: map[string]func(*simulator.Task, taskRunner) (types.AnyType, types.BaseMethodFault){
-		"HostSystem.enterMaintenanceMode":                    l.enterMaintenanceMode,
-		"HostSystem.exitMaintenanceMode":                     l.exitMaintenanceMode,
-		"ClusterComputeResource.reconfigureCluster":          l.clusterSettings.Reconfigure,
-		"Datacenter.powerOnMultiVM":                          l.powerOnMultiVM,
-		"Folder.createVm":                                    l.createVMTask,
-		"Folder.registerVm":                                  newVMToolsRecord,
-		"VirtualMachine.cloneVm":                             newVMToolsRecord,
-		"Folder.createDVS":                                   l.createdDVS,
-		"VmwareDistributedVirtualSwitch.addDVPortgroup":      l.addedDVPortgroups,
-		"DistributedVirtualSwitch.addDVPortgroup":            l.addedDVPortgroups,
-		"VmwareDistributedVirtualSwitch.reconfigureDvs":      l.reconfigureDvs,
-		"DistributedVirtualSwitch.reconfigureDvs":            l.reconfigureDvs,
-		"DistributedVirtualPortgroup.reconfigureDvPortgroup": l.reconfiguredDVPortgroup,
+	h := &taskHooks{lab: l, hooks: map[string]func(*simulator.Task, taskRunner) (types.AnyType, types.BaseMethodFault){
+		"HostSystem.enterMaintenanceMode":           l.enterMaintenanceMode,
+		"HostSystem.exitMaintenanceMode":            l.exitMaintenanceMode,
+		"ClusterComputeResource.reconfigureCluster": l.clusterSettings.Reconfigure,
+		"Datacenter.powerOnMultiVM":                 l.powerOnMultiVM,
+		"Folder.createVm":                           l.createVMTask,
+		"Folder.registerVm":                         newVMToolsRecord,
+		"VirtualMachine.cloneVm":                    newVMToolsRecord,
 	}}
+	for method, hook := range l.switches.Hooks() {
+		h.hooks[method] = hook
+	}
+	return h
 }
 
 func (h *taskHooks) Reference() types.ManagedObjectReference {

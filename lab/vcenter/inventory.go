@@ -16,6 +16,7 @@ import (
 
 	"vcsim/clusters"
 	"vcsim/datastores"
+	"vcsim/dvs"
 	"vcsim/hostnet"
 	"vcsim/topology"
 	"vcsim/vapi"
@@ -32,7 +33,7 @@ const (
 func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir string) error {
 	installPropertyCollector()
 	installScheduledTaskManager()
-	installDVSManager()
+	dvs.InstallManager()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
 	if err != nil {

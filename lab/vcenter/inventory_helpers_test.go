@@ -24,23 +24,6 @@ func startLabFolders(t *testing.T) (*testLab, *govmomi.Client, *object.Datacente
 	return tl, c, folders
 }
 
-// createDVS creates a distributed switch in the network folder.
-func createDVS(t *testing.T, c *govmomi.Client, folders *object.DatacenterFolders,
-	spec types.DVSConfigSpec) *object.DistributedVirtualSwitch {
-	t.Helper()
-	ctx := context.Background()
-	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
-		DVSConfigSpec: spec}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := task.WaitForResult(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return object.NewDistributedVirtualSwitch(c.Client, info.Result.(types.ManagedObjectReference))
-}
-
 // startLabHostManager starts a lab of the test topology, logs in and answers the first host's manager at path
 // (configManager.networkSystem, ...).
 func startLabHostManager(t *testing.T, path string) (*testLab, *govmomi.Client, types.ManagedObjectReference) {

@@ -13,6 +13,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/clusters"
 	"vcsim/datastores"
+	"vcsim/dvs"
 	"vcsim/faults"
 	"vcsim/hostd"
 	"vcsim/labapi"
@@ -56,6 +57,7 @@ type Lab struct {
 	vmKnown     map[types.ManagedObjectReference]bool
 
 	clusterSettings *clusters.Clusters     // DRS, DPM, HA, cluster creation and destruction (package clusters)
+	switches        *dvs.Switches          // distributed switches (package dvs)
 	datastores      *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
 	guestIPs        map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
@@ -83,6 +85,7 @@ func NewLab(models *catalog.Catalog) *Lab {
 		retiring:     make(chan struct{}),
 	}
 	l.clusterSettings = clusters.New(clusterLab{l})
+	l.switches = dvs.New(switchLab{l})
 	return l
 }
 

@@ -121,7 +121,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 		l.serveResourceUsage(rec, call) ||
 		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveUnregisterAndDestroy(rec, call) ||
-		l.serveFetchDVPorts(rec, call, body) {
+		l.switches.Serve(rec, call, body) {
 		return
 	}
 	l.escapeNewVMPath(r, call, body)

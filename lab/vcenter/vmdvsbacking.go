@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/dvs"
 )
 
 // dvPortBackings checks the NICs a ReconfigVM_Task spec puts on a distributed port group: vCenter asks that the
@@ -32,7 +34,7 @@ func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*
 		if !ok {
 			continue
 		}
-		dvs := dvsByUUID(backing.Port.SwitchUuid)
+		dvs := dvs.ByUUID(backing.Port.SwitchUuid)
 		if dvs == nil {
 			continue // the simulator answers NotFound
 		}

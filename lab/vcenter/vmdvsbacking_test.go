@@ -8,6 +8,8 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // A NIC goes on a distributed port group when the VM's own host has joined the switch, whatever the other hosts of
@@ -15,7 +17,7 @@ import (
 func TestNICOnDistributedPortGroup(t *testing.T) {
 	tl, c, folders := startLabFolders(t)
 	ctx := context.Background()
-	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-nic"})
+	dvs := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-nic"})
 	task, err := dvs.Reconfigure(ctx, &types.DVSConfigSpec{ConfigVersion: "1",
 		Host: []types.DistributedVirtualSwitchHostMemberConfigSpec{{Operation: "add", Host: tl.hosts[0].ref}}})
 	if err == nil {

@@ -50,7 +50,7 @@ func TestClusterCreateAndDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := task.Wait(ctx); err == nil || !strings.Contains(err.Error(), "ResourceInUse") {
+	if err := task.Wait(ctx); err == nil || !strings.Contains(err.Error(), "is in use") {
 		t.Errorf("destroying a cluster with hosts: got %v, want ResourceInUse", err)
 	}
 }

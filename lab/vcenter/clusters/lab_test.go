@@ -21,6 +21,7 @@ import (
 type testLab struct {
 	mu        sync.Mutex
 	inflight  interface{}
+	faults    labtest.TaskFaults
 	clusters  *Clusters
 	destroyed []types.ManagedObjectReference
 	c         *govmomi.Client
@@ -33,7 +34,7 @@ func (tl *testLab) SetInflight(req interface{}) { tl.inflight = req }
 func (tl *testLab) Logf(string, ...interface{}) {}
 
 func (tl *testLab) TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
-	return nil, f.Fault
+	return tl.faults.Fail(t, f)
 }
 
 func (tl *testLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
@@ -97,6 +98,7 @@ func startLab(t *testing.T) *testLab {
 		if !tl.clusters.Serve(w, call, body) {
 			sim()
 		}
+		tl.faults.Patch()
 	})
 	return tl
 }

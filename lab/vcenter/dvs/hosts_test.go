@@ -1,4 +1,4 @@
-package main
+package dvs
 
 import (
 	"context"
@@ -9,16 +9,19 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // A host that joins a distributed switch gets its uplink ports, takes physical NICs on them with an edit (a NIC the
 // host lacks is refused) and leaves with its ports.
 func TestDVSHostMembers(t *testing.T) {
-	tl, c, folders := startLabFolders(t)
+	tl := startLab(t)
+	c, folders := tl.c, tl.folders
 	ctx := context.Background()
-	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-h",
+	dvs := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-h",
 		UplinkPortPolicy: &types.DVSNameArrayUplinkPortPolicy{UplinkPortName: []string{"uplink-a", "uplink-b"}}})
-	host := tl.hosts[0].ref
+	host := tl.hosts[0]
 	reconfigure := func(op string, backing types.BaseDistributedVirtualSwitchHostMemberBacking) error {
 		task, err := dvs.Reconfigure(ctx, &types.DVSConfigSpec{Host: []types.DistributedVirtualSwitchHostMemberConfigSpec{
 			{Operation: op, Host: host, Backing: backing}}})
@@ -81,9 +84,10 @@ func TestDVSHostMembers(t *testing.T) {
 // A switch keeps the VMware settings it was created with; a reconfiguration against an older version is refused,
 // one against the current version applies its fields and private VLANs and counts the version up.
 func TestDVSReconfigure(t *testing.T) {
-	_, c, folders := startLabFolders(t)
+	tl := startLab(t)
+	c, folders := tl.c, tl.folders
 	ctx := context.Background()
-	ref := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-r"}).Reference()
+	ref := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-r"}).Reference()
 	task, err := folders.NetworkFolder.CreateDVS(ctx, types.DVSCreateSpec{ConfigSpec: &types.VMwareDVSConfigSpec{
 		DVSConfigSpec: types.DVSConfigSpec{Name: "dvs-jumbo"}, MaxMtu: 9000,
 		LinkDiscoveryProtocolConfig: &types.LinkDiscoveryProtocolConfig{Protocol: "lldp", Operation: "both"}}})

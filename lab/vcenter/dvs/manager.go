@@ -1,4 +1,4 @@
-package main
+package dvs
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -27,7 +27,8 @@ type dvsManager struct {
 
 var dvsVersions = []string{"8.0.3", "8.0.0", "7.0.3", "7.0.2", "7.0.0", "6.6.0"}
 
-func installDVSManager() {
+// InstallManager serves vCenter's DistributedVirtualSwitchManager in the simulator's registry.
+func InstallManager() {
 	content := simulator.Map.Get(vim25.ServiceInstance).(*simulator.ServiceInstance).Content
 	if content.DvSwitchManager == nil {
 		return
@@ -52,7 +53,7 @@ func (m *dvsManager) QueryAvailableDvsSpec(req *types.QueryAvailableDvsSpec) soa
 
 func (m *dvsManager) QueryDvsByUuid(req *types.QueryDvsByUuid) soap.HasFault {
 	body := &methods.QueryDvsByUuidBody{}
-	if dvs := dvsByUUID(req.Uuid); dvs != nil {
+	if dvs := ByUUID(req.Uuid); dvs != nil {
 		ref := dvs.Self
 		body.Res = &types.QueryDvsByUuidResponse{Returnval: &ref}
 		return body
@@ -61,7 +62,8 @@ func (m *dvsManager) QueryDvsByUuid(req *types.QueryDvsByUuid) soap.HasFault {
 	return body
 }
 
-func dvsByUUID(uuid string) *simulator.DistributedVirtualSwitch {
+// ByUUID is the distributed switch whose uuid is uuid, or nil.
+func ByUUID(uuid string) *simulator.DistributedVirtualSwitch {
 	for _, kind := range []string{"VmwareDistributedVirtualSwitch", "DistributedVirtualSwitch"} {
 		for _, entity := range simulator.Map.All(kind) {
 			if dvs, ok := entity.(*simulator.DistributedVirtualSwitch); ok && dvs.Uuid == uuid {

@@ -1,4 +1,4 @@
-package main
+package dvs
 
 import (
 	"context"
@@ -8,12 +8,15 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // The distributed switch manager lists the switch versions vCenter creates, all recommended, and finds a switch by
 // its uuid.
 func TestDVSManager(t *testing.T) {
-	_, c, folders := startLabFolders(t)
+	tl := startLab(t)
+	c, folders := tl.c, tl.folders
 	ctx := context.Background()
 	manager := *c.ServiceContent.DvSwitchManager
 	all, err := methods.QueryAvailableDvsSpec(ctx, c.Client, &types.QueryAvailableDvsSpec{This: manager})
@@ -36,7 +39,7 @@ func TestDVSManager(t *testing.T) {
 		}
 	}
 
-	created := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-a"}).Reference()
+	created := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-a"}).Reference()
 	var dvs mo.DistributedVirtualSwitch
 	if err := c.RetrieveOne(ctx, created, []string{"uuid"}, &dvs); err != nil {
 		t.Fatal(err)
@@ -55,9 +58,10 @@ func TestDVSManager(t *testing.T) {
 // A distributed switch created through the API lists its uplink port group, and its port groups carry vCenter's
 // defaults for every policy their spec leaves out.
 func TestDVSCreatedWithDefaults(t *testing.T) {
-	_, c, folders := startLabFolders(t)
+	tl := startLab(t)
+	c, folders := tl.c, tl.folders
 	ctx := context.Background()
-	dvs := createDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-b"})
+	dvs := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-b"})
 	add, err := dvs.AddPortgroup(ctx, []types.DVPortgroupConfigSpec{{Name: "pg-b", NumPorts: 8, Type: "earlyBinding"},
 		{Name: "pg-ip-hash", NumPorts: 8, Type: "earlyBinding", DefaultPortConfig: &types.VMwareDVSPortSetting{
 			UplinkTeamingPolicy: &types.VmwareUplinkPortTeamingPolicy{Policy: &types.StringPolicy{

@@ -1,4 +1,4 @@
-package main
+package dvs
 
 import (
 	"strings"
@@ -165,7 +165,7 @@ func completePortSetting(setting types.BaseDVPortSetting, inherited bool, uplink
 }
 
 // createdDVS completes a switch created with CreateDVS_Task.
-func (l *Lab) createdDVS(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+func (s *Switches) createdDVS(t *simulator.Task, original TaskRunner) (types.AnyType, types.BaseMethodFault) {
 	result, fault := original(t)
 	ref, ok := result.(types.ManagedObjectReference)
 	if fault != nil || !ok {
@@ -175,7 +175,7 @@ func (l *Lab) createdDVS(t *simulator.Task, original taskRunner) (types.AnyType,
 	if !ok {
 		return result, fault
 	}
-	l.completeCreatedDVSConfig(dvs)
+	s.completeCreatedDVSConfig(dvs)
 	config := dvs.Config.GetDVSConfigInfo()
 	if config.UplinkPortPolicy == nil {
 		config.UplinkPortPolicy = &types.DVSNameArrayUplinkPortPolicy{
@@ -193,12 +193,12 @@ func (l *Lab) createdDVS(t *simulator.Task, original taskRunner) (types.AnyType,
 			config.UplinkPortgroup = []types.ManagedObjectReference{pg.Self}
 		}
 	}
-	l.logf("distributed switch %s created with uplink port group %v", dvs.Name, config.UplinkPortgroup)
+	s.lab.Logf("distributed switch %s created with uplink port group %v", dvs.Name, config.UplinkPortgroup)
 	return result, fault
 }
 
 // addedDVPortgroups completes the port groups AddDVPortgroup_Task created: their settings inherit the switch's.
-func (l *Lab) addedDVPortgroups(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+func (s *Switches) addedDVPortgroups(t *simulator.Task, original TaskRunner) (types.AnyType, types.BaseMethodFault) {
 	result, fault := original(t)
 	if fault != nil || t.Info.Entity == nil {
 		return result, fault
@@ -215,7 +215,7 @@ func (l *Lab) addedDVPortgroups(t *simulator.Task, original taskRunner) (types.A
 
 // reconfiguredDVPortgroup completes a port group after ReconfigureDVPortgroup_Task, which takes the spec's
 // settings as they are.
-func (l *Lab) reconfiguredDVPortgroup(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+func (s *Switches) reconfiguredDVPortgroup(t *simulator.Task, original TaskRunner) (types.AnyType, types.BaseMethodFault) {
 	result, fault := original(t)
 	if fault != nil || t.Info.Entity == nil {
 		return result, fault

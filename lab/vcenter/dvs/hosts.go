@@ -1,4 +1,4 @@
-package main
+package dvs
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"vcsim/lists"
 	"vcsim/soaphttp"
+	"vcsim/vimfault"
 )
 
 // Hosts of a distributed switch (vSphere Web Services API, DistributedVirtualSwitch.ReconfigureDvs_Task with
@@ -29,34 +30,34 @@ import (
 // active and inside (ignored), LAGs, and ports of VM port groups tied to a host (they have no proxy host here).
 
 // reconfigureDvs wraps the simulator's ReconfigureDvs_Task, which refuses edit and keeps no config.host.
-func (l *Lab) reconfigureDvs(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
-	req, ok := l.inflight.(*types.ReconfigureDvs_Task)
+func (s *Switches) reconfigureDvs(t *simulator.Task, original TaskRunner) (types.AnyType, types.BaseMethodFault) {
+	req, ok := s.lab.Inflight().(*types.ReconfigureDvs_Task)
 	dvs, isDVS := simulator.Map.Get(*t.Info.Entity).(*simulator.DistributedVirtualSwitch)
 	if !ok || !isDVS || req.This != dvs.Self {
 		return original(t)
 	}
 	if f := checkDVSConfigVersion(dvs, req.Spec.GetDVSConfigSpec()); f != nil {
-		return l.taskResult(t, nil, f)
+		return s.lab.TaskFailed(t, f)
 	}
-	result, fault := l.reconfigureDvsHosts(t, original, dvs, req)
+	result, fault := s.reconfigureDvsHosts(t, original, dvs, req)
 	if fault == nil {
-		if f := l.applyDVSConfig(dvs, req); f != nil {
-			return l.taskResult(t, nil, f)
+		if f := s.applyDVSConfig(dvs, req); f != nil {
+			return s.lab.TaskFailed(t, f)
 		}
 	}
 	return result, fault
 }
 
 // reconfigureDvsHosts applies the host part of a reconfiguration.
-func (l *Lab) reconfigureDvsHosts(t *simulator.Task, original taskRunner, dvs *simulator.DistributedVirtualSwitch,
+func (s *Switches) reconfigureDvsHosts(t *simulator.Task, original TaskRunner, dvs *simulator.DistributedVirtualSwitch,
 	req *types.ReconfigureDvs_Task) (types.AnyType, types.BaseMethodFault) {
 	ops := map[string][]types.DistributedVirtualSwitchHostMemberConfigSpec{}
 	for _, member := range req.Spec.GetDVSConfigSpec().Host {
 		ops[member.Operation] = append(ops[member.Operation], member)
 	}
 	if len(ops) > 1 {
-		return l.taskResult(t, nil, &labFault{fault: &types.NotSupported{},
-			msg: "The lab applies host additions, edits and removals in separate reconfigurations."})
+		return s.lab.TaskFailed(t, &vimfault.Fault{Fault: &types.NotSupported{},
+			Msg: "The lab applies host additions, edits and removals in separate reconfigurations."})
 	}
 	syncDVSHosts(dvs)
 	if adds := ops[string(types.ConfigSpecOperationAdd)]; len(adds) > 0 || len(ops) == 0 {
@@ -67,14 +68,14 @@ func (l *Lab) reconfigureDvsHosts(t *simulator.Task, original taskRunner, dvs *s
 		return result, fault
 	}
 	for _, remove := range ops[string(types.ConfigSpecOperationRemove)] {
-		if f := l.removeDVSHost(dvs, remove.Host); f != nil {
-			return l.taskResult(t, nil, f)
+		if f := s.removeDVSHost(dvs, remove.Host); f != nil {
+			return s.lab.TaskFailed(t, f)
 		}
 	}
 	edits := ops[string(types.ConfigSpecOperationEdit)]
 	for _, edit := range edits {
 		if f := checkHostEdit(dvs, edit); f != nil {
-			return l.taskResult(t, nil, f)
+			return s.lab.TaskFailed(t, f)
 		}
 	}
 	for _, edit := range edits {
@@ -91,16 +92,16 @@ func (l *Lab) reconfigureDvsHosts(t *simulator.Task, original taskRunner, dvs *s
 
 // removeDVSHost takes a host off the switch: ResourceInUse while one of its VMs uses a port group of the switch.
 // The simulator's own removal type-asserts the host's VMs and so cannot see the lab's.
-func (l *Lab) removeDVSHost(dvs *simulator.DistributedVirtualSwitch, ref types.ManagedObjectReference) *labFault {
+func (s *Switches) removeDVSHost(dvs *simulator.DistributedVirtualSwitch, ref types.ManagedObjectReference) *vimfault.Fault {
 	host, _ := simulator.Map.Get(ref).(*simulator.HostSystem)
 	if host == nil || simulator.FindReference(dvs.Summary.HostMember, ref) == nil {
-		return invalidArgument("host", "%s is not a member of distributed switch %s", ref.Value, dvs.Name)
+		return vimfault.InvalidArgument("host", "%s is not a member of distributed switch %s", ref.Value, dvs.Name)
 	}
 	for _, vmRef := range host.Vm {
-		if vm := l.vm(vmRef); vm != nil {
-			if pg := simulator.FindReference(vm.Network, dvs.Portgroup...); pg != nil {
-				return &labFault{fault: &types.ResourceInUse{Type: pg.Type, Name: pg.Value},
-					msg: fmt.Sprintf("The resource '%s' is in use.", pg.Value)}
+		if networks := s.lab.VMNetworks(vmRef); networks != nil {
+			if pg := simulator.FindReference(networks, dvs.Portgroup...); pg != nil {
+				return &vimfault.Fault{Fault: &types.ResourceInUse{Type: pg.Type, Name: pg.Value},
+					Msg: fmt.Sprintf("The resource '%s' is in use.", pg.Value)}
 			}
 		}
 	}
@@ -206,11 +207,11 @@ func removeString(list *[]string, value string) {
 	*list = kept
 }
 
-func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.DistributedVirtualSwitchHostMemberConfigSpec) *labFault {
+func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.DistributedVirtualSwitchHostMemberConfigSpec) *vimfault.Fault {
 	member := dvsHostMember(dvs, edit.Host)
 	host, _ := simulator.Map.Get(edit.Host).(*simulator.HostSystem)
 	if member == nil || host == nil {
-		return invalidArgument("host", "%s is not a member of distributed switch %s", edit.Host.Value, dvs.Name)
+		return vimfault.InvalidArgument("host", "%s is not a member of distributed switch %s", edit.Host.Value, dvs.Name)
 	}
 	backing, ok := edit.Backing.(*types.DistributedVirtualSwitchHostMemberPnicBacking)
 	if !ok {
@@ -224,11 +225,11 @@ func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.Distribut
 	}
 	for _, spec := range backing.PnicSpec {
 		if !nics[spec.PnicDevice] {
-			return invalidArgument("backing.pnicSpec.pnicDevice", "host %s has no physical NIC %s", host.Name,
+			return vimfault.InvalidArgument("backing.pnicSpec.pnicDevice", "host %s has no physical NIC %s", host.Name,
 				spec.PnicDevice)
 		}
 		if spec.UplinkPortKey != "" && !lists.Contains(member.UplinkPortKey, spec.UplinkPortKey) {
-			return invalidArgument("backing.pnicSpec.uplinkPortKey", "port %s is not an uplink port of host %s on %s",
+			return vimfault.InvalidArgument("backing.pnicSpec.uplinkPortKey", "port %s is not an uplink port of host %s on %s",
 				spec.UplinkPortKey, host.Name, dvs.Name)
 		}
 	}
@@ -236,7 +237,7 @@ func checkHostEdit(dvs *simulator.DistributedVirtualSwitch, edit types.Distribut
 }
 
 // serveFetchDVPorts answers FetchDVPorts with the switch's ports that match the criteria.
-func (l *Lab) serveFetchDVPorts(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+func (s *Switches) serveFetchDVPorts(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
 	if call.Method != "FetchDVPorts" {
 		return false
 	}

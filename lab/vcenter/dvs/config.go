@@ -1,6 +1,12 @@
-package main
+// Package dvs holds distributed switches as vCenter keeps them, over the simulator's objects: a switch's VMware
+// configuration through CreateDVS_Task and ReconfigureDvs_Task (config.go), the port settings a switch and its port
+// groups complete with vCenter's defaults (defaults.go), its host members, their uplink ports and FetchDVPorts
+// (hosts.go), and the DistributedVirtualSwitchManager (manager.go). The simulator's tasks run under the package's
+// hooks (Hooks); what it needs of the lab is its Lab interface.
+package dvs
 
 import (
+	"net/http"
 	"reflect"
 	"strconv"
 
@@ -8,6 +14,8 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/simobj"
+	"vcsim/soaphttp"
+	"vcsim/vimfault"
 )
 
 // A distributed switch's configuration through CreateDVS_Task and ReconfigureDvs_Task (vSphere Web Services API,
@@ -25,8 +33,47 @@ import (
 // Not confirmed: the exact starting configVersion and the default discovery protocol of a switch created through the
 // API rather than the vSphere Client.
 
+// Lab is what the distributed switches need of the lab.
+type Lab interface {
+	// Inflight is the decoded request being served (CreateDVS_Task, ReconfigureDvs_Task), which the task hooks
+	// read their arguments from.
+	Inflight() interface{}
+	// TaskFailed ends a task with a fault and the message vCenter words it with.
+	TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault)
+	// VMNetworks is the networks a VM of the inventory uses, nil for a VM the lab does not know: a host leaves a
+	// switch only while none of its VMs uses one of the switch's port groups.
+	VMNetworks(vm types.ManagedObjectReference) []types.ManagedObjectReference
+	Logf(format string, args ...interface{})
+}
+
+// TaskRunner runs a task of the simulator: its own work, which a hook runs, replaces or surrounds.
+type TaskRunner = func(*simulator.Task) (types.AnyType, types.BaseMethodFault)
+
+// Switches serves the lab's distributed switches.
+type Switches struct{ lab Lab }
+
+func New(lab Lab) *Switches { return &Switches{lab: lab} }
+
+// Hooks are the task hooks of the switches, by the task's description id: each runs in place of the simulator's
+// task (original) and calls it.
+func (s *Switches) Hooks() map[string]func(*simulator.Task, TaskRunner) (types.AnyType, types.BaseMethodFault) {
+	return map[string]func(*simulator.Task, TaskRunner) (types.AnyType, types.BaseMethodFault){
+		"Folder.createDVS": s.createdDVS,
+		"VmwareDistributedVirtualSwitch.addDVPortgroup":      s.addedDVPortgroups,
+		"DistributedVirtualSwitch.addDVPortgroup":            s.addedDVPortgroups,
+		"VmwareDistributedVirtualSwitch.reconfigureDvs":      s.reconfigureDvs,
+		"DistributedVirtualSwitch.reconfigureDvs":            s.reconfigureDvs,
+		"DistributedVirtualPortgroup.reconfigureDvPortgroup": s.reconfiguredDVPortgroup,
+	}
+}
+
+// Serve answers the switch methods the lab implements itself (FetchDVPorts), and says whether it did.
+func (s *Switches) Serve(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+	return s.serveFetchDVPorts(w, call, body)
+}
+
 // completeCreatedDVSConfig applies the VMware-specific part of the create spec the lab saw.
-func (l *Lab) completeCreatedDVSConfig(dvs *simulator.DistributedVirtualSwitch) {
+func (s *Switches) completeCreatedDVSConfig(dvs *simulator.DistributedVirtualSwitch) {
 	info, ok := dvs.Config.(*types.VMwareDVSConfigInfo)
 	if !ok {
 		return
@@ -35,7 +82,7 @@ func (l *Lab) completeCreatedDVSConfig(dvs *simulator.DistributedVirtualSwitch) 
 	info.MaxMtu, info.LacpApiVersion = 1500, string(types.VMwareDvsLacpApiVersionMultipleLag)
 	info.MulticastFilteringMode = string(types.VMwareDvsMulticastFilteringModeLegacyFiltering)
 	info.LinkDiscoveryProtocolConfig = &types.LinkDiscoveryProtocolConfig{Protocol: "cdp", Operation: "listen"}
-	if req, ok := l.inflight.(*types.CreateDVS_Task); ok {
+	if req, ok := s.lab.Inflight().(*types.CreateDVS_Task); ok {
 		if spec, ok := req.Spec.ConfigSpec.(*types.VMwareDVSConfigSpec); ok {
 			applyVMwareDVSSpec(info, spec)
 			_ = applyPvlanSpecs(info, spec.PvlanConfigSpec)
@@ -61,7 +108,7 @@ func applyVMwareDVSSpec(info *types.VMwareDVSConfigInfo, spec *types.VMwareDVSCo
 	}
 }
 
-func applyPvlanSpecs(info *types.VMwareDVSConfigInfo, specs []types.VMwareDVSPvlanConfigSpec) *labFault {
+func applyPvlanSpecs(info *types.VMwareDVSConfigInfo, specs []types.VMwareDVSPvlanConfigSpec) *vimfault.Fault {
 	entries := append([]types.VMwareDVSPvlanMapEntry(nil), info.PvlanConfig...)
 	for _, spec := range specs {
 		index := -1
@@ -78,7 +125,7 @@ func applyPvlanSpecs(info *types.VMwareDVSConfigInfo, specs []types.VMwareDVSPvl
 		case spec.Operation == string(types.ConfigSpecOperationRemove) && index >= 0:
 			entries = append(entries[:index], entries[index+1:]...)
 		default:
-			return invalidArgument("pvlanConfigSpec", "cannot %s private VLAN %d", spec.Operation,
+			return vimfault.InvalidArgument("pvlanConfigSpec", "cannot %s private VLAN %d", spec.Operation,
 				spec.PvlanEntry.SecondaryVlanId)
 		}
 	}
@@ -87,17 +134,17 @@ func applyPvlanSpecs(info *types.VMwareDVSConfigInfo, specs []types.VMwareDVSPvl
 }
 
 // checkDVSConfigVersion refuses a reconfiguration made against an older configuration of the switch.
-func checkDVSConfigVersion(dvs *simulator.DistributedVirtualSwitch, spec *types.DVSConfigSpec) *labFault {
+func checkDVSConfigVersion(dvs *simulator.DistributedVirtualSwitch, spec *types.DVSConfigSpec) *vimfault.Fault {
 	current := dvs.Config.GetDVSConfigInfo().ConfigVersion
 	if spec.ConfigVersion != "" && current != "" && spec.ConfigVersion != current {
-		return &labFault{fault: &types.ConcurrentAccess{}, msg: "Cannot complete operation due to concurrent " +
+		return &vimfault.Fault{Fault: &types.ConcurrentAccess{}, Msg: "Cannot complete operation due to concurrent " +
 			"modification by another operation."}
 	}
 	return nil
 }
 
 // applyDVSConfig applies the non-host part of a reconfiguration and counts the configuration version up.
-func (l *Lab) applyDVSConfig(dvs *simulator.DistributedVirtualSwitch, req *types.ReconfigureDvs_Task) *labFault {
+func (s *Switches) applyDVSConfig(dvs *simulator.DistributedVirtualSwitch, req *types.ReconfigureDvs_Task) *vimfault.Fault {
 	spec := req.Spec.GetDVSConfigSpec()
 	info, isVMware := dvs.Config.(*types.VMwareDVSConfigInfo)
 	if vmwareSpec, ok := req.Spec.(*types.VMwareDVSConfigSpec); ok && isVMware {
