@@ -1,9 +1,6 @@
 package main
 
 import (
-	"reflect"
-	"strings"
-
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -11,42 +8,12 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/datastores"
+	"vcsim/hostconfig"
 	"vcsim/hostnet"
 	"vcsim/simobj"
 )
 
 const pciClassBridge = 0x06 // PCI base class of host, ISA and PCI-to-PCI bridges
-
-// vsanSystem is a host's HostVsanSystem (configManager.vsanSystem). Every ESXi host has one, vSAN enabled or not;
-// the lab's hosts run without vSAN.
-type vsanSystem struct {
-	mo.HostVsanSystem
-}
-
-func newVsanSystem(h *hostState) *vsanSystem {
-	s := &vsanSystem{}
-	s.Self = types.ManagedObjectReference{Type: "HostVsanSystem", Value: "vsanSystem-" + simobj.Number(h.ref)}
-	host := h.ref
-	s.Config = types.VsanHostConfigInfo{
-		Enabled:         types.NewBool(false),
-		HostSystem:      &host,
-		ClusterInfo:     &types.VsanHostConfigInfoClusterInfo{},
-		StorageInfo:     &types.VsanHostConfigInfoStorageInfo{AutoClaimStorage: types.NewBool(false)},
-		NetworkInfo:     &types.VsanHostConfigInfoNetworkInfo{},
-		FaultDomainInfo: &types.VsanHostFaultDomainInfo{},
-	}
-	return s
-}
-
-// QueryHostStatus answers what a host outside any vSAN cluster reports: no cluster or node UUID, health "unknown"
-// and node state "disabled" (VsanHostClusterStatus, VsanHostHealthState, VsanHostNodeState in the vSphere Web
-// Services API reference).
-func (s *vsanSystem) QueryHostStatus(req *types.QueryHostStatus) soap.HasFault {
-	return &methods.QueryHostStatusBody{Res: &types.QueryHostStatusResponse{Returnval: types.VsanHostClusterStatus{
-		Health:    "unknown",
-		NodeState: types.VsanHostClusterStatusState{State: "disabled"},
-	}}}
-}
 
 // pciPassthruSystem is a host's HostPciPassthruSystem (configManager.pciPassthruSystem): its pciPassthruInfo is the
 // host's config.pciPassthruInfo.
@@ -137,17 +104,16 @@ func pciPassthruInfo(devices []types.HostPciDevice) []types.BaseHostPciPassthruI
 	return info
 }
 
-// attachConfigManagers gives a host its vSAN and PCI passthrough systems, its network system and VMkernel NIC
-// manager as vCenter reports them (hostnetwork.go), its lockdown mode (hostaccess.go), and an object for every other
-// configManager reference the simulator leaves pointing at nothing (it hands all hosts the same ids, such as
-// ha-vmotion-system, without registering objects for them). Those answer their properties unset, as a host that
-// reports nothing for them; their methods are not implemented (MethodNotFound).
+// attachConfigManagers gives a host its vSAN, power, date and time systems and lockdown mode (package hostconfig),
+// its PCI passthrough system, its network system and VMkernel NIC manager as vCenter reports them (package hostnet),
+// its file systems (package datastores), and an object for every other configManager reference the simulator leaves
+// pointing at nothing (hostconfig.AddPlaceholders).
 func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
-	vsan := newVsanSystem(h)
+	vsan := hostconfig.NewVsanSystem(obj)
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
-	power, clock, image := newPowerSystem(h, obj), newDateTimeSystem(h), newImageConfigManager(h)
+	power, clock, image := hostconfig.NewPowerSystem(obj), hostconfig.NewDateTimeSystem(obj), newImageConfigManager(h)
 	simulator.Map.Put(power)
 	simulator.Map.Put(clock)
 	simulator.Map.Put(image)
@@ -165,7 +131,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 		simulator.Map.Put(storage)
 	}
 	simulator.Map.Put(newAutoStartManager(h, obj))
-	vnics, access := hostnet.NewVirtualNicManager(obj), newHostAccessManager(h, obj)
+	vnics, access := hostnet.NewVirtualNicManager(obj), hostconfig.NewAccessManager(obj)
 	simulator.Map.Put(vnics)
 	simulator.Map.Put(access)
 	vnicsRef, accessRef := vnics.Self, access.Self
@@ -176,19 +142,5 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 		simulator.Map.Put(advanced)
 	}
 
-	managers := reflect.ValueOf(&obj.ConfigManager).Elem()
-	for i := 0; i < managers.NumField(); i++ {
-		ref, ok := managers.Field(i).Interface().(*types.ManagedObjectReference)
-		if !ok || ref == nil || simulator.Map.Get(*ref) != nil {
-			continue
-		}
-		own := types.ManagedObjectReference{Type: ref.Type,
-			Value: strings.TrimPrefix(ref.Value, "ha-") + "-" + simobj.Number(h.ref)}
-		placeholder, err := mo.ObjectContentToType(types.ObjectContent{Obj: own}, true)
-		if err != nil {
-			continue
-		}
-		simulator.Map.Put(placeholder.(mo.Reference))
-		managers.Field(i).Set(reflect.ValueOf(&own))
-	}
+	hostconfig.AddPlaceholders(obj)
 }

@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"context"
@@ -15,15 +15,12 @@ import (
 func TestHostPowerPolicy(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	hosts := func() []mo.HostSystem {
 		var out []mo.HostSystem
 		for _, h := range tl.hosts {
 			var host mo.HostSystem
-			if err := c.RetrieveOne(ctx, h.ref, []string{"configManager.powerSystem", "config.powerSystemInfo"},
+			if err := c.RetrieveOne(ctx, h, []string{"configManager.powerSystem", "config.powerSystemInfo"},
 				&host); err != nil {
 				t.Fatal(err)
 			}

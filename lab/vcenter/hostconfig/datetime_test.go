@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"context"
@@ -14,11 +14,8 @@ import (
 func TestHostDateTimeSystem(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dts, err := object.NewHostSystem(c.Client, tl.hosts[0].ref).ConfigManager().DateTimeSystem(ctx)
+	c := tl.c
+	dts, err := object.NewHostSystem(c.Client, tl.hosts[0]).ConfigManager().DateTimeSystem(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -8,20 +8,21 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
-// powerSystem is a host's HostPowerSystem (configManager.powerSystem): the power policies the host offers
+// PowerSystem is a host's HostPowerSystem (configManager.powerSystem): the power policies the host offers
 // (capability.availablePolicy: static, dynamic, low, custom) and the one in use (info.currentPolicy, "Balanced",
 // dynamic, by default on ESXi). ConfigurePowerPolicy takes one of the offered keys and refuses another with
 // InvalidArgument (vSphere Web Services API, HostPowerSystem). The host's config.powerSystemInfo follows.
-type powerSystem struct {
+type PowerSystem struct {
 	mo.HostPowerSystem
 	host *simulator.HostSystem
 }
 
-func newPowerSystem(h *hostState, host *simulator.HostSystem) *powerSystem {
-	s := &powerSystem{host: host}
-	s.Self = types.ManagedObjectReference{Type: "HostPowerSystem", Value: "powerSystem-" + simobj.Number(h.ref)}
+func NewPowerSystem(host *simulator.HostSystem) *PowerSystem {
+	s := &PowerSystem{host: host}
+	s.Self = types.ManagedObjectReference{Type: "HostPowerSystem", Value: "powerSystem-" + simobj.Number(host.Self)}
 	if c := host.Config.PowerSystemCapability; c != nil {
 		s.Capability = types.PowerSystemCapability{AvailablePolicy: append([]types.HostPowerPolicy(nil),
 			c.AvailablePolicy...)}
@@ -34,7 +35,7 @@ func newPowerSystem(h *hostState, host *simulator.HostSystem) *powerSystem {
 	return s
 }
 
-func (s *powerSystem) ConfigurePowerPolicy(req *types.ConfigurePowerPolicy) soap.HasFault {
+func (s *PowerSystem) ConfigurePowerPolicy(req *types.ConfigurePowerPolicy) soap.HasFault {
 	body := &methods.ConfigurePowerPolicyBody{}
 	for _, policy := range s.Capability.AvailablePolicy {
 		if policy.Key == req.Key {
@@ -45,7 +46,7 @@ func (s *powerSystem) ConfigurePowerPolicy(req *types.ConfigurePowerPolicy) soap
 			return body
 		}
 	}
-	body.Fault_ = invalidArgument("key", "%d is not the key of one of the host's available power policies",
-		req.Key).soap()
+	body.Fault_ = vimfault.InvalidArgument("key", "%d is not the key of one of the host's available power policies",
+		req.Key).SOAP()
 	return body
 }

@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"time"
@@ -10,18 +10,19 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
-// dateTimeSystem is a host's HostDateTimeSystem (configManager.dateTimeSystem): UTC, no NTP servers at start, as a
+// DateTimeSystem is a host's HostDateTimeSystem (configManager.dateTimeSystem): UTC, no NTP servers at start, as a
 // freshly installed ESXi host; UpdateDateTimeConfig sets the NTP servers (and the time zone key, which ESXi keeps
 // at UTC), QueryDateTime answers the host's clock (vSphere Web Services API, HostDateTimeSystem).
-type dateTimeSystem struct {
+type DateTimeSystem struct {
 	mo.HostDateTimeSystem
 }
 
-func newDateTimeSystem(h *hostState) *dateTimeSystem {
-	s := &dateTimeSystem{}
-	s.Self = types.ManagedObjectReference{Type: "HostDateTimeSystem", Value: "dateTimeSystem-" + simobj.Number(h.ref)}
+func NewDateTimeSystem(host *simulator.HostSystem) *DateTimeSystem {
+	s := &DateTimeSystem{}
+	s.Self = types.ManagedObjectReference{Type: "HostDateTimeSystem", Value: "dateTimeSystem-" + simobj.Number(host.Self)}
 	s.DateTimeInfo = types.HostDateTimeInfo{
 		TimeZone:  types.HostDateTimeSystemTimeZone{Key: "UTC", Name: "UTC", Description: "UTC", GmtOffset: 0},
 		NtpConfig: &types.HostNtpConfig{Server: []string{}},
@@ -29,10 +30,10 @@ func newDateTimeSystem(h *hostState) *dateTimeSystem {
 	return s
 }
 
-func (s *dateTimeSystem) UpdateDateTimeConfig(req *types.UpdateDateTimeConfig) soap.HasFault {
+func (s *DateTimeSystem) UpdateDateTimeConfig(req *types.UpdateDateTimeConfig) soap.HasFault {
 	body := &methods.UpdateDateTimeConfigBody{}
 	if tz := req.Config.TimeZone; tz != "" && tz != "UTC" {
-		body.Fault_ = invalidArgument("config.timeZone", "%q: ESXi keeps its clock in UTC", tz).soap()
+		body.Fault_ = vimfault.InvalidArgument("config.timeZone", "%q: ESXi keeps its clock in UTC", tz).SOAP()
 		return body
 	}
 	if ntp := req.Config.NtpConfig; ntp != nil {
@@ -44,6 +45,6 @@ func (s *dateTimeSystem) UpdateDateTimeConfig(req *types.UpdateDateTimeConfig) s
 	return body
 }
 
-func (s *dateTimeSystem) QueryDateTime(*types.QueryDateTime) soap.HasFault {
+func (s *DateTimeSystem) QueryDateTime(*types.QueryDateTime) soap.HasFault {
 	return &methods.QueryDateTimeBody{Res: &types.QueryDateTimeResponse{Returnval: time.Now().UTC()}}
 }

@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"context"
@@ -14,13 +14,10 @@ import (
 func TestHostLockdownMode(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	read := func() (mo.HostSystem, mo.HostAccessManager) {
 		var host mo.HostSystem
-		if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.hostAccessManager", "config.lockdownMode"},
+		if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager.hostAccessManager", "config.lockdownMode"},
 			&host); err != nil {
 			t.Fatal(err)
 		}
