@@ -10,6 +10,7 @@ import (
 	"vcsim/datastores"
 	"vcsim/hostconfig"
 	"vcsim/hostnet"
+	"vcsim/settings"
 	"vcsim/simobj"
 )
 
@@ -137,9 +138,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	vnicsRef, accessRef := vnics.Self, access.Self
 	obj.ConfigManager.VirtualNicManager, obj.ConfigManager.HostAccessManager = &vnicsRef, &accessRef
 	if om, ok := simulator.Map.Get(*obj.ConfigManager.AdvancedOption).(*simulator.OptionManager); ok {
-		advanced := newSettingManager(om, esxiAdvancedOptions)
-		advanced.fixedKeys = true
-		simulator.Map.Put(advanced)
+		simulator.Map.Put(settings.NewManager(om, settings.ESXiOptions, true))
 	}
 
 	hostconfig.AddPlaceholders(obj)

@@ -18,6 +18,7 @@ import (
 	"vcsim/datastores"
 	"vcsim/dvs"
 	"vcsim/hostnet"
+	"vcsim/settings"
 	"vcsim/topology"
 	"vcsim/vapi"
 	"vcsim/vlcm"
@@ -243,7 +244,7 @@ func (l *Lab) createVM(ctx context.Context, folder *object.Folder, host *object.
 // wrapSimulatorObjects replaces the simulator's vCenter settings and environment browsers by the lab's.
 func (l *Lab) wrapSimulatorObjects() {
 	om := simulator.Map.OptionManager()
-	l.settings = newSettingManager(om, labOptions)
+	l.settings = settings.NewManager(om, settings.VCenterOptions, false)
 	simulator.Map.Put(l.settings)
 	if auth, ok := simulator.Map.Get(*vpx.ServiceContent.AuthorizationManager).(*simulator.AuthorizationManager); ok {
 		simulator.Map.Put(newAuthorizationManager(auth))

@@ -17,6 +17,7 @@ import (
 	"vcsim/faults"
 	"vcsim/hostd"
 	"vcsim/labapi"
+	"vcsim/settings"
 	"vcsim/stats"
 	"vcsim/tagging"
 	"vcsim/vapi"
@@ -35,7 +36,7 @@ type Lab struct {
 
 	ctx      *simulator.Context // for simulator methods the lab calls on its own, outside a client's request
 	catalog  *catalog.Catalog
-	settings *settingManager
+	settings *settings.Manager
 	stats    *stats.Counters
 	faults   *faults.Store
 	chaos    *chaos.Injector

@@ -10,6 +10,7 @@ import (
 	"vcsim/chaos"
 	"vcsim/faults"
 	"vcsim/labapi"
+	"vcsim/settings"
 	"vcsim/simobj"
 	"vcsim/stats"
 	"vcsim/topology"
@@ -122,8 +123,8 @@ func (l *Lab) state() labapi.State {
 		s.VMs = append(s.VMs, l.vmState(vm))
 	}
 	s.VGPUEvents = append([]labapi.VGPUEvent{}, l.vgpuEvents...)
-	for _, o := range labOptions {
-		s.Settings[o.key] = l.settings.value(o.key)
+	for _, o := range settings.VCenterOptions {
+		s.Settings[o.Key] = l.settings.Value(o.Key)
 	}
 	l.addVLCMState(&s)
 	return s

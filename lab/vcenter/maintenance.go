@@ -7,6 +7,8 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/settings"
 )
 
 // evacuation is one VM leaving a host that enters maintenance mode.
@@ -137,7 +139,7 @@ func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostS
 	count map[*hostState]int) (evacuation, string) {
 	withVgpus := vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0
 	if withVgpus && !l.hotMigrateEnabled() {
-		return evacuation{}, fmt.Sprintf("its vGPUs need vGPU vMotion: %s is false", hotMigrateSetting)
+		return evacuation{}, fmt.Sprintf("its vGPUs need vGPU vMotion: %s is false", settings.VGPUHotMigrate)
 	}
 	order := append([]*hostState(nil), targets...)
 	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] < count[order[j]] })

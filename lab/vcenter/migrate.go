@@ -9,10 +9,9 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/settings"
 	"vcsim/simobj"
 )
-
-const hotMigrateSetting = "vgpu.hotmigrate.enabled"
 
 // computeResource is the cluster or standalone compute resource a host belongs to, with its hosts and root pool.
 func computeResource(host *simulator.HostSystem) (cr types.ManagedObjectReference,
@@ -73,7 +72,7 @@ func (l *Lab) powerOnHost(vm *labVM, target types.ManagedObjectReference) *labFa
 }
 
 func (l *Lab) hotMigrateEnabled() bool {
-	v, _ := l.settings.value(hotMigrateSetting).(bool)
+	v, _ := l.settings.Value(settings.VGPUHotMigrate).(bool)
 	return v
 }
 
@@ -83,7 +82,7 @@ func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpu
 	if !l.hotMigrateEnabled() {
 		d := devices[0]
 		reason := fmt.Sprintf("vGPU vMotion is disabled: the vCenter Server advanced setting %s is false",
-			hotMigrateSetting)
+			settings.VGPUHotMigrate)
 		return nil, &labFault{
 			fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
 				Fault:            &types.DeviceNotSupported{Device: d.label, Reason: reason},

@@ -20,6 +20,7 @@ import (
 
 	"vcsim/labapi"
 	"vcsim/labtest"
+	"vcsim/settings"
 	"vcsim/stats"
 	"vcsim/vapi"
 )
@@ -101,7 +102,7 @@ func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 	maxAge := eventMaxAge(t, ctx, options)
 	if err := options.Update(ctx, []types.BaseOptionValue{
 		&types.OptionValue{Key: "event.maxAge", Value: int32(7)},
-		&types.OptionValue{Key: hotMigrateSetting, Value: true},
+		&types.OptionValue{Key: settings.VGPUHotMigrate, Value: true},
 		&types.OptionValue{Key: "config.gpuops.owner", Value: "test"},
 	}); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package settings
 
 import (
 	"context"
@@ -15,11 +15,8 @@ import (
 func TestHostAdvancedOptions(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := object.NewHostSystem(c.Client, tl.hosts[0].ref)
+	c := tl.c
+	host := object.NewHostSystem(c.Client, tl.hosts[0])
 	om, err := host.ConfigManager().OptionManager(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +54,7 @@ func TestHostAdvancedOptions(t *testing.T) {
 	if err != nil || len(values) != 1 || values[0].GetOptionValue().Value != "verbose" {
 		t.Errorf("read back: got %v, %v; want verbose", values, err)
 	}
-	other, err := object.NewHostSystem(c.Client, tl.hosts[1].ref).ConfigManager().OptionManager(ctx)
+	other, err := object.NewHostSystem(c.Client, tl.hosts[1]).ConfigManager().OptionManager(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package main
+// Package settings holds typed advanced options as vCenter and ESXi keep them: vCenter's content.setting with the
+// options the lab adds (vGPU vMotion), and each host's advanced options with ESXi's definitions (esxi.go), whose set
+// of keys is fixed. An option that has a definition only takes values of its type.
+package settings
 
 import (
 	"fmt"
@@ -7,11 +10,13 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vimfault"
 )
 
-// settingManager is vCenter's content.setting with typed options: an option that has a definition in
+// Manager is vCenter's content.setting with typed options: an option that has a definition in
 // supportedOption only accepts values of its type, as vCenter does.
-type settingManager struct {
+type Manager struct {
 	simulator.OptionManager
 	// fixedKeys: no option can be added, as on ESXi, whose set of advanced options is fixed (vSphere Web Services
 	// API, OptionManager.UpdateOptions: InvalidName "if one or more OptionValue objects refers to a non-existent
@@ -19,21 +24,25 @@ type settingManager struct {
 	fixedKeys bool
 }
 
-// labOption is an advanced setting with its definition (supportedOption) and default value.
-type labOption struct {
-	key, label, summary string
+// Option is an advanced setting with its definition (supportedOption) and default value.
+type Option struct {
+	Key, label, summary string
 	def                 types.BaseOptionType
 	value               interface{}
 }
 
-// labOptions are the vCenter advanced settings the lab adds to the simulator's.
-var labOptions = []labOption{
-	{hotMigrateSetting, "vGPU vMotion", "Allow vMotion of powered-on virtual machines with vGPU devices",
+// VGPUHotMigrate is vCenter's advanced setting that allows vMotion of powered-on VMs with vGPU devices.
+const VGPUHotMigrate = "vgpu.hotmigrate.enabled"
+
+// VCenterOptions are the vCenter advanced settings the lab adds to the simulator's.
+var VCenterOptions = []Option{
+	{VGPUHotMigrate, "vGPU vMotion", "Allow vMotion of powered-on virtual machines with vGPU devices",
 		&types.BoolOption{Supported: true, DefaultValue: false}, false},
 }
 
-func newSettingManager(om *simulator.OptionManager, options []labOption) *settingManager {
-	m := &settingManager{OptionManager: *om}
+// NewManager makes an option manager of the simulator's om with options added; fixedKeys: no option can be added.
+func NewManager(om *simulator.OptionManager, options []Option, fixedKeys bool) *Manager {
+	m := &Manager{OptionManager: *om, fixedKeys: fixedKeys}
 	// The simulator's defaults are shared by every simulator of the process and UpdateOptions changes an option in
 	// place: each lab gets its own copies, so a reset brings the defaults back.
 	m.Setting = make([]types.BaseOptionValue, 0, len(om.Setting)+len(options))
@@ -46,25 +55,25 @@ func newSettingManager(om *simulator.OptionManager, options []labOption) *settin
 		m.SupportedOption = append(m.SupportedOption, types.OptionDef{
 			ElementDescription: types.ElementDescription{
 				Description: types.Description{Label: o.label, Summary: o.summary},
-				Key:         o.key,
+				Key:         o.Key,
 			},
 			OptionType: o.def,
 		})
-		if m.value(o.key) == nil {
-			m.Setting = append(m.Setting, &types.OptionValue{Key: o.key, Value: o.value})
+		if m.Value(o.Key) == nil {
+			m.Setting = append(m.Setting, &types.OptionValue{Key: o.Key, Value: o.value})
 		}
 	}
 	return m
 }
 
-func (m *settingManager) UpdateOptions(req *types.UpdateOptions) soap.HasFault {
+func (m *Manager) UpdateOptions(req *types.UpdateOptions) soap.HasFault {
 	for _, change := range req.ChangedValue {
 		opt := change.GetOptionValue()
-		if m.fixedKeys && m.value(opt.Key) == nil {
+		if m.fixedKeys && m.Value(opt.Key) == nil {
 			return &methods.UpdateOptionsBody{Fault_: simulator.Fault("", &types.InvalidName{Name: opt.Key})}
 		}
 		if f := m.check(opt); f != nil {
-			return &methods.UpdateOptionsBody{Fault_: f.soap()}
+			return &methods.UpdateOptionsBody{Fault_: f.SOAP()}
 		}
 	}
 	body := m.OptionManager.UpdateOptions(req)
@@ -75,7 +84,7 @@ func (m *settingManager) UpdateOptions(req *types.UpdateOptions) soap.HasFault {
 }
 
 // check refuses a value whose type differs from the option's definition (a string "true" for a bool option).
-func (m *settingManager) check(opt *types.OptionValue) *labFault {
+func (m *Manager) check(opt *types.OptionValue) *vimfault.Fault {
 	for _, d := range m.SupportedOption {
 		if d.Key != opt.Key {
 			continue
@@ -97,7 +106,7 @@ func (m *settingManager) check(opt *types.OptionValue) *labFault {
 			ok = true
 		}
 		if !ok {
-			return invalidArgument(opt.Key, "the option takes a %s value, got %s", optionTypeName(d.OptionType),
+			return vimfault.InvalidArgument(opt.Key, "the option takes a %s value, got %s", optionTypeName(d.OptionType),
 				describeValue(opt.Value))
 		}
 	}
@@ -135,7 +144,8 @@ func describeValue(v interface{}) string {
 }
 
 // value returns the current value of a setting.
-func (m *settingManager) value(key string) interface{} {
+// Value is the value of the option key, or nil.
+func (m *Manager) Value(key string) interface{} {
 	for _, s := range m.Setting {
 		if o := s.GetOptionValue(); o.Key == key {
 			return o.Value

@@ -1,13 +1,13 @@
-package main
+package settings
 
 import "github.com/vmware/govmomi/vim25/types"
 
-// esxiAdvancedOptions are the ESXi advanced settings (HostSystem.configManager.advancedOption) the lab's hosts
+// ESXiOptions are the ESXi advanced settings (HostSystem.configManager.advancedOption) the lab's hosts
 // define in supportedOption, with ESXi's types and defaults, so that clients can check a value against its type
 // before UpdateOptions as they do on ESXi. The simulator has the values of a few settings but no definitions.
 // (Keys, types and defaults as ESXi 8.0 lists them under System > Advanced System Settings; the choice list of
 // Config.HostAgent.log.level is hostd's log levels. Not confirmed against a recording of supportedOption.)
-var esxiAdvancedOptions = []labOption{
+var ESXiOptions = []Option{
 	{"Config.HostAgent.log.level", "Host agent log level", "Logging level of the host agent (hostd)",
 		&types.ChoiceOption{OptionType: types.OptionType{ValueIsReadonly: types.NewBool(false)},
 			ChoiceInfo:   choices("none", "quiet", "panic", "error", "warning", "info", "verbose", "trivia"),
