@@ -11,6 +11,8 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/chaos"
+	"vcsim/clusters"
+	"vcsim/dvs"
 	"vcsim/faults"
 	"vcsim/hostd"
 	"vcsim/labapi"
@@ -24,14 +26,18 @@ var blockingMethods = map[string]bool{
 	"CancelWaitForUpdates": true,
 }
 
-// Requests whose task and registry hooks need their arguments (see taskHooks).
-var hookedMethods = map[string]bool{
-	"EnterMaintenanceMode_Task":       true,
-	"ReconfigureComputeResource_Task": true,
-	"PowerOnMultiVM_Task":             true,
-	"CreateClusterEx":                 true,
-	"ReconfigureDvs_Task":             true,
-	"CreateDVS_Task":                  true,
+// Requests whose task and registry hooks need their arguments (see taskHooks), the lab's and its packages'.
+var hookedMethods = methodSet([]string{"EnterMaintenanceMode_Task", "PowerOnMultiVM_Task"}, clusters.RequestsRead,
+	dvs.RequestsRead)
+
+func methodSet(lists ...[]string) map[string]bool {
+	set := map[string]bool{}
+	for _, list := range lists {
+		for _, method := range list {
+			set[method] = true
+		}
+	}
+	return set
 }
 
 // Handler is the simulated vCenter's HTTP front: SOAP at /sdk, the lab endpoints at /lab/, REST under /api/.

@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/lists"
 	"vcsim/soaphttp"
 	"vcsim/vimfault"
 )
@@ -90,7 +91,7 @@ func startLab(t *testing.T) *testLab {
 	tl.c = labtest.Serve(t, model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {
 		tl.mu.Lock()
 		defer func() { tl.inflight = nil; tl.mu.Unlock() }()
-		if call.Method == "ReconfigureComputeResource_Task" || call.Method == "CreateClusterEx" {
+		if lists.Contains(RequestsRead, call.Method) {
 			if method, err := simulator.UnmarshalBody(types.TypeFunc(), body); err == nil {
 				tl.inflight = method.Body
 			}

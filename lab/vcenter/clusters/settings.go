@@ -35,6 +35,9 @@ type Lab interface {
 	Logf(format string, args ...interface{})
 }
 
+// RequestsRead are the requests whose arguments the package reads through Lab.Inflight while it serves them.
+var RequestsRead = []string{"ReconfigureComputeResource_Task", "CreateClusterEx"}
+
 // TaskRunner runs a task of the simulator: its own work, which a hook runs, replaces or surrounds.
 type TaskRunner = func(*simulator.Task) (types.AnyType, types.BaseMethodFault)
 

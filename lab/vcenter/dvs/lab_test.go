@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/lists"
 	"vcsim/soaphttp"
 	"vcsim/vimfault"
 )
@@ -75,7 +76,7 @@ func startLab(t *testing.T) *testLab {
 	tl.c = labtest.Serve(t, model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {
 		tl.mu.Lock()
 		defer func() { tl.inflight = nil; tl.mu.Unlock() }()
-		if call.Method == "CreateDVS_Task" || call.Method == "ReconfigureDvs_Task" {
+		if lists.Contains(RequestsRead, call.Method) {
 			if method, err := simulator.UnmarshalBody(types.TypeFunc(), body); err == nil {
 				tl.inflight = method.Body
 			}
