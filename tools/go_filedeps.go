@@ -3,7 +3,8 @@
 // go_filedeps counts how the files of one Go package depend on each other: an edge A -> B where a file A uses a
 // name declared in file B. An edge "points back up" where B also reaches A (the two files are in one cycle), so
 // that neither can move to a package of its own without the other.
-// Usage (from the repository root): tools/go.sh run ../../tools/go_filedeps.go [-v] [package dir, default .]
+// Usage (from the repository root): tools/go.sh run "$PWD/tools/go_filedeps.go" [-v] [package dir, default .]
+// (-v lists the dependencies that point back up).
 package main
 
 import (
