@@ -131,7 +131,7 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	if storage := datastores.NewHostStorageSystem(obj); storage != nil {
 		simulator.Map.Put(storage)
 	}
-	simulator.Map.Put(newAutoStartManager(h, obj))
+	simulator.Map.Put(hostconfig.NewAutoStartManager(obj))
 	vnics, access := hostnet.NewVirtualNicManager(obj), hostconfig.NewAccessManager(obj)
 	simulator.Map.Put(vnics)
 	simulator.Map.Put(access)

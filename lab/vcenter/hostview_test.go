@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/vmware/govmomi/property"
@@ -93,31 +91,5 @@ func TestAutoStartThroughTheHost(t *testing.T) {
 	want := tl.vmNamed(t, "vm-1")
 	if len(got.PowerInfo) != 1 || got.PowerInfo[0].Key != want || got.PowerInfo[0].StartOrder != 1 {
 		t.Errorf("powerInfo through vCenter: %+v, want vm-1 first", got.PowerInfo)
-	}
-}
-
-func TestAutoStartOrderCollisions(t *testing.T) {
-	vm := func(n string) types.ManagedObjectReference {
-		return types.ManagedObjectReference{Type: "VirtualMachine", Value: n}
-	}
-	entry := func(n string, order int32) types.AutoStartPowerInfo {
-		return types.AutoStartPowerInfo{Key: vm(n), StartOrder: order, StartAction: "powerOn", StopAction: "none"}
-	}
-	var sequence []types.AutoStartPowerInfo
-	for _, e := range []types.AutoStartPowerInfo{entry("a", 1), entry("b", 2), entry("any", -1), entry("c", 1)} {
-		sequence = placeAutoStart(sequence, e)
-	}
-	var got []string
-	for _, e := range sequence {
-		got = append(got, e.Key.Value+":"+strconv.Itoa(int(e.StartOrder)))
-	}
-	if strings.Join(got, " ") != "c:1 a:2 b:3 any:-1" {
-		t.Errorf("sequence: %v, want c first, a and b one place later, the any-time VM last", got)
-	}
-	removed := entry("a", -1)
-	removed.StartAction = "none"
-	if sequence = placeAutoStart(sequence, removed); len(sequence) != 3 || containsRef([]types.ManagedObjectReference{
-		sequence[0].Key, sequence[1].Key, sequence[2].Key}, vm("a")) {
-		t.Errorf("start and stop action none keep the VM in the sequence: %v", sequence)
 	}
 }

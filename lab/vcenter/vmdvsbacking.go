@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/dvs"
@@ -38,7 +39,7 @@ func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*
 		if dvs == nil {
 			continue // the simulator answers NotFound
 		}
-		if !containsRef(dvs.Summary.HostMember, host.Self) {
+		if simulator.FindReference(dvs.Summary.HostMember, host.Self) == nil {
 			undo()
 			return &labFault{fault: &types.InvalidArgument{InvalidProperty: "spec.deviceChange.device.port.switchUuid"},
 				msg: fmt.Sprintf("A specified parameter was not correct: spec.deviceChange.device.port.switchUuid "+
@@ -47,7 +48,7 @@ func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*
 		members := dvs.Summary.HostMember
 		widened := append([]types.ManagedObjectReference(nil), members...)
 		for _, ref := range clusterHosts {
-			if !containsRef(widened, ref) {
+			if simulator.FindReference(widened, ref) == nil {
 				widened = append(widened, ref)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 func vmNetworks(vm *labVM) []types.ManagedObjectReference {
 	var networks []types.ManagedObjectReference
 	add := func(ref types.ManagedObjectReference) {
-		if ref.Value != "" && simulator.Map.Get(ref) != nil && !containsRef(networks, ref) {
+		if ref.Value != "" && simulator.Map.Get(ref) != nil && simulator.FindReference(networks, ref) == nil {
 			networks = append(networks, ref)
 		}
 	}

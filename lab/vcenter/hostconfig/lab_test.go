@@ -33,6 +33,7 @@ func startLab(t *testing.T) *testLab {
 		powerRef, clockRef, accessRef, vsanRef := power.Self, clock.Self, access.Self, vsan.Self
 		host.ConfigManager.PowerSystem, host.ConfigManager.DateTimeSystem = &powerRef, &clockRef
 		host.ConfigManager.HostAccessManager, host.ConfigManager.VsanSystem = &accessRef, &vsanRef
+		simulator.Map.Put(NewAutoStartManager(host))
 		AddPlaceholders(host)
 	}
 	tl.c = labtest.Serve(t, model, nil)

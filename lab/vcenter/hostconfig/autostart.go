@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"sort"
@@ -11,21 +11,23 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
-// autoStartManager is a host's HostAutoStartManager (configManager.autoStartManager): the order in which the host
+// AutoStartManager is a host's HostAutoStartManager (configManager.AutoStartManager): the order in which the host
 // starts and stops its VMs when it boots or shuts down (vSphere Web Services API, HostAutoStartManager,
 // HostAutoStartManagerConfig, AutoStartDefaults, AutoStartPowerInfo). Its config is also the host's
 // config.autoStart. A host starts with ESXi's defaults as govmomi recorded them from a host (esx.HostConfigInfo:
 // enabled unset, 120 s delays, stop action "PowerOff", no heartbeat wait) and no VM in the sequence.
-type autoStartManager struct {
+type AutoStartManager struct {
 	mo.HostAutoStartManager
 	host types.ManagedObjectReference
 }
 
-func newAutoStartManager(h *hostState, obj *simulator.HostSystem) *autoStartManager {
-	m := &autoStartManager{host: h.ref}
-	m.Self = types.ManagedObjectReference{Type: "HostAutoStartManager", Value: "autoStartManager-" + simobj.Number(h.ref)}
+// NewAutoStartManager makes a host's auto-start manager and points its configManager.autoStartManager at it.
+func NewAutoStartManager(obj *simulator.HostSystem) *AutoStartManager {
+	m := &AutoStartManager{host: obj.Self}
+	m.Self = types.ManagedObjectReference{Type: "HostAutoStartManager", Value: "AutoStartManager-" + simobj.Number(obj.Self)}
 	m.Config = types.HostAutoStartManagerConfig{Defaults: &types.AutoStartDefaults{
 		StartDelay: 120, StopDelay: 120, WaitForHeartbeat: types.NewBool(false), StopAction: "PowerOff"}}
 	config := m.Config
@@ -48,7 +50,7 @@ var (
 // VM out of the sequence. A start order taken by another VM moves that VM (and any it then collides with) one
 // place later. A VM that is not on the host, an action outside the API's values or a start order below -1 or 0
 // fails with InvalidArgument and changes nothing.
-func (m *autoStartManager) ReconfigureAutostart(ctx *simulator.Context, req *types.ReconfigureAutostart) soap.HasFault {
+func (m *AutoStartManager) ReconfigureAutostart(ctx *simulator.Context, req *types.ReconfigureAutostart) soap.HasFault {
 	body := &methods.ReconfigureAutostartBody{}
 	host, _ := ctx.Map.Get(m.host).(*simulator.HostSystem)
 	if host == nil {
@@ -56,7 +58,7 @@ func (m *autoStartManager) ReconfigureAutostart(ctx *simulator.Context, req *typ
 		return body
 	}
 	if fault := validateAutoStart(req.Spec, host.Vm); fault != nil {
-		body.Fault_ = fault.soap()
+		body.Fault_ = fault.SOAP()
 		return body
 	}
 	config := types.HostAutoStartManagerConfig{Defaults: mergeAutoStartDefaults(m.Config.Defaults, req.Spec.Defaults),
@@ -73,26 +75,26 @@ func (m *autoStartManager) ReconfigureAutostart(ctx *simulator.Context, req *typ
 	return body
 }
 
-func validateAutoStart(spec types.HostAutoStartManagerConfig, vms []types.ManagedObjectReference) *labFault {
+func validateAutoStart(spec types.HostAutoStartManagerConfig, vms []types.ManagedObjectReference) *vimfault.Fault {
 	if d := spec.Defaults; d != nil && d.StopAction != "" && !oneOf(d.StopAction, defaultStopActions) {
-		return invalidArgument("defaults.stopAction", "%q is not one of %s", d.StopAction,
+		return vimfault.InvalidArgument("defaults.stopAction", "%q is not one of %s", d.StopAction,
 			strings.Join(defaultStopActions, ", "))
 	}
 	for _, info := range spec.PowerInfo {
 		switch {
-		case !containsRef(vms, info.Key):
-			return invalidArgument("powerInfo.key", "%s is not a VM of this host", info.Key.Value)
+		case simulator.FindReference(vms, info.Key) == nil:
+			return vimfault.InvalidArgument("powerInfo.key", "%s is not a VM of this host", info.Key.Value)
 		case !oneOf(info.StartAction, autoStartActions):
-			return invalidArgument("powerInfo.startAction", "%q is not one of %s", info.StartAction,
+			return vimfault.InvalidArgument("powerInfo.startAction", "%q is not one of %s", info.StartAction,
 				strings.Join(autoStartActions, ", "))
 		case !oneOf(info.StopAction, autoStopActions):
-			return invalidArgument("powerInfo.stopAction", "%q is not one of %s", info.StopAction,
+			return vimfault.InvalidArgument("powerInfo.stopAction", "%q is not one of %s", info.StopAction,
 				strings.Join(autoStopActions, ", "))
 		case !oneOf(string(info.WaitForHeartbeat), heartbeatSettings):
-			return invalidArgument("powerInfo.waitForHeartbeat", "%q is not one of %s",
+			return vimfault.InvalidArgument("powerInfo.waitForHeartbeat", "%q is not one of %s",
 				info.WaitForHeartbeat, strings.Join(heartbeatSettings, ", "))
 		case info.StartOrder == 0 || info.StartOrder < -1:
-			return invalidArgument("powerInfo.startOrder", "%d: a start order is -1 or from 1 on", info.StartOrder)
+			return vimfault.InvalidArgument("powerInfo.startOrder", "%d: a start order is -1 or from 1 on", info.StartOrder)
 		}
 	}
 	return nil
@@ -101,15 +103,6 @@ func validateAutoStart(spec types.HostAutoStartManagerConfig, vms []types.Manage
 func oneOf(value string, allowed []string) bool {
 	for _, a := range allowed {
 		if strings.EqualFold(value, a) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsRef(list []types.ManagedObjectReference, ref types.ManagedObjectReference) bool {
-	for _, r := range list {
-		if r == ref {
 			return true
 		}
 	}
