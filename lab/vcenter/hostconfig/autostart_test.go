@@ -45,17 +45,20 @@ func TestAutoStartOrderCollisions(t *testing.T) {
 func TestReconfigureAutostart(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	var host, other mo.HostSystem
-	if err := tl.c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager.autoStartManager", "vm"}, &host); err != nil {
-		t.Fatal(err)
-	}
-	for _, ref := range tl.hosts[1:] {
-		if err := tl.c.RetrieveOne(ctx, ref, []string{"vm"}, &other); err != nil {
+	// The simulator places its VMs on hosts at random: the first two hosts that have any.
+	var withVMs []mo.HostSystem
+	for _, ref := range tl.hosts {
+		var h mo.HostSystem
+		if err := tl.c.RetrieveOne(ctx, ref, []string{"configManager.autoStartManager", "vm"}, &h); err != nil {
 			t.Fatal(err)
 		}
-		if len(other.Vm) > 0 {
-			break
+		if len(h.Vm) > 0 {
+			withVMs = append(withVMs, h)
 		}
+	}
+	var host, other mo.HostSystem
+	if len(withVMs) > 1 {
+		host, other = withVMs[0], withVMs[1]
 	}
 	if len(host.Vm) == 0 || len(other.Vm) == 0 {
 		t.Fatalf("the simulator's hosts have no VMs: %v, %v", host.Vm, other.Vm)
@@ -74,7 +77,7 @@ func TestReconfigureAutostart(t *testing.T) {
 	if err := reconfigure(own); err != nil {
 		t.Fatal(err)
 	}
-	if err := tl.c.RetrieveOne(ctx, tl.hosts[0], []string{"config.autoStart"}, &host); err != nil {
+	if err := tl.c.RetrieveOne(ctx, host.Self, []string{"config.autoStart"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	if got := host.Config.AutoStart.PowerInfo; len(got) != 1 || got[0].Key != own {
