@@ -187,7 +187,7 @@ gpu_guest:
       returned: when gathered
     packages:
       description: Installed NVIDIA, CUDA and cuDNN packages (names starting with nvidia, libnvidia, cuda, libcuda,
-        cudnn, libcudnn or kmod-nvidia), name to version.
+        cudnn, libcudnn, libnccl or kmod-nvidia), name to version.
       type: dict
       returned: when gathered
       sample: {nvidia-linux-grid-510: 510.47.03}

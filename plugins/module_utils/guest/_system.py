@@ -23,8 +23,8 @@ OS_FAMILIES = {
 PACKAGE_FORMATS = {"Debian": "deb", "RedHat": "rpm", "Suse": "rpm"}
 
 # Packages the guest roles decide on: the GRID driver, distribution CUDA packages that pull another driver,
-# cuDNN and the container toolkit.
-NVIDIA_PACKAGE_RE = re.compile(r"^(nvidia|libnvidia|cuda|libcuda|cudnn|libcudnn|kmod-nvidia)")
+# cuDNN, NCCL and the container toolkit.
+NVIDIA_PACKAGE_RE = re.compile(r"^(nvidia|libnvidia|cuda|libcuda|cudnn|libcudnn|libnccl|kmod-nvidia)")
 DPKG_STATUS = "/var/lib/dpkg/status"
 
 # lspci -nn: "02:01.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 PCIe 40GB] [10de:20f1] (rev a1)"
