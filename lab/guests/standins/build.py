@@ -27,7 +27,12 @@ Writes into DIR, under the real artifacts' file names:
   nvidia-container-runtime (toolkit/), packaged under the real package names.
 - passthrough/: nvidia-smi for a VM with whole GPUs that keeps MIG state (mig/), and the -q recordings of a
   passthrough H100 80GB and L40S it answers from.
-- nccl/all_reduce_perf: nccl-tests' all-reduce test, with bus bandwidths that follow the guest's nvidia-smi topology.
+- NVIDIA's NCCL packages in cuda-repo/ for each build in NCCL_PACKAGES: libnccl2_<version>+cuda<X.Y>_amd64.deb
+  (libnccl.so.2 under /usr/lib/x86_64-linux-gnu) and libnccl-dev (nccl.h under /usr/include, libnccl.so), as the
+  real packages lay them out.
+- nccl-tests-<version>.tar.gz: a source archive of nccl-tests (nccl/: its Makefile, sources that include nccl.h)
+  whose make, with the stand-in nvcc of an installed toolkit and NCCL's development files, builds all_reduce_perf
+  and the other *_perf: nccl/perf under each name, with bus bandwidths that follow the machine's nvidia-smi topology.
 - directpath/: nvidia-smi for a lab guest whose VM holds whole GPUs of the lab vCenter (directpath/), with the host
   shell stand-in's formats (lab/hosts) it renders them in.
 - NVIDIA's data center driver for each release in DATACENTER_DRIVERS (datacenter/): cuda-drivers-<branch> and
@@ -89,6 +94,13 @@ DATACENTER_DRIVERS = (("535.161.08", "12.2"), ("580.65.06", "13.0"))
 DATACENTER_RECORDING = "q_h100_80gb_hbm3_passthrough_ecc_on_driver590.txt"
 DATACENTER_PACKAGES = {"proprietary": "cuda-drivers-%s", "open": "nvidia-open-%s"}
 CUDNN_ARCHIVES = (("8.9.7.29", "11"), ("9.1.0.70", "12"))
+# NCCL builds in the CUDA repository stand-in: (version, CUDA release). NVIDIA's versions read
+# <nccl>-<build>+cuda<X.Y> (NCCL Installation Guide); which CUDA releases NVIDIA built 2.21.5 for is the lab's
+# choice here (12.1, the lab servers' toolkit, and 11.0, a build for another major), not confirmed.
+NCCL_PACKAGES = (("2.21.5-1", "12.1"), ("2.21.5-1", "11.0"))
+# nccl-tests release of the source archive stand-in (github.com/NVIDIA/nccl-tests tags: v2.13.6 is one).
+NCCL_TESTS_VERSION = "2.13.6"
+NCCL_TESTS = ("all_reduce", "all_gather", "broadcast", "reduce_scatter", "reduce", "alltoall")
 CUDNN_WHEEL = ("8.9.6.50", "11")
 TOKENS = {
     "client_configuration_token_05-26-2022-00-08-28.tok": "dls.gpuops.lab",
@@ -454,6 +466,53 @@ def build_dcgm(out, work):
     put(out, "dcgm/dcgmi", read("dcgm", "dcgmi"), 0o755)
 
 
+def nccl_header(version):
+    major, minor, patch = version.split("-")[0].split(".")
+    return ("/* nccl.h: NCCL %s (gpuops lab stand-in) */\n#ifndef NCCL_H_\n#define NCCL_H_\n\n#define NCCL_MAJOR %s\n"
+            "#define NCCL_MINOR %s\n#define NCCL_PATCH %s\n#define NCCL_SUFFIX \"\"\n\n"
+            "#define NCCL_VERSION_CODE %d\n#define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 "
+            "+ (Z) : (X) * 10000 + (Y) * 100 + (Z))\n\n#endif\n"
+            % (version, major, minor, patch, int(major) * 10000 + int(minor) * 100 + int(patch)))
+
+
+def build_nccl(out, work):
+    """NVIDIA's NCCL packages (runtime and development) of each build into cuda-repo/, and the nccl-tests source
+    archive."""
+    repo = os.path.join(out, "cuda-repo")
+    os.makedirs(repo, exist_ok=True)
+    for version, cuda in NCCL_PACKAGES:
+        full = "%s+cuda%s" % (version, cuda)
+        release = version.split("-")[0]
+        runtime = os.path.join(work, "nccl-%s" % full)
+        put(runtime, "DEBIAN/control", control(
+            "libnccl2", full, "NVIDIA Collective Communication Library (NCCL) Runtime (gpuops lab stand-in)"))
+        put(runtime, "usr/lib/x86_64-linux-gnu/libnccl.so.%s" % release, "lab stand-in for NCCL %s\n" % full)
+        os.symlink("libnccl.so.%s" % release, os.path.join(runtime, "usr/lib/x86_64-linux-gnu/libnccl.so.2"))
+        dpkg_deb(runtime, os.path.join(repo, "libnccl2_%s_amd64.deb" % full))
+        dev = os.path.join(work, "nccl-dev-%s" % full)
+        put(dev, "DEBIAN/control", control(
+            "libnccl-dev", full, "NVIDIA Collective Communication Library (NCCL) Development Files (gpuops lab "
+            "stand-in)", depends="libnccl2 (= %s)" % full))
+        put(dev, "usr/include/nccl.h", nccl_header(version))
+        put(dev, "usr/include/nccl_net.h", "/* nccl_net.h (gpuops lab stand-in) */\n")
+        put(dev, "usr/lib/x86_64-linux-gnu/libnccl_static.a", "lab stand-in for NCCL %s\n" % full)
+        os.symlink("libnccl.so.2", os.path.join(dev, "usr/lib/x86_64-linux-gnu/libnccl.so"))
+        dpkg_deb(dev, os.path.join(repo, "libnccl-dev_%s_amd64.deb" % full))
+    name = "nccl-tests-%s" % NCCL_TESTS_VERSION
+    tree = os.path.join(work, name)
+    put(tree, "Makefile", read("nccl", "Makefile"))
+    put(tree, "README.md", "# NCCL Tests (gpuops lab stand-in %s)\n\nBuild with `make CUDA_HOME=/path/to/cuda`; the "
+                           "programs land in build/.\n" % NCCL_TESTS_VERSION)
+    put(tree, "src/common.h", read("nccl", "src", "common.h"))
+    put(tree, "src/common.cu", read("nccl", "src", "common.cu"))
+    for test in NCCL_TESTS:
+        put(tree, "src/%s.cu" % test, "/* %s test (gpuops lab stand-in) */\n#include \"common.h\"\n\n"
+                                      "__global__ void labKernel(float *data) {}\n" % test)
+    put(tree, "src/lab/perf", read("nccl", "perf"), 0o755)
+    with tarfile.open(os.path.join(out, name + ".tar.gz"), "w:gz") as archive:
+        archive.add(tree, arcname=name)
+
+
 def build_passthrough_smi(out, fixtures):
     put(out, "passthrough/nvidia-smi", read("mig", "nvidia-smi"), 0o755)
     for name, fixture in PASSTHROUGH_RECORDINGS.items():
@@ -520,7 +579,7 @@ def main():
         build_tools(args.out)
         build_container_toolkit(args.out, work)
         build_passthrough_smi(args.out, fixtures)
-        put(args.out, "nccl/all_reduce_perf", read("nccl", "all_reduce_perf"), 0o755)
+        build_nccl(args.out, work)
         build_directpath_smi(args.out)
         build_dcgm(args.out, work)
         for release in DATACENTER_DRIVERS:
