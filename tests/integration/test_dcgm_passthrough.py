@@ -70,7 +70,7 @@ def play(tmp_path, guest, roles, *args):
         "ansible_user": "root", "ansible_python_interpreter": "/usr/bin/python3", "ansible_ssh_common_args": common,
         "ansible_ssh_private_key_file": os.path.join(STATE_DIR, "guest_ssh_key"), "passthrough_vm_name": VM,
         "passthrough_gpus": 2, "passthrough_nvlink": True,
-        "gpu_validate_nccl_all_reduce_perf": "/srv/lab-artifacts/nccl/all_reduce_perf"}}}}}}))
+        "gpu_validate_nccl": False}}}}}}))
     playbook = tmp_path / "dcgm.yml"
     playbook.write_text(yaml.safe_dump([{"name": "DCGM", "hosts": "passthrough_guests", "gather_facts": False,
                                          "roles": roles}]))

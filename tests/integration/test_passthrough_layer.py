@@ -53,8 +53,12 @@ def inventory(tmp_path, guests, gpus, nvlink=True):
                       "ansible_python_interpreter": "/usr/bin/python3", "ansible_ssh_common_args": common,
                       "ansible_ssh_private_key_file": os.path.join(STATE_DIR, "guest_ssh_key"),
                       "passthrough_nvlink": nvlink,
-                      # NCCL's all-reduce test as the lab guests carry it (inventories/lab/job.yml).
-                      "gpu_validate_nccl_all_reduce_perf": "/srv/lab-artifacts/nccl/all_reduce_perf",
+                      # The CUDA toolkit, NCCL and nccl-tests (its all_reduce_perf) as job.yml has them for the
+                      # lab's passthrough guest: the layer installs them before it validates.
+                      "cuda_toolkit_remote_src": "/srv/lab-artifacts/cuda_12.1.1_530.30.02_linux.run",
+                      "cuda_toolkit_override": True, "cuda_toolkit_no_man_page": True,
+                      "nccl_version": "2.21.5-1", "nccl_tests_prerequisites": ["make"],
+                      "nccl_tests_remote_src": "/srv/lab-artifacts/nccl-tests-2.13.6.tar.gz",
                       # The data center driver from the lab's stand-in of NVIDIA's CUDA repository, as job.yml has it.
                       "nvidia_driver_branch": "535", "nvidia_driver_rebuild_initramfs": False},
              "hosts": dict((name, {"ansible_port": guest["ssh_port"], "passthrough_vm_name": GUESTS[name],
