@@ -218,14 +218,14 @@ def test_nccl_refusals_and_check_mode_leave_a_converged_server_as_it_was(servers
         tmp_path, nccl_play(tmp_path, nccl_tests_make_options=["NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90"]),
         "--check")
     assert rc == 0, output[-4000:]
-    assert "Record what nccl-tests were built from" in changed[HGX], changed
+    assert changed[HGX] == ["gpuops.vgpu.nccl : Record what nccl-tests were built from"], changed
     assert dict((name, nccl_state(server)) for name, server in servers.items()) == before
 
     # The same for real: built again with the new options, the stamp says so, and a run after it changes nothing.
     rc, stats, changed, _checks, output = run_layer(
         tmp_path, nccl_play(tmp_path, nccl_tests_make_options=["NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90"]))
-    assert rc == 0 and "Unpack nccl-tests, build them with the installed CUDA and NCCL, and install the programs" in \
-        changed[HGX], (changed, output[-4000:])
+    assert rc == 0 and "gpuops.vgpu.nccl : Unpack nccl-tests, build them with the installed CUDA and NCCL, and install " \
+        "the programs" in changed[HGX], (changed, output[-4000:])
     assert "NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90" in on(
         servers[HGX], "cat", "/opt/nccl-tests/.gpuops-nccl-tests.json")
     rc, stats, changed, _checks, output = run_layer(

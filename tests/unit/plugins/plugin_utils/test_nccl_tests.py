@@ -99,7 +99,8 @@ def test_pcie_topology_judged_against_the_pcie_link():
     assert _nccl_tests.check_from_outputs(V100, TOPO_PHB, "", "3, 8\n")["nominal_gbps"] == 7.88
 
 
-STANDIN = os.path.normpath(os.path.join(FIXTURES, "..", "..", "lab", "guests", "standins", "nccl", "all_reduce_perf"))
+# The programs the lab's stand-in nccl-tests archive builds: this file under each program's name.
+STANDIN = os.path.normpath(os.path.join(FIXTURES, "..", "..", "lab", "guests", "standins", "nccl", "perf"))
 
 
 @pytest.fixture
@@ -112,14 +113,20 @@ def guest_smi(tmp_path):
     script.write_text('#!/bin/sh\ncd "%s"\ncase "$1" in topo) cat topo;; nvlink) cat nvlink;; -L) cat list;; '
                       '--query-gpu=*) cat pcie;; *) exit 2;; esac\n' % tmp_path)
     script.chmod(0o755)
-    return dict(os.environ, PATH="%s:%s" % (tmp_path, os.environ["PATH"]))
+    # NCCL's runtime library, which the programs are linked against.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libnccl.so.2").write_text("")
+    return dict(os.environ, PATH="%s:%s" % (tmp_path, os.environ["PATH"]), LD_LIBRARY_PATH=str(tmp_path / "lib"))
 
 
-def run_standin(env, *args):
+def run_standin(env, *args, **kwargs):
     import subprocess
     import sys
-    return subprocess.run([sys.executable, STANDIN] + list(args), env=env, stdout=subprocess.PIPE,
-                          universal_newlines=True, check=False)
+    program = os.path.join(os.path.dirname(env["LD_LIBRARY_PATH"]), kwargs.get("name", "all_reduce_perf"))
+    if not os.path.exists(program):
+        os.symlink(STANDIN, program)
+    return subprocess.run([sys.executable, program] + list(args), env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, check=False)
 
 
 def test_lab_standin_prints_what_the_parser_reads_with_numbers_from_the_topology(guest_smi):
@@ -140,3 +147,20 @@ def test_lab_standin_prints_what_the_parser_reads_with_numbers_from_the_topology
     assert too_many.returncode != 0 and "invalid device ordinal" in too_many.stdout
     with pytest.raises(InputError):
         _nccl_tests.parse_all_reduce(too_many.stdout)
+
+
+def test_lab_standin_programs_follow_their_collective_and_need_nccl(guest_smi):
+    reduce = _nccl_tests.parse_all_reduce(run_standin(guest_smi, "-b", "128M", "-e", "128M", "-g", "2").stdout)
+    gather = run_standin(guest_smi, "-b", "128M", "-e", "128M", "-g", "2", name="all_gather_perf")
+    assert gather.returncode == 0 and "float    none      -1" in gather.stdout, gather.stdout
+    row = _nccl_tests.parse_all_reduce(gather.stdout)["rows"][0]["out_of_place"]
+    broadcast = run_standin(guest_smi, "-b", "128M", "-e", "128M", "-g", "2", name="broadcast_perf")
+    assert broadcast.returncode == 0 and "float    none       0" in broadcast.stdout, broadcast.stdout
+    # nccl-tests' bus bandwidth: algbw * 2(n-1)/n for all-reduce (1 on two GPUs), (n-1)/n for all-gather.
+    first = reduce["rows"][0]["out_of_place"]
+    assert first["busbw"] == pytest.approx(first["algbw"], abs=0.02)
+    assert row["busbw"] == pytest.approx(row["algbw"] / 2, abs=0.02)
+
+    os.remove(os.path.join(guest_smi["LD_LIBRARY_PATH"], "libnccl.so.2"))
+    missing = run_standin(dict(guest_smi, LD_LIBRARY_PATH=guest_smi["LD_LIBRARY_PATH"]), "-g", "2")
+    assert missing.returncode == 127 and "libnccl.so.2: cannot open shared object file" in missing.stdout
