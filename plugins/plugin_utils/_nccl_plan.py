@@ -37,7 +37,7 @@ _CUDA = re.compile(r"^(\d+)\.(\d+)$")
 # libnccl2_2.21.5-1+cuda12.4_amd64.deb, libnccl-dev_..., libnccl-2.21.5-1+cuda12.4.x86_64.rpm, libnccl-devel-...
 _FILE = re.compile(r"^(libnccl2|libnccl-dev|libnccl|libnccl-devel)[_-](\d+\.\d+\.\d+-\d+)\+cuda(\d+\.\d+)"
                    r"(?:_(?:amd64|arm64)\.deb|\.(?:x86_64|aarch64)\.rpm)$")
-_ARCHIVE = re.compile(r"\.(tar\.gz|tgz|tar\.xz|tar\.bz2|tar|zip)$")
+_ARCHIVE = re.compile(r"\.(tar\.gz|tgz|tar\.xz|txz|tar\.bz2|tar)$")
 NOTHING = " Nothing was changed."
 
 
@@ -220,7 +220,8 @@ def _tests_error(params, facts, name):
                 % (name, facts["gpus"], (" and ".join("nccl_" + key for key in given) + " are set") if given
                    else "none is set"))
     if not _ARCHIVE.search(facts["archive"]):
-        return "The nccl-tests source %s is not an archive (.tar.gz, .tar.xz, .tar.bz2, .tar or .zip)." % facts["archive"]
+        return ("The nccl-tests source %s is not a tar archive (.tar.gz, .tar.xz, .tar.bz2 or .tar, as GitHub's "
+                "release archives are)." % facts["archive"])
     if params.get("tests_remote_src") and not (facts["files"].get(params["tests_remote_src"]) or {}).get("exists"):
         return ("%s: the nccl-tests archive %s does not exist there: copy it onto the machine or give it from the "
                 "controller (nccl_tests_src)." % (name, params["tests_remote_src"]))

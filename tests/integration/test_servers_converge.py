@@ -145,10 +145,10 @@ def test_servers_converge_from_no_driver_to_their_own_gpus_and_a_second_run_chan
         output_now = on(server, "/opt/nccl-tests/bin/all_reduce_perf", "-b", "8M", "-e", "128M", "-f", "2", "-g",
                         str(gpus))
         assert "#  Rank  %d Group  0" % (gpus - 1) in output_now and "# Avg bus bandwidth" in output_now, output_now
+        pcie = on(server, "nvidia-smi", "--query-gpu=pcie.link.gen.current,pcie.link.width.current",
+                  "--format=csv,noheader,nounits")
         verdict = check_from_outputs(output_now, on(server, "nvidia-smi", "topo", "-m"),
-                                     on(server, "nvidia-smi", "nvlink", "-s"),
-                                     on(server, "nvidia-smi", "--query-gpu=pcie.link.gen.current,pcie.link.width.current",
-                                        "--format=csv,noheader,nounits"), 0.5, True)
+                                     on(server, "nvidia-smi", "nvlink", "-s"), pcie, 0.5, True)
         assert verdict["status"] == "ok" and verdict["message"] == checks[name]["nccl_check"]["message"], (
             verdict, checks[name]["nccl_check"])
     assert "NV18" in checks[HGX]["nccl_check"]["message"], checks[HGX]["nccl_check"]
@@ -224,8 +224,8 @@ def test_nccl_refusals_and_check_mode_leave_a_converged_server_as_it_was(servers
     # The same for real: built again with the new options, the stamp says so, and a run after it changes nothing.
     rc, stats, changed, _checks, output = run_layer(
         tmp_path, nccl_play(tmp_path, nccl_tests_make_options=["NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90"]))
-    assert rc == 0 and "gpuops.vgpu.nccl : Unpack nccl-tests, build them with the installed CUDA and NCCL, and install " \
-        "the programs" in changed[HGX], (changed, output[-4000:])
+    built = "gpuops.vgpu.nccl : Unpack nccl-tests, build them with the installed CUDA and NCCL, and install the programs"
+    assert rc == 0 and built in changed[HGX], (changed, output[-4000:])
     assert "NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90" in on(
         servers[HGX], "cat", "/opt/nccl-tests/.gpuops-nccl-tests.json")
     rc, stats, changed, _checks, output = run_layer(

@@ -470,8 +470,8 @@ def nccl_header(version):
     major, minor, patch = version.split("-")[0].split(".")
     return ("/* nccl.h: NCCL %s (gpuops lab stand-in) */\n#ifndef NCCL_H_\n#define NCCL_H_\n\n#define NCCL_MAJOR %s\n"
             "#define NCCL_MINOR %s\n#define NCCL_PATCH %s\n#define NCCL_SUFFIX \"\"\n\n"
-            "#define NCCL_VERSION_CODE %d\n#define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 "
-            "+ (Z) : (X) * 10000 + (Y) * 100 + (Z))\n\n#endif\n"
+            "#define NCCL_VERSION_CODE %d\n#define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? "
+            "(X) * 1000 + (Y) * 100 + (Z) : (X) * 10000 + (Y) * 100 + (Z))\n\n#endif\n"
             % (version, major, minor, patch, int(major) * 10000 + int(minor) * 100 + int(patch)))
 
 

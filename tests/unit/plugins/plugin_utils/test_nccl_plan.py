@@ -29,7 +29,8 @@ def params(**overrides):
 
 
 def guest(gpus=8, packages=None, toolkit="12.1.1", family="deb", files=None, errors=None):
-    toolkits = [{"path": "/usr/local/cuda-%s" % ".".join(toolkit.split(".")[:2]), "version": toolkit}] if toolkit else []
+    series = ".".join(toolkit.split(".")[:2])
+    toolkits = [{"path": "/usr/local/cuda-%s" % series, "version": toolkit}] if toolkit else []
     state = {
         "os": {"family": "Debian" if family == "deb" else "RedHat", "package_format": family},
         "pci": {"gpus": [{"address": "0000:%02x:00.0" % (0x19 + n)} for n in range(gpus)]},
@@ -123,6 +124,8 @@ def test_one_gpu_gets_nccl_and_a_note_instead_of_nccl_tests():
                                               "/tmp/libnccl-dev_2.21.5-1+cuda12.1_amd64.deb"]}, {},
      "the package file /tmp/libnccl2_2.21.5-1+cuda12.1_amd64.deb does not exist there"),
     ({"source": "wheel"}, {}, "nccl_source 'wheel' is not one of repository, packages"),
+    ({"tests_remote_src": "/srv/nccl-tests.zip"}, {"files": {"/srv/nccl-tests.zip": {"exists": True}}},
+     "The nccl-tests source /srv/nccl-tests.zip is not a tar archive"),
     ({}, {"errors": {"packages": {"msg": "dpkg status unreadable"}}}, "the read of packages failed"),
 ])
 def test_bad_input_is_refused_before_any_change(overrides, facts, words):
