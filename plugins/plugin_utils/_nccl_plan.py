@@ -42,24 +42,36 @@ NOTHING = " Nothing was changed."
 
 
 def nccl_plan(guest, params, check_mode=False, hostname=""):
-    """The plan for ``guest`` (``gpu_guest_info``'s ``gpu_guest``: probes os, pci, packages, cuda and the role's
-    files) and ``params``: ``source``, ``version``, ``cuda_version``, ``package_files``, ``package_manager``,
+    """The plan for ``guest`` (``gpu_guest_info``'s ``gpu_guest``: probes os, pci, packages, nvidia_smi, cuda and the
+    role's files) and ``params``: ``source``, ``version``, ``cuda_version``, ``package_files``, ``package_manager``,
     ``cuda_home``, ``tests``, ``tests_src``, ``tests_remote_src``, ``tests_archive_checksum`` (SHA-1 of a controller
     archive), ``prefix``, ``stamp_path``, ``make_options``, ``min_gpus``.
 
-    Returns ``error`` (empty, or the first broken rule, ending "Nothing was changed."), ``converged``,
+    Returns ``error`` (empty, or the first broken rule, ending "Nothing was changed."), ``converged``, ``pending``
+    (in check mode, what waits for a toolkit the run has not installed yet),
     ``install`` (package specs or files, empty when the packages are as asked), ``manager``, ``build`` (whether
     nccl-tests are to be built), ``stamp`` (the stamp file's content), ``notes`` and ``result``.
     """
     name = hostname or "the machine"
     facts = _facts(guest, params)
     error = _first_error(guest, params, facts, name)
+    # A check-mode run of a layer that installs the toolkit first finds none yet: what NCCL's build would be is not
+    # known, so the plan says what waits instead of refusing.
+    pending = ""
+    if check_mode and error.startswith("%s: no CUDA toolkit at" % name):
+        pending = ("%s: no CUDA toolkit at %s yet (check mode: a real run installs it first, then NCCL for it and "
+                   "nccl-tests)." % (name, params["cuda_home"]))
+        error = ""
+        facts["tests_wanted"] = False
     install = [] if error or facts["packages_as_asked"] else facts["install"]
+    if pending:
+        install = []
     build = bool(not error and facts["tests_wanted"] and (install or not facts["tests_as_asked"]))
-    notes = list(facts["notes"])
+    notes = [pending] if pending else list(facts["notes"])
     return {
         "error": error + NOTHING if error else "",
-        "converged": not error and not install and not build,
+        "converged": not error and not install and not build and not pending,
+        "pending": pending,
         "install": install,
         "manager": facts["manager"],
         "build": build,
@@ -75,7 +87,7 @@ def nccl_plan(guest, params, check_mode=False, hostname=""):
                       "built": False, "note": facts["tests_note"] or None},
             "gpus": facts["gpus"],
             "notes": notes,
-            "changed": bool(install or build),
+            "changed": bool(install or build or pending),
             "check_mode": bool(check_mode),
         },
     }
@@ -111,7 +123,9 @@ def _facts(guest, params):
         wanted = "%s+cuda%s" % (params["version"], cuda_version) if params.get("version") and cuda_version else ""
         install = ["%s=%s" % (n, wanted) if manager == "apt" else "%s-%s" % (n, wanted) for n in names]
     packages_as_asked = bool(wanted and names and all(installed.get(n) == wanted for n in names))
-    gpus = len((guest.get("pci") or {}).get("gpus") or [])
+    # The GPUs the driver sees (nvidia-smi), else those on the PCI bus.
+    smi = guest.get("nvidia_smi") or {}
+    gpus = len(smi.get("gpus") or []) if smi.get("present") else len((guest.get("pci") or {}).get("gpus") or [])
     tests_note = ""
     tests_wanted = bool(params.get("tests"))
     if tests_wanted and gpus < int(params.get("min_gpus") or 2):

@@ -28,12 +28,14 @@ def params(**overrides):
     return base
 
 
-def guest(gpus=8, packages=None, toolkit="12.1.1", family="deb", files=None, errors=None):
+def guest(gpus=8, packages=None, toolkit="12.1.1", family="deb", files=None, errors=None, smi_gpus=None):
     series = ".".join(toolkit.split(".")[:2])
     toolkits = [{"path": "/usr/local/cuda-%s" % series, "version": toolkit}] if toolkit else []
     state = {
         "os": {"family": "Debian" if family == "deb" else "RedHat", "package_format": family},
         "pci": {"gpus": [{"address": "0000:%02x:00.0" % (0x19 + n)} for n in range(gpus)]},
+        "nvidia_smi": ({"present": True, "gpus": [{"index": n} for n in range(smi_gpus)]} if smi_gpus is not None
+                       else {"present": False, "gpus": []}),
         "packages": dict(packages or {}),
         "cuda": {"toolkits": toolkits,
                  "link": {"path": "/usr/local/cuda", "target": toolkits[0]["path"]} if toolkits else None},
@@ -153,6 +155,21 @@ def test_package_files_for_another_cuda_major_are_refused():
     assert "built for CUDA 11.0" in plan["error"]
 
 
+def test_check_mode_before_the_toolkit_says_what_waits_instead_of_refusing():
+    plan = nccl_plan(guest(toolkit=""), params(), check_mode=True, hostname="hgx-01")
+    assert plan["error"] == "" and not plan["converged"] and plan["install"] == [] and not plan["build"]
+    assert plan["pending"].startswith("hgx-01: no CUDA toolkit at /usr/local/cuda yet (check mode")
+    assert plan["result"]["changed"] is True
+    assert "no CUDA toolkit" in nccl_plan(guest(toolkit=""), params(), hostname="hgx-01")["error"]
+
+
 def test_nccl_tests_off_installs_nccl_only():
     plan = nccl_plan(guest(packages=INSTALLED), params(tests=False, tests_remote_src=""))
     assert plan["converged"] and plan["notes"] == []
+
+
+def test_the_gpus_are_those_nvidia_smi_lists_where_it_answers():
+    # A VM whose lspci does not show its passthrough GPUs, but whose driver sees two.
+    plan = nccl_plan(guest(gpus=0, smi_gpus=2), params())
+    assert plan["result"]["gpus"] == 2 and plan["build"]
+    assert nccl_plan(guest(gpus=2, smi_gpus=1), params(tests_remote_src=""))["result"]["gpus"] == 1
