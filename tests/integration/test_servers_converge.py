@@ -107,7 +107,7 @@ def test_servers_converge_from_no_driver_to_their_own_gpus_and_a_second_run_chan
             "a lab server starts without a driver"
 
     started = time.monotonic()
-    rc, stats, changed, checks, output, _counts = run_layer(tmp_path, "first")
+    rc, stats, changed, checks, output = run_layer(tmp_path)
     first_seconds = time.monotonic() - started
     assert rc == 0, output[-8000:]
     assert all(stats[name]["failures"] == 0 and stats[name]["unreachable"] == 0 for name in (HGX, PCIE)), stats
