@@ -62,6 +62,12 @@ type Lab struct {
 	datastores      *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
 	guestIPs        map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
+	// events is vCenter's event history as the lab keeps it (events.go); eventKey the last event it holds.
+	// caller is the user of the session whose request is being served, for the events that name it.
+	events   []types.BaseEvent
+	eventKey int32
+	caller   string
+
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}
 	// taskMessages holds the localized message of tasks that failed with a lab fault, until the task is patched.

@@ -31,6 +31,7 @@ func (l *Lab) enterMaintenanceMode(t *simulator.Task, _ taskRunner) (types.AnyTy
 	if req, ok := l.inflight.(*types.EnterMaintenanceMode_Task); ok && req.This == ref {
 		evacuateOff = isTrue(req.EvacuatePoweredOffVms)
 	}
+	l.maintenanceEvent("entering", ref)
 	plan, f := l.planEvacuation(h, obj, evacuateOff)
 	if f != nil {
 		return l.taskResult(t, nil, f)
@@ -43,14 +44,19 @@ func (l *Lab) enterMaintenanceMode(t *simulator.Task, _ taskRunner) (types.AnyTy
 		}
 	}
 	l.update(obj, types.PropertyChange{Name: "runtime.inMaintenanceMode", Val: true})
+	l.maintenanceEvent("entered", ref)
 	l.logf("host %s: entered maintenance mode (%d VMs moved)", h.name, len(plan))
 	return nil, nil
 }
 
 func (l *Lab) exitMaintenanceMode(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
+	wasIn := l.hostObject(*t.Info.Entity).Runtime.InMaintenanceMode
 	result, fault := original(t)
 	if fault == nil {
 		obj := l.hostObject(*t.Info.Entity)
+		if wasIn {
+			l.maintenanceEvent("exit", obj.Self)
+		}
 		l.update(obj, types.PropertyChange{Name: "runtime.inMaintenanceMode", Val: false})
 		l.logf("host %s: exited maintenance mode", obj.Name)
 	}

@@ -102,7 +102,8 @@ func (l *Lab) sdkHandler(svc *simulator.Service) http.Handler {
 func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *http.Request, call soaphttp.Call, body []byte) {
 	l.mu.Lock()
 	defer func() {
-		l.current, l.inflight = types.ManagedObjectReference{}, nil
+		l.current, l.inflight, l.caller = types.ManagedObjectReference{}, nil, ""
+		l.drainEvents()
 		l.mu.Unlock()
 	}()
 	defer func() {
@@ -123,11 +124,12 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 		}
 	}
 	l.current = call.This
+	l.caller = l.callerOf(svc, r, call)
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
 		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveUnregisterAndDestroy(rec, call) ||
-		l.switches.Serve(rec, call, body) {
+		l.switches.Serve(rec, call, body) || l.serveQueryEvents(rec, call, body) {
 		return
 	}
 	l.escapeNewVMPath(r, call, body)
