@@ -82,6 +82,9 @@ options:
       - With O(state=absent), only hosts whose record names this owner come out, and their record is cleared;
         hosts in maintenance mode for anyone else stay in and are listed in RV(kept). A record left on a host that
         is out of maintenance mode already is cleared (RV(records_cleared)).
+      - A host that a person took out of maintenance mode since the record (an C(ExitMaintenanceModeEvent) in
+        vCenter by a user, newer than the record) is left as the person left it, in or out of maintenance mode;
+        its record is cleared and RV(changed_by_person) names it. vCenter's own events (no user) do not count.
       - A record that cannot be trusted (cut short, edited, taken on another vCenter) fails the module before any
         change, naming the host and the fix.
       - Not used with O(state=rebooted).
@@ -171,11 +174,30 @@ kept:
   type: list
   elements: str
 records_cleared:
-  description: With O(owner) and O(state=absent), hosts out of maintenance mode whose leftover record of O(owner)
-    was cleared.
+  description: With O(owner) and O(state=absent), hosts whose leftover record of O(owner) was cleared without taking
+    them out of maintenance mode, because they are out already or a person took them out since the record.
   returned: when O(owner) is given
   type: list
   elements: str
+changed_by_person:
+  description: With O(owner) and O(state=absent), hosts with a record of O(owner) that a person took out of
+    maintenance mode since the record, left as the person left them.
+  returned: when O(owner) is given
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The host.
+      type: str
+    by:
+      description: The user of the newest exit from maintenance mode since the record.
+      type: str
+    at:
+      description: When, in vCenter's time (UTC).
+      type: str
+    maintenance_mode:
+      description: Whether the host is in maintenance mode now (a person put it back in).
+      type: bool
 blocking_vms:
   description: On failure, per host that did not enter maintenance mode, the powered-on VMs left on it.
   returned: failed

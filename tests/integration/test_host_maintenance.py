@@ -11,9 +11,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
 import json
 
 import pytest
+from pyVmomi import vim
 
 from vsphere_direct import Direct
 
@@ -195,3 +197,66 @@ def test_a_record_that_cannot_be_trusted_fails_before_any_change(lab, run_tasks,
             "trusted: " % FIELD) in result["msg"] and words in result["msg"]
     assert in_maintenance(lab) == before
     direct(lab, ("set_host_field", "esxi-02.lab.local", FIELD, ""))
+
+
+MAINTENANCE_EVENTS = ["EnteringMaintenanceModeEvent", "EnteredMaintenanceModeEvent", "ExitMaintenanceModeEvent"]
+
+
+def test_maintenance_mode_events_look_as_vcenters(lab):
+    """pyVmomi reads the lab's maintenance mode events as it reads vCenter's: their types, the host, cluster and
+    datacenter they name, the user of the session that asked, and a time filter that leaves out older ones."""
+    session = Direct(lab)
+    try:
+        host = session.host("esxi-03.lab.local")
+        start = session.si.CurrentTime()
+        session.enter_maintenance("esxi-03.lab.local")
+        session.exit_maintenance("esxi-03.lab.local")
+        events = session.events(host, MAINTENANCE_EVENTS, time=vim.event.EventFilterSpec.ByTime(beginTime=start))
+        assert [type(event).__name__ for event in events] == [
+            "vim.event.EnteringMaintenanceModeEvent", "vim.event.EnteredMaintenanceModeEvent",
+            "vim.event.ExitMaintenanceModeEvent"]
+        for event in events:
+            assert isinstance(event, vim.event.HostEvent)
+            assert event.userName == lab.connection["username"]
+            assert event.host.host._moId == host._moId and event.host.name == "esxi-03.lab.local"
+            assert event.computeResource.name == "gpu-cluster" and event.datacenter.name
+            assert "esxi-03.lab.local" in event.fullFormattedMessage and event.createdTime >= start
+        later = events[-1].createdTime + datetime.timedelta(microseconds=1)
+        assert session.events(host, MAINTENANCE_EVENTS, time=vim.event.EventFilterSpec.ByTime(beginTime=later)) == []
+        older = session.events(host, MAINTENANCE_EVENTS, time=vim.event.EventFilterSpec.ByTime(endTime=start))
+        assert all(event.createdTime <= start for event in older)
+        assert session.events(host, MAINTENANCE_EVENTS, userName=vim.event.EventFilterSpec.ByUsername(
+            systemUser=True, userList=["nobody"])) == []
+        other = session.host("esxi-01.lab.local")
+        assert session.events(other, MAINTENANCE_EVENTS, time=vim.event.EventFilterSpec.ByTime(beginTime=start)) == []
+    finally:
+        session.close()
+    assert lab.host("esxi-03.lab.local")["maintenance_mode"] is False
+
+
+def test_a_host_a_person_took_out_since_the_record_is_left_as_they_left_it(lab, run_tasks):
+    """bios put esxi-02 and esxi-03 in maintenance mode; since then a person took esxi-02 out and put it back in,
+    and took esxi-03 out. bios's exit leaves both as the person left them, clears the records and names them; a
+    host the person did not touch (esxi-01) comes out as before."""
+    maintenance(run_tasks, esxi_hostnames=CLUSTER_HOSTS, owner="bios", run_id="run-7")
+    assert records(lab) == dict((name, "bios") for name in CLUSTER_HOSTS)
+    direct(lab, ("exit_maintenance", "esxi-02.lab.local"), ("enter_maintenance", "esxi-02.lab.local"),
+           ("exit_maintenance", "esxi-03.lab.local"))
+
+    planned = maintenance(run_tasks, check=True, cluster="gpu-cluster", state="absent", owner="bios")
+    assert [host["name"] for host in planned["hosts"] if host["changed"]] == ["esxi-01.lab.local"]
+    assert records(lab) == dict((name, "bios") for name in CLUSTER_HOSTS)
+
+    left = maintenance(run_tasks, cluster="gpu-cluster", state="absent", owner="bios")
+    assert in_maintenance(lab)["esxi-01.lab.local"] is False
+    assert in_maintenance(lab)["esxi-02.lab.local"] is True and in_maintenance(lab)["esxi-03.lab.local"] is False
+    assert records(lab) == {}
+    assert [(found["name"], found["maintenance_mode"], found["by"]) for found in left["changed_by_person"]] == [
+        ("esxi-02.lab.local", True, lab.connection["username"]),
+        ("esxi-03.lab.local", False, lab.connection["username"])]
+    assert all(found["at"].endswith("Z") for found in left["changed_by_person"])
+    assert left["records_cleared"] == ["esxi-02.lab.local", "esxi-03.lab.local"]
+    assert [host["name"] for host in left["hosts"] if host["changed"]] == ["esxi-01.lab.local"]
+    again = maintenance(run_tasks, cluster="gpu-cluster", state="absent", owner="bios")
+    assert again["changed"] is False and again["changed_by_person"] == []
+    direct(lab, ("exit_maintenance", "esxi-02.lab.local"))

@@ -110,6 +110,19 @@ class Direct:
     def power_off(self, vm_name):
         WaitForTask(self.vm(vm_name).PowerOffVM_Task())
 
+    def enter_maintenance(self, host_name):
+        WaitForTask(self.host(host_name).EnterMaintenanceMode_Task(timeout=60))
+
+    def exit_maintenance(self, host_name):
+        WaitForTask(self.host(host_name).ExitMaintenanceMode_Task(timeout=60))
+
+    def events(self, entity, type_ids, **filters):
+        """EventManager.QueryEvents for ``entity`` itself and the event types ``type_ids``; ``filters`` are further
+        EventFilterSpec fields."""
+        spec = vim.event.EventFilterSpec(entity=vim.event.EventFilterSpec.ByEntity(entity=entity, recursion="self"),
+                                         eventTypeId=list(type_ids), **filters)
+        return self.content.eventManager.QueryEvents(filter=spec)
+
     def set_host_field(self, host_name, field_name, value):
         """Set the custom attribute ``field_name`` of a host, made first where vCenter has none."""
         manager = self.content.customFieldsManager

@@ -81,6 +81,25 @@ def foreign(record, vcenter, cluster, where=None):
     return None
 
 
+def newest_event(client, entity, type_ids, since, people_only=False):
+    """The newest event of ``entity`` (itself, not its children) of the types ``type_ids`` created after ``since``
+    (vCenter's time of a record) as ``(user, time text)``, or None. vCenter filters by type, entity and time
+    (EventFilterSpec.time.beginTime; the lab vCenter too); ``people_only`` leaves out vCenter's own events
+    (EventFilterSpec.userName with systemUser false and no user list: "all regular user events"). An event at the
+    record's very time is older than the record's own change, so only later ones count."""
+    spec = vim.event.EventFilterSpec(
+        entity=vim.event.EventFilterSpec.ByEntity(entity=entity, recursion="self"), eventTypeId=list(type_ids),
+        time=vim.event.EventFilterSpec.ByTime(beginTime=since))
+    if people_only:
+        spec.userName = vim.event.EventFilterSpec.ByUsername(systemUser=False)
+    events = client.call(client.content.eventManager.QueryEvents, filter=spec) or []
+    later = [event for event in events if event.createdTime > since]
+    if not later:
+        return None
+    newest = max(later, key=lambda event: event.createdTime)
+    return newest.userName or "someone", utc_text(newest.createdTime)
+
+
 class FieldRecords(object):
     """The records of one purpose: the custom field ``name`` on entities of the vim type named ``mo_type``."""
 

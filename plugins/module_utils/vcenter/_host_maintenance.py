@@ -124,13 +124,19 @@ def converge(client, params, check_mode):
     enter = params["state"] == "present"
     owners = dict((item["name"], records.owner_of(item)) for item in items) if records else {}
     targets = [item for item in items if bool(item.get("runtime.inMaintenanceMode")) != enter]
-    kept, stale = [], []
+    kept, stale, people = [], [], []
     if records and not enter:
-        # Only hosts this owner put in maintenance mode come out; a record on a host already out is cleared.
+        # Only hosts this owner put in maintenance mode come out; a record on a host already out is cleared. A host
+        # a person took out of maintenance mode since the record is the person's: it stays as it is, its record goes.
+        people = [found for found in (records.taken_out_by_person(item) for item in items
+                                      if owners[item["name"]] == records.owner) if found]
+        theirs = set(found["name"] for found in people)
         kept = [item["name"] for item in targets if owners[item["name"]] != records.owner]
-        targets = [item for item in targets if owners[item["name"]] == records.owner]
-        stale = [item for item in items if not item.get("runtime.inMaintenanceMode")
-                 and owners[item["name"]] == records.owner]
+        targets = [item for item in targets if owners[item["name"]] == records.owner and item["name"] not in theirs]
+        stale = [item for item in items if owners[item["name"]] == records.owner
+                 and (not item.get("runtime.inMaintenanceMode") or item["name"] in theirs)]
+        in_now = dict((item["name"], bool(item.get("runtime.inMaintenanceMode"))) for item in items)
+        people = [dict(found, maintenance_mode=in_now[found["name"]]) for found in people]
     # Only the hosts to change must be connected: an owner's read of a cluster passes a host that is not.
     offline = ["%s (%s)" % (item["name"], item.get("runtime.connectionState")) for item in targets
                if item.get("runtime.connectionState") != "connected"]
@@ -163,7 +169,8 @@ def converge(client, params, check_mode):
                  "after": dict((host["name"], host["after"]) for host in hosts if host["changed"])},
     }
     if records:
-        result.update(kept=kept, records_cleared=sorted(item["name"] for item in stale))
+        result.update(kept=kept, records_cleared=sorted(item["name"] for item in stale),
+                      changed_by_person=sorted(people, key=lambda found: found["name"]))
     return result
 
 

@@ -10,8 +10,10 @@ Before ``host_maintenance`` (or a reboot through ``_host_reboot``) puts a host i
 vCenter's time. Taking the host out for the same owner clears it. A host that was in maintenance mode before, or
 that another owner put there, carries no record of this owner and is never taken out for it.
 
-A person who takes a recorded host out of maintenance mode and puts it back while no run is going is not told
-apart: the record is older than both, and vCenter's maintenance events are not read (the lab vCenter has none).
+A person who took a recorded host out of maintenance mode since the record (an ``ExitMaintenanceModeEvent`` by a
+user, newer than the record: the layer's own exit clears the record in the same run) made the host theirs: a host
+back in maintenance mode stays in, one out stays out, the record goes, and the result names the host, the user and
+the time. vCenter's own events (vLCM, DRS: no user) do not count.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,6 +41,7 @@ class MaintenanceRecords(field_records.FieldRecords):
         field_records.FieldRecords.__init__(self, client, FIELD, "HostSystem")
         self.owner, self.run_id, self.me = owner, run_id, me
         self.looked_up = False
+        self.people = {}  # host name: what taken_out_by_person found
 
     def vcenter(self):
         return self.client.content.about.instanceUuid
@@ -62,7 +65,22 @@ class MaintenanceRecords(field_records.FieldRecords):
         return record["owner"] if record else None
 
     def ours(self, item):
-        return self.owner_of(item) == self.owner
+        """Whether this owner's record is on the host and no person has taken the host out since."""
+        return self.owner_of(item) == self.owner and self.taken_out_by_person(item) is None
+
+    def taken_out_by_person(self, item):
+        """For a host with this owner's record: ``{"name", "by", "at"}`` of the newest exit from maintenance mode
+        that a person made since the record, or None (also for hosts without this owner's record)."""
+        name = item["name"]
+        if name not in self.people:
+            self.people[name] = None
+            record = parse(self.value(item))
+            if isinstance(record, dict) and record["owner"] == self.owner:
+                found = field_records.newest_event(self.client, item["obj"], ["ExitMaintenanceModeEvent"],
+                                                   field_records.parse_time(record["at"]), people_only=True)
+                if found:
+                    self.people[name] = {"name": name, "by": found[0], "at": found[1]}
+        return self.people[name]
 
     def mark(self, item):
         """Record the owner on the host, before it enters maintenance mode."""

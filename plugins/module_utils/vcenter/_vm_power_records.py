@@ -22,11 +22,6 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputEr
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter import _field_records as field_records
 from ansible_collections.gpuops.vgpu.plugins.module_utils.vcenter._field_records import utc_text
 
-try:
-    from pyVmomi import vim
-except ImportError:  # pragma: no cover - the client reports a missing pyVmomi
-    vim = None
-
 FIELD = "gpuops.vgpu.vm_vgpu.power"
 VERSION = 1
 REQUIRED = ("v", "run", "by", "vcenter", "cluster", "power", "at", "want")
@@ -102,12 +97,4 @@ class PowerRecords(field_records.FieldRecords):
 
     def powered_on_since(self, vm, at):
         """The newest ``VmPoweredOnEvent`` of ``vm`` after ``at`` as ``(user, time text)``, or None."""
-        spec = vim.event.EventFilterSpec(
-            entity=vim.event.EventFilterSpec.ByEntity(entity=vm, recursion="self"),
-            eventTypeId=["VmPoweredOnEvent"], time=vim.event.EventFilterSpec.ByTime(beginTime=at))
-        events = self.client.call(self.client.content.eventManager.QueryEvents, filter=spec) or []
-        later = [event for event in events if event.createdTime > at]
-        if not later:
-            return None
-        newest = max(later, key=lambda event: event.createdTime)
-        return newest.userName or "someone", utc_text(newest.createdTime)
+        return field_records.newest_event(self.client, vm, ["VmPoweredOnEvent"], at)
