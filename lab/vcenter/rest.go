@@ -49,6 +49,7 @@ func (l *Lab) registerREST(svc *simulator.Service) {
 	}
 	l.tagging.Routes(rt)
 	rt.Add(http.MethodGet, "/api/cis/tasks/{task}", l.tasks.Serve)
+	rt.Add(http.MethodPost, "/api/cis/tasks?action=list", l.tasks.List)
 	rt.Add(http.MethodGet, "/api/vcenter/datacenter", l.listDatacenters)
 	rt.Add(http.MethodGet, "/api/vcenter/cluster", l.listClusters)
 	rt.Add(http.MethodGet, "/api/vcenter/host", l.listHosts)

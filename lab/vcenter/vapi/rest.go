@@ -394,6 +394,68 @@ func (ts *Tasks) Serve(c *Call) {
 	jsonhttp.Write(c.W, http.StatusOK, info)
 }
 
+// taskFilter is the Cis Tasks FilterSpec: "If multiple properties are specified, only tasks matching all of the
+// properties match the filter. Currently at least one of tasks or services must be specified and not empty"; an
+// unset or empty property matches every task (vSphere Automation API, Cis Tasks list, POST /api/cis/tasks?action=list:
+// developer.broadcom.com/xapis/vsphere-automation-api/latest/api/cis/tasks__action=list/post).
+type taskFilter struct {
+	Tasks      []string            `json:"tasks"`
+	Services   []string            `json:"services"`
+	Operations []string            `json:"operations"`
+	Status     []string            `json:"status"`
+	Targets    []map[string]string `json:"targets"`
+	Users      []string            `json:"users"`
+}
+
+type taskListRequest struct {
+	FilterSpec *taskFilter      `json:"filter_spec"`
+	ResultSpec *json.RawMessage `json:"result_spec"`
+}
+
+func (f *taskFilter) matches(t *Task) bool {
+	in := func(list []string, s string) bool {
+		if len(list) == 0 {
+			return true
+		}
+		for _, item := range list {
+			if item == s {
+				return true
+			}
+		}
+		return false
+	}
+	target := len(f.Targets) == 0
+	for _, want := range f.Targets {
+		if want["type"] == t.Target["type"] && want["id"] == t.Target["id"] {
+			target = true
+		}
+	}
+	return target && in(f.Tasks, t.ID) && in(f.Services, t.Service) && in(f.Operations, t.Operation) &&
+		in(f.Status, t.Status) && in(f.Users, t.User)
+}
+
+// List answers POST /api/cis/tasks?action=list: the tasks the filter matches, by id ("information about at most 1000
+// visible tasks matching the FilterSpec").
+func (ts *Tasks) List(c *Call) {
+	var req taskListRequest
+	if !c.Decode(&req) {
+		return
+	}
+	if req.FilterSpec == nil || (len(req.FilterSpec.Tasks) == 0 && len(req.FilterSpec.Services) == 0) {
+		c.Fail(NewErr("INVALID_ARGUMENT", "The filter_spec must name tasks or services."))
+		return
+	}
+	ts.lock.Lock()
+	found := map[string]TaskInfo{}
+	for id, t := range ts.byID {
+		if len(found) < 1000 && req.FilterSpec.matches(t) {
+			found[id] = t.Info()
+		}
+	}
+	ts.lock.Unlock()
+	jsonhttp.Write(c.W, http.StatusOK, found)
+}
+
 // TaskInfo is the JSON of com.vmware.cis.task.Info.
 type TaskInfo struct {
 	Description Message           `json:"description"`

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 func newTestRouter() *Router {
@@ -167,5 +168,64 @@ func TestTasks(t *testing.T) {
 	}
 	if w := serve(rt, http.MethodGet, "/api/cis/tasks/nothing", session, nil); w.Code != http.StatusNotFound {
 		t.Errorf("unknown task: %d", w.Code)
+	}
+}
+
+func TestTaskList(t *testing.T) {
+	var mu sync.Mutex
+	var background sync.WaitGroup
+	tasks := NewTasks(&mu, &background)
+	rt := NewRouter(func() (string, string) { return "lab", "s3cret" })
+	rt.Add(http.MethodPost, "/api/cis/tasks?action=list", tasks.List)
+	release := make(chan struct{})
+	start := func(service, operation, target string) string {
+		w := httptest.NewRecorder()
+		mu.Lock()
+		defer mu.Unlock()
+		tasks.Start(&Call{W: w, User: "lab"}, service, operation, map[string]string{"type": "Thing", "id": target},
+			func(task *Task) (interface{}, *Err) {
+				if operation == "wait" {
+					<-release
+				}
+				return nil, nil
+			})
+		var id string
+		_ = json.Unmarshal(w.Body.Bytes(), &id)
+		return id
+	}
+	waiting := start("com.vmware.lab.things", "wait", "a")
+	start("com.vmware.lab.things", "make", "a")
+	start("com.vmware.lab.others", "wait", "a")
+	other := start("com.vmware.lab.things", "wait", "b")
+	defer func() { close(release); background.Wait() }()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		running := tasks.byID[waiting].Status == "RUNNING" && tasks.byID[other].Status == "RUNNING"
+		mu.Unlock()
+		if running || time.Now().After(deadline) {
+			break
+		}
+	}
+	var session string
+	_ = json.Unmarshal(serve(rt, http.MethodPost, "/api/session", "", nil).Body.Bytes(), &session)
+	list := func(filter map[string]interface{}) (int, map[string]TaskInfo) {
+		found := map[string]TaskInfo{}
+		w := serve(rt, http.MethodPost, "/api/cis/tasks?action=list", session, map[string]interface{}{"filter_spec": filter})
+		_ = json.Unmarshal(w.Body.Bytes(), &found)
+		return w.Code, found
+	}
+	code, found := list(map[string]interface{}{"services": []string{"com.vmware.lab.things"}, "status": []string{"RUNNING"},
+		"targets": []map[string]string{{"type": "Thing", "id": "a"}}})
+	if code != http.StatusOK || len(found) != 1 || found[waiting].Operation != "wait" || found[waiting].User != "lab" {
+		t.Fatalf("the running task of things on a: %d %+v", code, found)
+	}
+	if _, found := list(map[string]interface{}{"services": []string{"com.vmware.lab.things"}}); len(found) != 3 {
+		t.Fatalf("every task of things: %+v", found)
+	}
+	if _, found := list(map[string]interface{}{"tasks": []string{other}, "users": []string{"someone"}}); len(found) != 0 {
+		t.Fatalf("another user's: %+v", found)
+	}
+	if code, _ := list(map[string]interface{}{"status": []string{"RUNNING"}}); code != http.StatusBadRequest {
+		t.Fatalf("a filter without tasks or services: %d", code)
 	}
 }
