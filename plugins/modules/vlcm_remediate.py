@@ -22,6 +22,9 @@ description:
     before it stay remediated, the rest stay as they were.
   - Remediation needs the VMware End User License Agreement accepted; the module accepts it only with
     O(accept_eula=true).
+  - A remediation of the cluster that vCenter is still running when the module starts (one an interrupted run left
+    going, as vLCM works on in vCenter when the controller dies) is waited for first, in check mode too, so that the
+    scan sees what it left and no second remediation is refused; RV(waited_for) names it.
 author:
   - gpuops maintainers (@gpuops)
 extends_documentation_fragment:
@@ -168,6 +171,29 @@ compliance_after:
   description: Compliance after the remediation, same form as RV(compliance_before).
   returned: when not in check mode
   type: dict
+waited_for:
+  description:
+    - The remediations of the cluster that vCenter was still running when the module started (an earlier run's,
+      left going when that run was interrupted), waited for before the scan, in check mode too.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    task:
+      description: The vCenter task.
+      type: str
+    user:
+      description: Who started it.
+      type: str
+    started:
+      description: When it started.
+      type: str
+    status:
+      description: How it ended, C(SUCCEEDED) or C(FAILED) (the scan after it says what it left).
+      type: str
+    message:
+      description: Why it failed, or None.
+      type: str
 progress:
   description: Progress of the vCenter tasks, one line per step.
   returned: always

@@ -36,7 +36,12 @@ ACCEPTS_R525_GUESTS = ("525.", "535.")  # the R535 manager accepts the previous 
 
 @pytest.fixture
 def lab(labs, tmp_path_factory):
-    started = vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=100)
+    return upgrade_lab(labs, tmp_path_factory, delay_ms=100)
+
+
+def upgrade_lab(labs, tmp_path_factory, delay_ms):
+    """The lab at the start every test of the upgrade has, vLCM taking ``delay_ms`` to install an image on a host."""
+    started = vlcm_lab_at_start(labs, tmp_path_factory, delay_ms=delay_ms)
     depot, rest = Depot(started), Rest(started)
     for bundle in (depot.driver(OLD), depot.daemon(OLD)):
         info = rest.task("POST", "/api/esx/settings/depots/offline?vmw-task=true",
@@ -45,7 +50,7 @@ def lab(labs, tmp_path_factory):
     set_image(rest, {DRIVER: OLD_IMAGE[DRIVER], DAEMON: OLD_IMAGE[DAEMON]})
     cluster = rest.cluster_id("gpu-cluster")
     info = rest.task("POST", "/api/esx/settings/clusters/%s/software?action=apply&vmw-task=true" % cluster,
-                     {"accept_eula": True})
+                     {"accept_eula": True}, timeout=30 + 2 * len(GPU_HOSTS) * delay_ms / 1000.0)
     assert info["status"] == "SUCCEEDED", info
     direct = Direct(started)
     try:
@@ -63,14 +68,18 @@ def bundles(lab):
     return [depot.url(depot.driver(NEW)), depot.url(depot.daemon(NEW))]
 
 
-def upgrade(lab, run_tasks, tmp_path, bundles=(), check=False, expect_failure=False, **options):
+def upgrade_task(lab, bundles=(), **options):
     variables = dict(driver_upgrade_cluster="gpu-cluster", driver_upgrade_bundles=list(bundles),
                      driver_upgrade_target_host_driver=NEW, driver_upgrade_current_guest_driver=OLD_GUEST,
                      driver_upgrade_accept_eula=True, driver_upgrade_remediation_s=600,
                      vcenter_hostname=lab.connection["hostname"])
     variables.update(options)
-    return run_tasks([{"name": "driver_upgrade", "ansible.builtin.include_role": {"name": "gpuops.vgpu.driver_upgrade"},
-                       "vars": variables}], check=check, expect_failure=expect_failure)
+    return {"name": "driver_upgrade", "ansible.builtin.include_role": {"name": "gpuops.vgpu.driver_upgrade"},
+            "vars": variables}
+
+
+def upgrade(lab, run_tasks, tmp_path, bundles=(), check=False, expect_failure=False, **options):
+    return run_tasks([upgrade_task(lab, bundles, **options)], check=check, expect_failure=expect_failure)
 
 
 def hot_migrate(run_tasks, value):

@@ -21,6 +21,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import (
 )
 
 ESX = "/api/esx/settings"
+SOFTWARE_SERVICE = "com.vmware.esx.settings.clusters.software"
 
 
 def host_names(*results):
@@ -279,6 +280,31 @@ class Vlcm:
 
     def set_apply_policy(self, cluster, policy):
         self.client.request("PUT", self._cluster_path(cluster, "/policies/apply"), body=policy)
+
+    def running_remediations(self, cluster):
+        """``{task id: task info}`` of the remediations (software ``apply``) of the cluster that vCenter still runs:
+        one an earlier run started and did not see to the end (a controller killed while vLCM works goes on in
+        vCenter). CIS Tasks list, POST /api/cis/tasks?action=list with a filter_spec of services, operations, status
+        and targets (vSphere Automation API: developer.broadcom.com/xapis/vsphere-automation-api/latest/api/cis/
+        tasks__action=list/post). The service and operation names are those of the remediation's own task
+        (``com.vmware.esx.settings.clusters.software``, ``apply``; not confirmed against a vCenter)."""
+        body = {"filter_spec": {"services": [SOFTWARE_SERVICE], "operations": ["apply"],
+                                "status": ["PENDING", "RUNNING"],
+                                "targets": [{"type": "ClusterComputeResource", "id": cluster["id"]}]}}
+        return self.client.request("POST", "/api/cis/tasks?action=list", body=body) or {}
+
+    def wait_remediation(self, task, cluster):
+        """Wait for a remediation task of the cluster that another run started; its outcome as ``{"task", "user",
+        "started", "status", "message"}`` (a failed one does not raise: the scan after it says what it left)."""
+        info = self.client.get("/api/cis/tasks/%s" % task) or {}
+        entry = {"task": task, "user": info.get("user"), "started": info.get("start_time")}
+        try:
+            self.client.wait_task(task, self.timeout, on_progress=self.on_progress,
+                                  what="The remediation of cluster %s that an earlier run started" % cluster["name"])
+            entry.update(status="SUCCEEDED", message=None)
+        except TaskFailed as err:
+            entry.update(status="FAILED", message=err.message)
+        return entry
 
     def apply(self, cluster, host_ids, accept_eula):
         body = {"accept_eula": bool(accept_eula)}

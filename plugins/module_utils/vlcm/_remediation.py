@@ -91,7 +91,8 @@ def remediate(client, params, check_mode):
     the image, which check mode did not) adds the hosts that do not run them to ``pending``, so that check mode
     names every host a real run would remediate. Without ``accept_eula`` a remediation fails before it starts; pre-check
     errors fail it with nothing changed, pre-check warnings go to ``warnings`` (with the failure too, if it fails).
-    ``progress`` holds the progress of the vLCM tasks.
+    ``progress`` holds the progress of the vLCM tasks. A remediation of the cluster that vCenter still runs for an
+    earlier run is waited for before the scan (``waited_for``).
     """
     esxi_hostnames, vm_power_action = params["esxi_hostnames"], params["vm_power_action"]
     progress = ProgressLog()
@@ -99,13 +100,16 @@ def remediate(client, params, check_mode):
     cluster = api.cluster(params["cluster"], params["datacenter"])
     api.require_image(cluster)
     host_ids = api.host_ids(cluster, esxi_hostnames) if esxi_hostnames else []
+    # A remediation an earlier run left going in vCenter ends first (in check mode too): the scan then says what it
+    # left, and no second remediation is refused for it.
+    waited = [api.wait_remediation(task, cluster) for task in sorted(api.running_remediations(cluster))]
     before = compliance_summary(api.scan(cluster))
     scoped = [h for h in before["hosts"] if not host_ids or h["id"] in host_ids]
     pending = [h["name"] for h in scoped if h["status"] == "NON_COMPLIANT"]
     if check_mode:
         pending += [name for name in hosts_off_components(scoped, params["components"]) if name not in pending]
     result = {"changed": bool(pending), "cluster": cluster, "pending": pending, "compliance_before": before,
-              "progress": progress.lines, "warnings": []}
+              "progress": progress.lines, "warnings": [], "waited_for": waited}
     if not pending or check_mode:
         if not check_mode:
             result["compliance_after"] = before

@@ -190,3 +190,34 @@ def test_vm_power_action_changes_nothing_in_check_mode_or_when_every_host_compli
     vcenter.installed = dict((host, {DRIVER: DRIVER_VERSION}) for host in vcenter.installed)
     failed, result = run({"accept_eula": True, "vm_power_action": "suspend"}, capsys)
     assert not failed and result["changed"] is False and vcenter.writes() == []
+
+
+def test_a_remediation_an_earlier_run_left_going_ends_before_the_scan(vcenter, capsys):
+    """A controller killed while vLCM remediates leaves the task going in vCenter: the next run waits for it (in
+    check mode too), names it, and scans what it left, so that only the hosts it did not reach are pending."""
+    vcenter.running["task-9:com.vmware.esx.settings.clusters.software"] = (
+        {"status": "RUNNING", "user": "ops", "start_time": "2026-11-29T08:00:00.000Z", "operation": "apply",
+         "target": {"type": "ClusterComputeResource", "id": "domain-c7"}}, ["host-1"])
+    failed, result = run({}, capsys, check_mode=True)
+    assert not failed
+    assert result["waited_for"] == [{"task": "task-9:com.vmware.esx.settings.clusters.software", "user": "ops",
+                                     "started": "2026-11-29T08:00:00.000Z", "status": "SUCCEEDED", "message": None}]
+    assert result["pending"] == HOSTS[1:]
+    waited = vcenter.calls.index(("WAIT", "task-9:com.vmware.esx.settings.clusters.software"))
+    assert waited < vcenter.calls.index(("POST", SOFTWARE + "?action=scan&vmw-task=true"))
+    assert vcenter.running == {}
+    failed, result = run({}, capsys, check_mode=True)
+    assert result["waited_for"] == []
+
+
+def test_a_failed_remediation_of_an_earlier_run_is_named_and_the_scan_says_what_it_left(vcenter, capsys):
+    vcenter.running["task-8:s"] = ({"status": "RUNNING", "user": "ops", "start_time": "t", "operation": "apply",
+                                    "target": {"type": "ClusterComputeResource", "id": "domain-c7"}}, [])
+    vcenter.running["task-7:s"] = ({"status": "RUNNING", "operation": "apply",
+                                    "target": {"type": "ClusterComputeResource", "id": "domain-c9"}}, [])
+    vcenter.running["task-8:s"][0]["fails"] = "Host esxi-01 did not enter maintenance mode."
+    failed, result = run({"accept_eula": True}, capsys)
+    assert not failed and result["pending"] == HOSTS
+    assert [(w["task"], w["status"]) for w in result["waited_for"]] == [("task-8:s", "FAILED")]
+    assert "did not enter maintenance mode" in result["waited_for"][0]["message"]
+    assert list(vcenter.running) == ["task-7:s"], "another cluster's remediation is not waited for"

@@ -57,6 +57,7 @@ class FakeVlcm:
         self.failing_hosts = {}  # host id to the reason its remediation fails
         self.policy = {}  # the cluster's configured remediation settings (policies/apply)
         self.policies_applied = []  # the configured settings each apply ran under
+        self.running = {}  # CIS task id to (its info, the hosts it remediates when waited for)
         self.clusters = [{"cluster": "domain-c7", "name": "gpu-cluster", "managed": True},
                          {"cluster": "domain-c9", "name": "mixed-cluster", "managed": False}]
 
@@ -90,6 +91,15 @@ class FakeVlcm:
         except TaskFailed as err:
             raise TaskFailed("%s failed: %s" % (what, err.message), **err.details)
 
+    def wait_task(self, task, timeout, on_progress=None, what=None):
+        """A remediation an earlier run started (``running``) ends when waited for: its hosts get the image."""
+        info, hosts = self.running.pop(task)
+        self.calls.append(("WAIT", task))
+        for host in hosts:
+            self.installed[host] = dict(self.image["components"])
+        if info.get("fails"):
+            raise TaskFailed("%s failed: %s" % (what, info["fails"]), error_type="ERROR")
+
     # ---- answers ------------------------------------------------------------------------------------------
 
     def _routes(self):
@@ -116,9 +126,17 @@ class FakeVlcm:
             (r"GET %s/software/compliance" % cluster, self._compliance),
             (r"POST %s/software\?action=check&vmw-task=true" % cluster, self._check),
             (r"POST %s/software\?action=apply&vmw-task=true" % cluster, self._apply),
+            (r"POST /api/cis/tasks\?action=list", self._list_tasks),
+            (r"GET /api/cis/tasks/([\w:.-]+)", lambda p, b, task: dict(self.running[task][0])),
             (r"GET %s/policies/apply" % cluster, lambda p, b, c: dict(self.policy)),
             (r"PUT %s/policies/apply" % cluster, self._set_policy),
         ]
+
+    def _list_tasks(self, params, body):
+        spec = body["filter_spec"]
+        assert spec["services"] and spec["operations"] == ["apply"] and "RUNNING" in spec["status"]
+        targets = [target["id"] for target in spec["targets"]]
+        return dict((task, info) for task, (info, _hosts) in self.running.items() if info["target"]["id"] in targets)
 
     def _set_policy(self, params, body, cluster_id):
         self.policy = dict(body)
@@ -283,9 +301,9 @@ class FakeVlcm:
         return self._import(None, {"location": location})["depot"]
 
     def writes(self):
-        """Calls other than reads, the scan and the pre-check (which change nothing)."""
-        return [call for call in self.calls if call[0] != "GET" and "action=scan" not in call[1]
-                and "action=check" not in call[1]]
+        """Calls other than reads, the scan, the pre-check and task lists (which change nothing)."""
+        return [call for call in self.calls if call[0] not in ("GET", "WAIT") and "action=scan" not in call[1]
+                and "action=check" not in call[1] and "action=list" not in call[1]]
 
 
 def install(monkeypatch, fake=None):
