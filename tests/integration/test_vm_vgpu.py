@@ -312,3 +312,29 @@ def test_round_trips_scale(run_tasks, tmp_path):
     assert counts["same 5"] == counts["same 40"], counts
     constant = counts["same 40"]
     assert counts["change 40"] <= 3 * 40 + constant, counts
+
+
+def test_a_vm_a_person_powered_on_and_off_since_the_record_stays_off_and_is_named(lab, run_tasks):
+    """gpu-vm-05 and gpu-vm-06 ran and were left off by an interrupted run (their power records in vCenter); since
+    then a person powered gpu-vm-06 on and off again (a VmPoweredOnEvent newer than the record, found through the
+    event time filter). A run that asks for nothing powers gpu-vm-05 on with its recorded change and leaves
+    gpu-vm-06 off, naming who powered it on and when; both records go."""
+    given(lab, vgpus=[("gpu-vm-05", "grid_p40-2q"), ("gpu-vm-06", "grid_p40-2q")],
+          powered_on=["gpu-vm-05", "gpu-vm-06"])
+    want = {"state": "present", "profiles": ["grid_p40-4q"], "host": None}
+    direct = Direct(lab)
+    try:
+        direct.left_off_by_an_interrupted_run("gpu-vm-05", want)
+        direct.left_off_by_an_interrupted_run("gpu-vm-06", want)
+        direct.power_on("gpu-vm-06")
+        direct.power_off("gpu-vm-06")
+    finally:
+        direct.close()
+    result = run_tasks(vm_vgpu(vms=[])).result(0)
+    by_name = dict((entry["name"], entry) for entry in result["recovered"])
+    assert by_name["gpu-vm-05"]["ended"] == "powered on"
+    assert by_name["gpu-vm-06"]["ended"] == "left off"
+    assert by_name["gpu-vm-06"]["why"].startswith("powered on by %s at " % lab.connection["username"])
+    assert lab.vm("gpu-vm-05")["power_state"] == "poweredOn" and profiles(lab, "gpu-vm-05") == ["grid_p40-4q"]
+    assert lab.vm("gpu-vm-06")["power_state"] == "poweredOff"
+    assert not any(lab.vm(name)["custom_values"].get("gpuops.vgpu.vm_vgpu.power") for name in ("gpu-vm-05", "gpu-vm-06"))
