@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every role that shares the guest read (gpu_guest_info with ``reuse``), a new one included: it has nothing to say
 when it changes a guest (the read's fingerprint sees it), and the files and services its read asks for are
-``<role>_guest_reads`` from its own defaults, documented in its argument spec, which playbooks/guests.yml and
-playbooks/servers.yml list in ``gpu_guest_info_reads`` without reaching into any role's vars/main.yml."""
+``<role>_guest_reads`` from its own defaults, documented in its argument spec, which playbooks/guests.yml,
+servers.yml and passthrough.yml list in ``gpu_guest_info_reads`` without reaching into any role's vars/main.yml."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -21,6 +21,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 ROLES = os.path.join(ROOT, "roles")
 GUESTS = os.path.join(ROOT, "playbooks", "guests.yml")
 SERVERS = os.path.join(ROOT, "playbooks", "servers.yml")
+PASSTHROUGH = os.path.join(ROOT, "playbooks", "passthrough.yml")
 MODULE = "gpuops.vgpu.gpu_guest_info"
 
 
@@ -97,7 +98,7 @@ def _sharing_play(path):
     return plays[0]
 
 
-@pytest.mark.parametrize("path", [GUESTS, SERVERS], ids=["guests", "servers"])
+@pytest.mark.parametrize("path", [GUESTS, SERVERS, PASSTHROUGH], ids=["guests", "servers", "passthrough"])
 def test_a_sharing_play_lists_every_role_reads_from_their_defaults(path):
     play = _sharing_play(path)
     roles = [task["ansible.builtin.import_role"]["name"].split(".")[-1] for task in play["tasks"]
