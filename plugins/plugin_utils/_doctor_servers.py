@@ -22,6 +22,8 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._nvidia_driver_plan im
 
 # What a server's read asks gpu_guest_info for (roles/doctor: tasks/gather.yml and tasks/nvidia_smi.yml).
 PROBES = ["pci", "packages", "driver", "nvidia_smi", "topology"]
+# What the doctor keeps of each GPU nvidia-smi lists.
+GPU_KEYS = ("index", "pci_bus_id", "name", "fabric_state", "fabric_status", "temperature_gpu_c")
 
 FIX = {
     "driver": "Install NVIDIA's data center driver: run playbooks/servers.yml on the server (role "
@@ -118,9 +120,7 @@ def server_facts(name, read, dcgm=None, dcgm_source=None):
             "driver_version": smi.get("driver_version"),
             "cuda_version": smi.get("cuda_version"),
         } if smi else None,
-        "gpus": [dict((k, gpu.get(k)) for k in ("index", "pci_bus_id", "name", "fabric_state", "fabric_status",
-                                                 "temperature_gpu_c", "ecc_mode_current"))
-                 for gpu in smi.get("gpus") or []],
+        "gpus": [dict((k, gpu.get(k)) for k in GPU_KEYS + ("ecc_mode_current",)) for gpu in smi.get("gpus") or []],
         "topology_read": "topology" in (state.get("gathered") or []),
         "nvlink_pairs": (topology.get("topology") or {}).get("nvlink_pairs"),
         "nvlink": [{"index": gpu.get("index"), "name": gpu.get("name"),
@@ -173,23 +173,24 @@ def _driver(out, server):
         cuda = ", CUDA %s" % smi["cuda_version"] if smi.get("cuda_version") else ""
         source = ", from %s" % _label(installed) if installed else ""
         out.add("server", name, "server_driver", "PASS", "Driver %s, R%s, %s kernel modules%s%s." % (
-            smi.get("driver_version"), str(smi.get("driver_version") or "?").split(".")[0],
+            smi.get("driver_version"), str(smi.get("driver_version") or "?").split(".", 1)[0],
             flavour or "unknown", cuda, source))
         return True
     kind = smi.get("kind") or "not_installed"
     if server["nouveau"]:
         out.add("server", name, "server_driver", "FAIL", "nouveau holds the GPUs; nvidia-smi fails (%s): %s; %s." % (
             kind, smi.get("msg"), _label(installed)), FIX["nouveau"])
-    elif kind == "driver_library_mismatch" or (installed and module.get("loaded_version")
-                                                and module.get("loaded_version") != installed["version"]):
+    elif kind == "driver_library_mismatch" or (
+            installed and module.get("loaded_version") and module.get("loaded_version") != installed["version"]):
         out.add("server", name, "server_driver", "FAIL", "Driver %s is installed, but the kernel module that runs is "
                 "another (%s): nvidia-smi fails (%s): %s" % (
                     (installed or {}).get("version") or "?", module.get("loaded_version") or "unknown", kind,
                     smi.get("msg")), FIX["driver_library_mismatch"])
     elif installed:
+        modules = module.get("flavour") or installed.get("flavour") or "unknown"
         out.add("server", name, "server_driver", "FAIL", "Driver %s is installed (%s kernel modules), but nvidia-smi "
-                "fails (%s): %s" % (_label(installed), module.get("flavour") or installed.get("flavour") or "unknown",
-                                     kind, smi.get("msg")), SMI_HINTS.get(kind, FIX["driver"]))
+                "fails (%s): %s" % (_label(installed), modules, kind, smi.get("msg")),
+                SMI_HINTS.get(kind, FIX["driver"]))
     else:
         out.add("server", name, "server_driver", "FAIL", "No NVIDIA data center driver: nvidia-smi fails (%s): %s" % (
             kind, smi.get("msg")), FIX["driver"])

@@ -17,6 +17,10 @@ from html import escape
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_drivers, _k8s_sharing
 
+# A server's GPUs as the report shows them, and its checks' verdicts from best to worst.
+SERVER_GPU_KEYS = ("index", "pci_bus_id", "name", "fabric_state", "fabric_status", "temperature_gpu_c")
+SERVER_VERDICTS = ("PASS", "SKIP", "WARN", "FAIL")
+
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
 LAYERS = ("bmc", "host", "cluster", "vm", "guest", "server", "k8s")
 SERVER_CHECKS = ("server_driver", "fabric", "gpus_nvlink", "dcgm")
@@ -168,16 +172,14 @@ def _servers(facts, findings):
             "kernel_module": (server.get("kernel_module") or {}).get("flavour") or installed.get("flavour"),
             "cuda": smi.get("cuda_version") if smi.get("present") else None,
             "nvidia_smi_error": None if smi.get("present") or not smi else "%s: %s" % (smi.get("kind"), smi.get("msg")),
-            "gpus": [dict((k, gpu.get(k)) for k in ("index", "pci_bus_id", "name", "fabric_state", "fabric_status",
-                                                     "temperature_gpu_c")) for gpu in server.get("gpus") or []],
+            "gpus": [dict((k, gpu.get(k)) for k in SERVER_GPU_KEYS) for gpu in server.get("gpus") or []],
             "pci_gpus": len(server.get("pci_gpus") or []) if server.get("pci_gpus") is not None else None,
             "nvlink_pairs": len(pairs),
             "nvlink_links": sorted(set(pair.get("links") for pair in pairs)),
             "dcgm": dict((k, (server.get("dcgm") or {}).get(k)) for k in ("status", "message", "source"))
             if server.get("dcgm") else None,
             "checks": checks,
-            "status": max([c["status"] for c in checks.values()] or ["SKIP"],
-                          key=lambda status: ("PASS", "SKIP", "WARN", "FAIL").index(status)),
+            "status": max([c["status"] for c in checks.values()] or ["SKIP"], key=SERVER_VERDICTS.index),
         })
     return sorted(servers, key=lambda server: server["name"] or "")
 

@@ -96,8 +96,8 @@ def doctor_plays(lab, tmp_path):
     return [
         {"name": "Gather", "hosts": "gpu_servers", "gather_facts": False,
          "vars": {"doctor_settings_host": "localhost"},
-         "tasks": [{"name": "gather", "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor",
-                                                                        "tasks_from": "gather"}}]},
+         "tasks": [{"name": "gather",
+                    "ansible.builtin.include_role": {"name": "gpuops.vgpu.doctor", "tasks_from": "gather"}}]},
         {"name": "Doctor", "hosts": "localhost", "gather_facts": False,
          "module_defaults": {"group/gpuops.vgpu.vcenter": lab.connection},
          "vars": {"doctor_fail_on": "never", "doctor_output_dir": str(tmp_path / "reports"),
@@ -129,8 +129,8 @@ def test_the_doctor_passes_the_converged_server_and_names_the_one_without_a_driv
     assert gathered[HGX]["invocation"]["module_args"]["gather"] == ["topology"], gathered[HGX]["invocation"]
     assert "topology" in gathered[HGX]["gpu_guest"]["gathered"] and "packages" in gathered[HGX]["gpu_guest"]["gathered"]
     # pcie-01: nothing read before in this run, so one whole read.
-    assert gathered[PCIE]["invocation"]["module_args"]["gather"] == ["pci", "packages", "driver", "nvidia_smi",
-                                                                      "topology"]
+    assert gathered[PCIE]["invocation"]["module_args"]["gather"] == [
+        "pci", "packages", "driver", "nvidia_smi", "topology"]
 
     report = json.loads((tmp_path / "reports" / "doctor.json").read_text())
     found = dict(((f["object"], f["check"]), f) for f in report["findings"] if f["layer"] == "server")

@@ -106,7 +106,6 @@ def test_object_rename_through_the_automation_api(lab, run_tasks):
     assert again["changed"] is False
 
 
-
 def rest_session(lab):
     """Plain requests on the lab's /api with a session from POST /api/session."""
     session = requests.Session()

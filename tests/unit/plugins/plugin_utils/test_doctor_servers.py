@@ -121,8 +121,8 @@ def test_the_open_kernel_modules_are_named_from_modinfo(hgx):
 
 def test_a_server_without_a_driver_fails_with_the_install_named_and_the_rest_waits(tmp_path):
     fake = FakeGuest(tmp_path / "pcie").debian()
-    fake.program("/usr/bin/lspci", {"-nnk -d 10de:": (0, lspci(["3b", "5e"], "GH100 [H100 PCIe] [10de:2331]",
-                                                                None), "")})
+    bus = lspci(["3b", "5e"], "GH100 [H100 PCIe] [10de:2331]", None)
+    fake.program("/usr/bin/lspci", {"-nnk -d 10de:": (0, bus, "")})
     found = checks(fake, name="pcie-01.lab.local")
     driver = found["server_driver"]
     assert driver["status"] == "FAIL" and driver["remediation"] == FIX["driver"]
@@ -244,8 +244,8 @@ def test_the_doctor_shows_servers_in_its_table_and_facts_and_the_fleet_report_dr
 
     data = build({"hosts": []}, {"facts": facts, "findings": findings})
     rows = dict((s["name"], s) for s in data["servers"])
-    assert (rows["hgx-01.lab.local"]["driver"], rows["hgx-01.lab.local"]["kernel_module"]) == ("535.161.08",
-                                                                                                "proprietary")
+    board = rows["hgx-01.lab.local"]
+    assert (board["driver"], board["kernel_module"]) == ("535.161.08", "proprietary")
     assert rows["hgx-01.lab.local"]["status"] == "PASS" and rows["hgx-01.lab.local"]["nvlink_links"] == [18]
     assert rows["pcie-01.lab.local"]["status"] == "FAIL" and rows["pcie-01.lab.local"]["driver"] is None
     assert data["summary"]["servers"] == 2 and data["summary"]["server_gpus"] == 8
