@@ -17,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -203,6 +204,27 @@ def lab_at_start(topology=DEFAULT_TOPOLOGY, extra=(), state_dir=DEFAULT_STATE_DI
         running.reset()
         return running
     return start_lab(state_dir, topology, extra)
+
+
+@contextlib.contextmanager
+def lab_servers(lab, state_dir, ssh_port_shift):
+    """The default topology's GPU servers as they start in the lab (no driver), their SSH ports moved by
+    ``ssh_port_shift`` so that the tests of one file keep clear of another's, with their inventory (the lab's BMCs) in
+    ``state_dir``/inventory.yml; removed on the way out."""
+    sys.path.insert(0, os.path.join(ROOT, "lab", "servers"))
+    import server_inventory  # pylint: disable=import-outside-toplevel
+
+    with open(DEFAULT_TOPOLOGY) as handle:
+        specs = [dict(s, ssh_port=s["ssh_port"] + ssh_port_shift) for s in yaml.safe_load(handle)["servers"]]
+    os.makedirs(state_dir, exist_ok=True)
+    catalog = os.path.join(state_dir, "catalog.json")
+    subprocess.run([sys.executable, LAB_CONTROL.EXPORT_CATALOG, catalog], check=True)
+    started = LAB_CONTROL.start_servers(specs, state_dir, PORT_OFFSET, catalog)
+    try:
+        server_inventory.write_inventory(os.path.join(state_dir, "inventory.yml"), started, state_dir, lab.bmcs)
+        yield started
+    finally:
+        LAB_CONTROL.stop_guests([server["container"] for server in started.values()])
 
 
 @pytest.fixture(scope="session")

@@ -23,10 +23,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "lab", "servers"))
-import server_inventory  # noqa: E402  pylint: disable=wrong-import-position
+from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, lab_servers
 
 sys.path.insert(0, os.path.join(ROOT, ".tmp", "collections"))
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_query  # noqa: E402
@@ -42,17 +39,8 @@ GATHER = "Read the server's driver, GPUs, fabric and NVLink"
 @pytest.fixture
 def servers(lab):
     """The default topology's servers as they start in the lab (no driver), on ports of their own."""
-    with open(os.path.join(ROOT, "lab", "topologies", "default.yml")) as handle:
-        specs = [dict(s, ssh_port=s["ssh_port"] + 250) for s in yaml.safe_load(handle)["servers"]]
-    os.makedirs(STATE_DIR, exist_ok=True)
-    catalog = os.path.join(STATE_DIR, "catalog.json")
-    subprocess.run([sys.executable, LAB_CONTROL.EXPORT_CATALOG, catalog], check=True)
-    started = LAB_CONTROL.start_servers(specs, STATE_DIR, PORT_OFFSET, catalog)
-    try:
-        server_inventory.write_inventory(os.path.join(STATE_DIR, "inventory.yml"), started, STATE_DIR, lab.bmcs)
+    with lab_servers(lab, STATE_DIR, 250) as started:
         yield started
-    finally:
-        LAB_CONTROL.stop_guests([server["container"] for server in started.values()])
 
 
 def on(server, *command):
