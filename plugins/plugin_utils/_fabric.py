@@ -27,6 +27,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import NVSWITCH_CLASS
 
 # The first branch whose Debian package carries no branch in its name.
 UNVERSIONED_NAME_FROM = 580
@@ -121,7 +122,7 @@ def nvswitches(lspci_text):
     """PCI addresses of NVIDIA NVSwitches in ``lspci -n`` output: vendor 10de, class 0680 (other bridge)."""
     found = []
     for line in (lspci_text or "").splitlines():
-        match = re.match(r"^(\S+)\s+0680:\s+10de:[0-9a-f]{4}\b", line.strip(), re.I)
+        match = re.match(r"^(\S+)\s+%s:\s+10de:[0-9a-f]{4}\b" % NVSWITCH_CLASS, line.strip(), re.I)
         if match:
             found.append(match.group(1))
     return found

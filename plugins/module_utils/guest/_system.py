@@ -31,7 +31,7 @@ DPKG_STATUS = "/var/lib/dpkg/status"
 _LSPCI_RE = re.compile(r"^(\S+) .*\[([0-9a-f]{4})\]: .*\[(10de):([0-9a-f]{4})\]", re.I)
 _GPU_CLASSES = ("0300", "0302")  # VGA and 3D controllers
 # NVSwitches of HGX and DGX boards: "07:00.0 Bridge [0680]: NVIDIA Corporation Device [10de:22a3] (rev a1)"
-_NVSWITCH_CLASS = "0680"
+NVSWITCH_CLASS = "0680"
 # lspci -k, under a device: "\tKernel driver in use: nouveau"
 _LSPCI_DRIVER_RE = re.compile(r"^\s+Kernel driver in use:\s*(\S+)")
 UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
@@ -128,7 +128,7 @@ def read_pci(guest):
             match = _LSPCI_RE.match(line.strip())
             if match:
                 device = None
-                if match.group(2) == _NVSWITCH_CLASS:
+                if match.group(2) == NVSWITCH_CLASS:
                     switches.append(match.group(1))
                 if match.group(2) in _GPU_CLASSES:
                     device = {"address": match.group(1), "class": match.group(2),
@@ -144,7 +144,7 @@ def read_pci(guest):
     for device in guest.files.glob("/sys/bus/pci/devices/*"):
         vendor = (guest.files.read(device + "/vendor") or "").strip().lower()
         klass = (guest.files.read(device + "/class") or "").strip().lower()
-        if vendor == "0x10de" and klass[2:6] == _NVSWITCH_CLASS:
+        if vendor == "0x10de" and klass[2:6] == NVSWITCH_CLASS:
             switches.append(os.path.basename(device))
         if vendor == "0x10de" and klass[2:6] in _GPU_CLASSES:
             model = (guest.files.read(device + "/device") or "").strip().lower()[2:]
