@@ -32,7 +32,7 @@ def podman(*args, **kwargs):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
-def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GUEST_KNOWN_HOSTS):
+def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GUEST_KNOWN_HOSTS, reboots=False):
     """Linux guest containers (systemd as PID 1) that stand for the topology's guest VMs, with the lab's stand-in
     NVIDIA artifacts on their share (/srv/lab-artifacts), a vGPU on their PCI bus (lspci), and sshd reached with
     the lab's key (``GUEST_SSH_KEY`` in the state directory, host keys in ``GUEST_KNOWN_HOSTS``).
@@ -46,7 +46,9 @@ def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GU
 
     Returns ``{name: {"container": ..., "ssh_port": ...}}``; a lab at a port offset names its containers
     ``<name>-<offset>`` so that it runs beside another lab. Their host keys go to ``known_hosts_file`` in the state
-    directory (another file for another set of containers of the same lab)."""
+    directory (another file for another set of containers of the same lab). With ``reboots`` a container comes back
+    after a reboot inside it (systemd's reboot ends a container's init; podman's restart policy starts it again with
+    its files as they were and a fresh /run), as a machine does."""
     env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
     image = subprocess.run([GUEST_IMAGE], env=env, check=True, stdout=subprocess.PIPE,
                            universal_newlines=True).stdout.strip().splitlines()[-1]
@@ -66,9 +68,10 @@ def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GU
                                  - GUEST_SSH_PORT) + port_offset
         reaches_lab = guest.get("passthrough") or guest.get("vgpu_vm")
         network = ["--network", "slirp4netns:allow_host_loopback=true"] if reaches_lab else []
+        restart = ["--restart", "always"] if reboots else []
         podman("run", "--detach", "--replace", "--name", container, "--hostname", guest["name"],
                "--systemd=always", "--label", GUEST_LABEL, "--publish", "127.0.0.1:%d:22" % port,
-               "--publish", "127.0.0.1:%d:9100" % metrics_port, *network, image, "/sbin/init")
+               "--publish", "127.0.0.1:%d:9100" % metrics_port, *network, *restart, image, "/sbin/init")
         started[guest["name"]] = {"container": container, "ssh_port": port, "metrics_port": metrics_port}
     known_hosts = []
     for name, guest in sorted(started.items()):

@@ -88,7 +88,7 @@ def start_servers(servers, state_dir, port_offset, catalog_path):
     with open(catalog_path) as handle:
         catalog = json.load(handle)["gpus"]
     specs = [{"name": s["name"], "ssh_port": s["ssh_port"]} for s in servers]
-    started = start_guests(specs, state_dir, port_offset, known_hosts_file=SERVER_KNOWN_HOSTS)
+    started = start_guests(specs, state_dir, port_offset, known_hosts_file=SERVER_KNOWN_HOSTS, reboots=True)
     for server in servers:
         container = started[server["name"]]["container"]
         description = describe(server, catalog)
@@ -100,7 +100,10 @@ def start_servers(servers, state_dir, port_offset, catalog_path):
         podman("exec", container, "sh", "-ec",
                "install -d /usr/lib/gpuops-lab/server; cp /srv/lab-artifacts/server/* /usr/lib/gpuops-lab/server/; "
                # The lab's stand-in of NVIDIA's CUDA repository: where gpuops.vgpu.nvidia_driver finds the driver.
-               "echo 'deb [trusted=yes] file:/srv/lab-artifacts/cuda-repo ./' >/etc/apt/sources.list.d/cuda-lab.list")
+               "echo 'deb [trusted=yes] file:/srv/lab-artifacts/cuda-repo ./' >/etc/apt/sources.list.d/cuda-lab.list; "
+               # The lab kernel's boot at every later start: the driver a reboot leaves running.
+               "cp /usr/lib/gpuops-lab/server/gpuops-lab-boot.service /etc/systemd/system/; "
+               "systemctl enable --quiet gpuops-lab-boot.service")
         if driver == "preinstalled":
             install_driver(container, PREINSTALLED_DRIVER)
         started[server["name"]]["driver"] = driver

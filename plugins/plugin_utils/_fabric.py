@@ -65,7 +65,8 @@ def package_file_version(path):
 
 def plan(driver_version, nvswitches, version=None, src=None, package_manager="apt", machine=None,
          service="nvidia-fabricmanager"):
-    """What to install: ``{"needed", "package", "version", "package_spec", "reason", "installed", "converged"}``.
+    """What to install: ``{"needed", "package", "version", "package_spec", "remove", "reason", "installed",
+    "converged"}``.
 
     ``driver_version``: the driver that runs (nvidia_driver's ``nvidia_driver_version``); ``nvswitches``: the PCI
     addresses of the machine's NVSwitches; ``version``: the Fabric Manager version asked for (default: the
@@ -74,8 +75,10 @@ def plan(driver_version, nvswitches, version=None, src=None, package_manager="ap
 
     ``machine``: ``gpu_guest_info``'s read of it (``packages``, ``services`` with the unit ``service``,
     ``nvidia_smi``), when there is one.
-    ``installed`` is the Fabric Manager version its packages hold; ``converged`` says that nothing is to do: that
-    version installed, its service enabled and running, and the fabric ready in the read's nvidia-smi report."""
+    ``installed`` is the Fabric Manager version its packages hold; ``remove``, its Fabric Manager packages of another
+    name (another branch's: both hold the same daemon and unit), to go before the new one comes; ``converged`` says
+    that nothing is to do: that version installed, its service enabled and running, and the fabric ready in the
+    read's nvidia-smi report."""
     _branch(driver_version)
     file_version = package_file_version(src) if src else None
     if src and file_version is None and not version:
@@ -90,13 +93,16 @@ def plan(driver_version, nvswitches, version=None, src=None, package_manager="ap
                      "otherwise): install Fabric Manager %s, or change the driver first." % driver_version)
     asked = driver_version
     name = package_name(asked, package_manager)
-    installed = installed_version((machine or {}).get("packages"))
+    packages = (machine or {}).get("packages")
+    installed = installed_version(packages)
     if not nvswitches:
-        return {"needed": False, "package": name, "version": asked, "package_spec": None, "installed": installed,
-                "converged": True, "reason": "no NVSwitch on the PCI bus: Fabric Manager is for NVSwitch systems only"}
+        return {"needed": False, "package": name, "version": asked, "package_spec": None, "remove": [],
+                "installed": installed, "converged": True,
+                "reason": "no NVSwitch on the PCI bus: Fabric Manager is for NVSwitch systems only"}
     separator = "-" if package_manager == "dnf" else "="
     return {"needed": True, "package": name, "version": asked,
             "package_spec": src or "%s%s%s-1" % (name, separator, asked),
+            "remove": sorted(other for other in packages or {} if _INSTALLED_NAME.match(other) and other != name),
             "installed": installed, "converged": machine is not None and _runs(machine, asked, service),
             "reason": "%d NVSwitch(es): %s" % (len(nvswitches), ", ".join(nvswitches))}
 

@@ -54,11 +54,11 @@ PROGRAMS = ["all_gather_perf", "all_reduce_perf", "alltoall_perf", "broadcast_pe
 NCCL_READ = "Read the machine's OS, GPUs, packages, CUDA toolkits and the role's files"
 
 
-def run_layer(tmp_path, playbook=None, *args, **env_vars):
-    """playbooks/servers.yml (or ``playbook``) on both servers; returns (rc, the recap per host, the changed tasks per
-    host, gpu_validate's checks per host, output)."""
+def run_layer(tmp_path, playbook=None, *args, state_dir=STATE_DIR, **env_vars):
+    """playbooks/servers.yml (or ``playbook``) on both servers (the inventory in ``state_dir``); returns (rc, the recap
+    per host, the changed tasks per host, gpu_validate's checks per host, output)."""
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-            "-i", os.path.join(STATE_DIR, "inventory.yml"), playbook or os.path.join(ROOT, "playbooks", "servers.yml"),
+            "-i", os.path.join(state_dir, "inventory.yml"), playbook or os.path.join(ROOT, "playbooks", "servers.yml"),
             "-e", "bios_maintenance_record=%s" % (tmp_path / "bios.json")] + list(args)
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
                ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",

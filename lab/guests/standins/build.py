@@ -43,9 +43,11 @@ Writes into DIR, under the real artifacts' file names:
 - datacenter-gpu-manager-4-core_4.2.3-1_amd64.deb (dcgmi, nv-hostengine, the nvidia-dcgm unit) and
   datacenter-gpu-manager-4-cuda12_4.2.3-1_amd64.deb (depends on it), NVIDIA DCGM 4 under its package names; dcgm/dcgmi
   on its own too.
-- server/: nvidia-smi for a lab bare-metal GPU server (lab/servers) with the host shell stand-in's modules.
+- server/: nvidia-smi for a lab bare-metal GPU server (lab/servers) with the host shell stand-in's modules, and the
+  lab kernel's boot (datacenter/modprobe.py and the unit that runs it at every reboot of a server).
 - nvidia-fabricmanager-535_<version>-1_amd64.deb for 535.161.08 (the driver of the 8x H100 recording) and
-  535.154.05 (a version no lab driver has): NVIDIA Fabric Manager's nv-fabricmanager and its unit (lab/servers).
+  535.154.05 (a version no lab driver has), nvidia-fabricmanager_580.65.06-1_amd64.deb (R580's name): NVIDIA Fabric
+  Manager's nv-fabricmanager and its unit (lab/servers).
 
 Only the Python standard library and dpkg-deb are needed.
 """
@@ -529,26 +531,30 @@ def build_directpath_smi(out):
 
 
 SERVERS = os.path.join(HERE, "..", "..", "servers", "standins")
-# Fabric Manager versions: the lab servers' driver, and one that matches no lab driver.
-FABRIC_MANAGER_VERSIONS = ("535.161.08", "535.154.05")
+# Fabric Manager versions: the lab's data center drivers, and one that matches no lab driver.
+FABRIC_MANAGER_VERSIONS = ("535.161.08", "535.154.05", "580.65.06")
 
 
 def build_server_standins(out, work):
     """The bare-metal servers' nvidia-smi with the lab/hosts modules it renders with, and Fabric Manager's package
     per version."""
     put(out, "server/nvidia-smi", read(SERVERS, "nvidia-smi"), 0o755)
+    put(out, "server/modprobe.py", read("datacenter", "modprobe.py"), 0o755)
+    put(out, "server/gpuops-lab-boot.service", read(SERVERS, "gpuops-lab-boot.service"))
     for name in ("nvidia_smi.py", "smi_models.py", "smi_render.py"):
         put(out, "server/" + name, read("..", "..", "hosts", name))
     for version in FABRIC_MANAGER_VERSIONS:
         branch = version.split(".")[0]
+        # From R580 NVIDIA's package name carries no branch (NVIDIA/gpu-driver-container#735).
+        package = "nvidia-fabricmanager" if int(branch) >= 580 else "nvidia-fabricmanager-" + branch
         tree = os.path.join(work, "fabricmanager-" + version)
         put(tree, "DEBIAN/control", control(
-            "nvidia-fabricmanager-" + branch, version + "-1",
+            package, version + "-1",
             "Fabric Manager for NVSwitch based systems (gpuops lab stand-in)"))
         put(tree, "usr/bin/nv-fabricmanager", read(SERVERS, "nv-fabricmanager").replace("@VERSION@", version), 0o755)
         put(tree, "lib/systemd/system/nvidia-fabricmanager.service", read(SERVERS, "nvidia-fabricmanager.service"))
         put(tree, "usr/share/nvidia/nvswitch/fabricmanager.cfg", "# gpuops lab stand-in\nLOG_LEVEL=4\n")
-        dpkg_deb(tree, os.path.join(out, "nvidia-fabricmanager-%s_%s-1_amd64.deb" % (branch, version)))
+        dpkg_deb(tree, os.path.join(out, "%s_%s-1_amd64.deb" % (package, version)))
 
 
 def main():

@@ -85,7 +85,7 @@ def test_package_names_follow_nvidias_repositories(version, manager, name):
 def test_the_plan_installs_the_drivers_exact_version_where_nvswitches_are():
     plan = _fabric.plan("535.161.08", ["05:00.0", "06:00.0"])
     assert plan == {"needed": True, "package": "nvidia-fabricmanager-535", "version": "535.161.08",
-                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1", "installed": None,
+                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1", "remove": [], "installed": None,
                     "converged": False, "reason": "2 NVSwitch(es): 05:00.0, 06:00.0"}
     assert _fabric.plan("535.161.08", ["05:00.0"], package_manager="dnf")["package_spec"] == \
         "nvidia-fabric-manager-535.161.08-1"
@@ -119,6 +119,16 @@ def test_a_machine_running_the_drivers_fabric_manager_with_the_fabric_completed_
 ])
 def test_anything_short_of_that_is_work_to_do(read):
     assert _fabric.plan("535.161.08", ["05:00.0"], machine=read)["converged"] is False
+
+
+def test_a_branch_upgrade_removes_the_other_branchs_package_first():
+    # R535's package is named for its branch, R580's is not: both hold nv-fabricmanager and its unit.
+    old = {"nvidia-fabricmanager-535": "535.161.08-1", "nvidia-open-580": "580.65.06-1"}
+    plan = _fabric.plan("580.65.06", ["05:00.0"], machine=machine(old))
+    assert (plan["package"], plan["remove"], plan["installed"], plan["converged"]) == (
+        "nvidia-fabricmanager", ["nvidia-fabricmanager-535"], "535.161.08", False)
+    assert _fabric.plan("535.161.08", ["05:00.0"], machine=machine(RUNNING))["remove"] == []
+    assert _fabric.plan("580.65.06", [], machine=machine(old))["remove"] == []
 
 
 def test_no_nvswitch_means_nothing_to_install():
