@@ -19,6 +19,7 @@ __metaclass__ = type
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import HINTS as SMI_HINTS
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _dcgm_diag, _fabric
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._nvidia_driver_plan import installed_driver
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._nvidia_kernel_module import kernel_module
 
 # What a server's read asks gpu_guest_info for (roles/doctor: tasks/gather.yml and tasks/nvidia_smi.yml).
 PROBES = ["pci", "packages", "driver", "nvidia_smi", "topology"]
@@ -48,6 +49,9 @@ FIX = {
     "dcgm_failed": "Take the GPUs DCGM names out of service, act on DCGM's message, then run 'dcgmi diag -r <level> "
                    "-i <GPU>' on them again (gpu_validate_dcgm_level); replace a GPU that fails again.",
     "unreachable": "Check the server's connection variables (gpu_servers) and that it is up.",
+    "gpu_rule": "Install a branch and kernel module flavour the GPUs run (playbooks/servers.yml, role "
+                "gpuops.vgpu.nvidia_driver with nvidia_driver_branch and nvidia_driver_kernel_module: auto), then "
+                "reboot the server so the new module runs.",
 }
 
 
@@ -97,6 +101,7 @@ def server_facts(name, read, dcgm=None, dcgm_source=None):
     if verdict is not None and dcgm_source and "source" not in verdict:
         verdict["source"] = dcgm_source
     errors = state.get("errors") or {}
+    pci_gpus = (state.get("pci") or {}).get("gpus") or []
     return {
         "name": name,
         "gathered": bool(state) or error is not None,
@@ -110,7 +115,8 @@ def server_facts(name, read, dcgm=None, dcgm_source=None):
         } if driver else None,
         # A GRID guest driver (its packages or licensing daemon) is a vGPU guest's, not a server's.
         "grid_driver": bool(driver.get("packages") or driver.get("gridd")),
-        "nouveau": bool(any(gpu.get("driver") == "nouveau" for gpu in (state.get("pci") or {}).get("gpus") or [])),
+        "nouveau": bool(any(gpu.get("driver") == "nouveau" for gpu in pci_gpus)),
+        "gpu_rule": _gpu_rule(pci_gpus, installed),
         "pci_gpus": [gpu.get("address") for gpu in (state.get("pci") or {}).get("gpus") or []]
         if state.get("pci") is not None else None,
         "nvidia_smi": {
@@ -132,6 +138,16 @@ def server_facts(name, read, dcgm=None, dcgm_source=None):
                                 if key.startswith("topology.")),
         "dcgm": verdict,
     }
+
+
+def _gpu_rule(pci_gpus, installed):
+    """What in the installed driver the GPUs cannot run (its branch, its kernel module flavour), by
+    ``nvidia_driver``'s rule; empty when they run it or it cannot be told."""
+    if not installed or not pci_gpus or installed.get("flavour") not in ("open", "proprietary"):
+        return ""
+    verdict = kernel_module(pci_gpus, int(installed["branch"]), installed["flavour"])
+    unknown = verdict["error"].startswith("the generation of")
+    return "" if unknown else verdict["error"]
 
 
 def server_checks(out, servers, group="gpu_servers"):
@@ -186,6 +202,11 @@ def _driver(out, server):
                 "another (%s): nvidia-smi fails (%s): %s" % (
                     (installed or {}).get("version") or "?", module.get("loaded_version") or "unknown", kind,
                     smi.get("msg")), FIX["driver_library_mismatch"])
+    elif installed and server.get("gpu_rule"):
+        out.add("server", name, "server_driver", "FAIL", "Driver %s is installed (%s kernel modules), which the GPUs "
+                "cannot run: %s; nvidia-smi fails (%s): %s" % (
+                    _label(installed), installed.get("flavour"), server["gpu_rule"], kind, smi.get("msg")),
+                FIX["gpu_rule"])
     elif installed:
         modules = module.get("flavour") or installed.get("flavour") or "unknown"
         out.add("server", name, "server_driver", "FAIL", "Driver %s is installed (%s kernel modules), but nvidia-smi "

@@ -81,7 +81,8 @@ def hgx(tmp_path):
                                                         ("nvidia-driver-535", "535.161.08-1")])
     fake.program("/usr/bin/lspci", {"-nnk -d 10de:": (0, lspci(HGX_BUSES), "")})
     fake.program("/usr/bin/nvidia-smi", {"-q -x": NO_XML, "-q": (0, HGX_Q, ""), "topo -m": (0, topology(8, 18), ""),
-                                         "nvlink -s": (0, SXM_NVLINK, "")})
+                                         "nvlink -s": (0, SXM_NVLINK, ""),
+                                         "topo -p2p rw": (0, read_fixture("topo_p2p_r_8xH100_all_ok_TABS2SPACES.txt"), "")})
     fake.file("/proc/modules", "nvidia 56393728 0 - Live 0x0000000000000000 (POE)\n")
     fake.file("/sys/module/nvidia/version", "535.161.08\n")
     fake.answers["modinfo nvidia"] = PROPRIETARY
@@ -109,9 +110,9 @@ def test_the_converged_hgx_board_passes_with_its_driver_fabric_nvlink_and_dcgm(h
     assert found["gpus_nvlink"]["message"] == (
         "8 GPU(s) (NVIDIA H100 80GB HBM3). NVLink: 28 GPU pair(s) (every pair of 8 GPUs), NV18, every link active.")
     assert found["dcgm"]["message"].startswith("DCGM passed (dcgmi diag output): DCGM 3.3.3 level 2: ")
-    # One read: the query, the topology, NVLink and the PCI bus, no other nvidia-smi command.
+    # One read: the query, the topology, NVLink, peer-to-peer and the PCI bus, no other nvidia-smi command.
     assert [call for call in hgx.calls if call.startswith("nvidia-smi")] == [
-        "nvidia-smi -q -x", "nvidia-smi -q", "nvidia-smi topo -m", "nvidia-smi nvlink -s"]
+        "nvidia-smi -q -x", "nvidia-smi -q", "nvidia-smi topo -m", "nvidia-smi nvlink -s", "nvidia-smi topo -p2p rw"]
 
 
 def test_the_open_kernel_modules_are_named_from_modinfo(hgx):
@@ -148,6 +149,30 @@ def test_an_installed_driver_waiting_for_its_reboot_names_the_reboot(hgx):
     assert driver["status"] == "FAIL" and driver["remediation"] == FIX["driver_library_mismatch"]
     assert "Driver 535.161.08 is installed, but the kernel module that runs is another (530.30.02)" in \
         driver["message"]
+
+
+@pytest.mark.parametrize("package,model,words", [
+    # Volta cannot use the open modules; Blackwell runs only them; R510 predates Hopper.
+    (("nvidia-open-580", "580.65.06-1"), "GV100GL [Tesla V100 SXM2 32GB] [10de:1db5]",
+     "cannot use the open kernel modules"),
+    (("cuda-drivers-580", "580.65.06-1"), "GB100 [B200] [10de:2901]", "runs only the open kernel modules"),
+    (("cuda-drivers-510", "510.47.03-1"), "GH100 [H100 SXM5 80GB] [10de:2330]", "510"),
+])
+def test_a_driver_the_gpus_cannot_run_is_named_with_the_rule(tmp_path, package, model, words):
+    fake = FakeGuest(tmp_path / "server").debian(packages=[package])
+    fake.program("/usr/bin/lspci", {"-nnk -d 10de:": (0, lspci(["3b", "5e"], model), "")})
+    fake.program("/usr/bin/nvidia-smi", {"-q -x": (6, "No devices were found\n", "")})
+    driver = checks(fake)["server_driver"]
+    assert driver["status"] == "FAIL" and driver["remediation"] == FIX["gpu_rule"], driver
+    assert "which the GPUs cannot run: " in driver["message"] and words in driver["message"], driver["message"]
+    assert "nvidia-smi fails (no_devices)" in driver["message"], driver["message"]
+
+
+def test_a_driver_the_gpus_run_is_not_blamed_for_another_failure(hgx):
+    hgx.answers["nvidia-smi -q -x"] = (6, "No devices were found\n", "")
+    hgx.answers["nvidia-smi -q"] = (6, "No devices were found\n", "")
+    driver = checks(hgx)["server_driver"]
+    assert driver["status"] == "FAIL" and "which the GPUs cannot run" not in driver["message"], driver
 
 
 def test_nouveau_holding_the_gpus_names_the_blacklist_and_reboot(tmp_path):
