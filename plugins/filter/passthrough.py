@@ -19,7 +19,10 @@ _passthrough_requests = lazy_module("plugin_utils._passthrough_requests")
 
 
 def passthrough_guest_checks(facts, expected_count=0, set_size=2, nvlink=True, nvlink_gbps=None):
-    """``nvidia_smi | gpuops.vgpu.passthrough_guest_checks(2)``: the guest's passthrough checks by name."""
+    """``nvidia_smi | gpuops.vgpu.passthrough_guest_checks(2)``: the guest's passthrough checks by name, from
+    ``nvidia_smi_info``'s facts or ``gpu_guest_info``'s read (``gpu_guest``, with its topology probe)."""
+    if "gathered" in (facts or {}) and "nvidia_smi" in facts:
+        facts = _passthrough_guest.from_guest_read(facts)
     return _passthrough_guest.evaluate(facts, int(expected_count or 0), int(set_size or 0),
                                        boolean(nvlink, strict=False), float(nvlink_gbps or 0) or None)
 

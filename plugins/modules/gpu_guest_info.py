@@ -41,8 +41,8 @@ options:
       - The probes to run; all of them but V(topology) when not set. Each gives the return value of its name.
       - V(license) also runs nvidia-smi (for the license state), and V(driver), V(cudnn) and V(container_toolkit)
         read the installed packages, but only the probes named here are returned.
-      - V(topology) (C(nvidia-smi topo -m) and C(nvidia-smi nvlink -s), for a machine that owns several GPUs) runs
-        only when named here.
+      - V(topology) (C(nvidia-smi topo -m), C(nvidia-smi nvlink -s) and C(nvidia-smi topo -p2p rw), for a machine
+        that owns several GPUs) runs only when named here.
     type: list
     elements: str
     choices: [os, pci, packages, driver, license, nvidia_smi, cuda, cudnn, container_toolkit, topology]
@@ -233,9 +233,10 @@ gpu_guest:
       returned: when gathered
     topology:
       description:
-        - The GPUs' links, as M(gpuops.vgpu.nvidia_smi_info) returns them - C(topology) (C(nvidia-smi topo -m))
-          and C(nvlink) (C(nvidia-smi nvlink -s)), each null where its command failed (its error under
-          RV(gpu_guest.errors) as C(topology.topology) or C(topology.nvlink)).
+        - The GPUs' links, as M(gpuops.vgpu.nvidia_smi_info) returns them - C(topology) (C(nvidia-smi topo -m)),
+          C(nvlink) (C(nvidia-smi nvlink -s)) and C(p2p) (C(nvidia-smi topo -p2p rw)), each null where its command
+          failed (its error under RV(gpu_guest.errors) as C(topology.topology), C(topology.nvlink) or
+          C(topology.p2p)).
         - Null without a working nvidia-smi.
       type: dict
       returned: when asked for in O(gather)

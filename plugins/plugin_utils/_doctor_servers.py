@@ -42,8 +42,9 @@ FIX = {
                 "reseat or replace them; a GPU that fell off the bus comes back only after a reboot.",
     "nvlink": "Check the NVLink links with 'nvidia-smi nvlink -e' (errors) on the server; links that stay inactive "
               "after a reboot need the board or bridge serviced.",
-    "dcgm_not_run": "Run DCGM's diagnostic in the same run as the doctor (playbooks/servers.yml with "
-                    "gpu_validate_dcgm_level 1 to 4, DCGM from role gpuops.vgpu.dcgm), or pass doctor_server_dcgm.",
+    "dcgm_not_run": "Run DCGM's diagnostic (playbooks/servers.yml with gpu_validate_dcgm_level 1 to 4, DCGM from "
+                    "role gpuops.vgpu.dcgm): gpu_validate keeps its verdict for the doctor of this and later runs "
+                    "(gpu_validate_dcgm_records); or pass doctor_server_dcgm.",
     "dcgm_missing": "Install DCGM and start its host engine (role gpuops.vgpu.dcgm), then run the diagnostic again "
                     "(playbooks/servers.yml with gpu_validate_dcgm_level).",
     "dcgm_failed": "Take the GPUs DCGM names out of service, act on DCGM's message, then run 'dcgmi diag -r <level> "
@@ -279,7 +280,7 @@ def _nvlink_summary(server):
 def _dcgm(out, server):
     name, verdict = server["name"], server["dcgm"]
     if not verdict or verdict.get("status") == "skipped":
-        out.add("server", name, "dcgm", "SKIP", "No DCGM diagnostic in this run%s." % (
+        out.add("server", name, "dcgm", "SKIP", "No DCGM diagnostic in this run or kept from an earlier one%s." % (
             " (%s)" % verdict["message"] if verdict and verdict.get("message") else ""), FIX["dcgm_not_run"])
         return
     label = verdict.get("message") or "no message"

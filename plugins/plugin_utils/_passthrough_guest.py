@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether a guest with whole GPUs (DirectPath I/O) got what NVLink jobs need, judged from its own nvidia-smi.
 
-The input is what ``gpuops.vgpu.nvidia_smi_info`` returns in the guest with ``gather: [topology, nvlink, p2p]``.
+The input is what ``gpuops.vgpu.nvidia_smi_info`` returns in the guest with ``gather: [topology, nvlink, p2p]``,
+or ``gpuops.vgpu.gpu_guest_info``'s read with its ``nvidia_smi`` and ``topology`` probes (``from_guest_read``).
 NVLink works in a VM only when every GPU of a linked set is passed through to that VM: then ``topo -m`` shows
 ``NV<n>`` between them, ``nvlink -s`` lists their links active at the model's speed and ``topo -p2p rw`` says
 ``OK``. A GPU whose peer went to another VM shows a PCIe path and inactive links (docs/passthrough.md).
@@ -120,6 +121,17 @@ def check_p2p(facts, groups):
     if bad:
         return _check("failed", "peer-to-peer read/write not OK within an NVLink set: %s" % ", ".join(bad))
     return _check("ok", "peer-to-peer read/write OK within %d NVLink set(s)" % len([g for g in groups if len(g) > 1]))
+
+
+def from_guest_read(read):
+    """``gpu_guest_info``'s read as ``nvidia_smi_info``'s facts: nvidia-smi's report with the topology probe's
+    ``topology``, ``nvlink`` and ``p2p``, and their errors by command."""
+    facts = dict(read.get("nvidia_smi") or {"present": False, "msg": "nvidia-smi was not read"})
+    facts.update((read.get("topology") or {}))
+    errors = read.get("errors") or {}
+    facts["errors"] = dict((name, errors["topology." + name].get("msg") or errors["topology." + name])
+                           for name in ("topology", "nvlink", "p2p") if "topology." + name in errors)
+    return facts
 
 
 def evaluate(facts, expected_count=0, set_size=2, nvlink=True, nvlink_gbps=None):

@@ -14,7 +14,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
+import re
 
 import pytest
 import yaml
@@ -147,16 +149,22 @@ def test_a_hot_gpu_fails_the_check_naming_the_gpu_the_tests_and_dcgms_message(la
     assert "Take the GPU out of service" in dcgm["message"]
     failure = results[SHOW]["msg"]
     assert "dcgm: DCGM 4.2.3 level 2: GPU 1 (00000000:13:00.0) failed memory, pcie" in failure
+    # The verdict outlives the run, beside the playbook, for a later run's doctor.
+    record = json.loads((tmp_path / "reports" / "dcgm" / ("%s.json" % GUEST)).read_text())
+    assert (record["status"], record["host"], record["message"]) == ("failed", GUEST, dcgm["message"]), record
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", record["taken"]), record
 
     # Level 1 (software) does not load the GPUs: the same GPU passes it.
     rc, results, output = play(tmp_path, guest, [validate(1)])
     assert rc == 0, output[-4000:]
     assert results[REPORT]["ansible_facts"]["gpu_validate_result"]["checks"]["dcgm"]["status"] == "ok"
+    assert json.loads((tmp_path / "reports" / "dcgm" / ("%s.json" % GUEST)).read_text())["status"] == "ok"
 
 
 def test_the_check_is_off_unless_asked_and_refuses_bad_levels_before_anything_runs(guest, pair, tmp_path):
     rc, results, output = play(tmp_path, guest, [validate(0)])
     assert rc == 0, output[-4000:]
+    assert not (tmp_path / "reports").exists(), "a DCGM verdict was kept where DCGM did not run"
     assert results[REPORT]["ansible_facts"]["gpu_validate_result"]["checks"]["dcgm"] == {
         "status": "skipped", "message": "not checked (gpu_validate_dcgm_level is 0)", "level": 0}
     assert "dcgm_diag" not in results[COMMANDS].get("outcomes", {})

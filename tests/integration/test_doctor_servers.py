@@ -78,9 +78,10 @@ def driver_play(reuse=False):
                        "ansible.builtin.include_role": {"name": "gpuops.vgpu.fabric_manager"}}]}
 
 
-def doctor_plays(lab, tmp_path):
-    with open(DCGM_PASS) as handle:
-        dcgm = {HGX: {"stdout": handle.read(), "level": 2}}
+def doctor_plays(lab, tmp_path, dcgm=None):
+    if dcgm is None:
+        with open(DCGM_PASS) as handle:
+            dcgm = {HGX: {"stdout": handle.read(), "level": 2}}
     return [
         {"name": "Gather", "hosts": "gpu_servers", "gather_facts": False,
          "vars": {"doctor_settings_host": "localhost"},
@@ -159,3 +160,28 @@ def test_the_doctor_passes_the_converged_server_and_names_the_one_without_a_driv
     again = json.loads((alone / "reports" / "doctor.json").read_text())
     assert [(f["object"], f["check"], f["status"]) for f in again["findings"] if f["layer"] == "server"] == [
         (f["object"], f["check"], f["status"]) for f in report["findings"] if f["layer"] == "server"]
+
+
+def test_a_dcgm_verdict_gpu_validate_kept_is_judged_in_a_later_run_and_a_damaged_one_refused(lab, servers, tmp_path):
+    rc, _results, output = run(lab, tmp_path, [driver_play()])
+    assert rc == 0, output[-8000:]
+    # What gpu_validate keeps beside the playbook after DCGM's diagnostic failed on the board in an earlier run.
+    records = tmp_path / "reports" / "dcgm"
+    records.mkdir(parents=True)
+    verdict = {"status": "failed", "level": 2, "version": "4.2.3", "host": HGX, "taken": "2026-11-28T03:10:00Z",
+               "message": "DCGM 4.2.3 level 2: GPU 1 (00000000:3B:00.0) failed memory: Temperature 95 of GPU 1 "
+                          "exceeded user-specified maximum allowed temperature 89",
+               "failures": [{"gpu": "1", "test": "memory"}]}
+    (records / ("%s.json" % HGX)).write_text(json.dumps(verdict))
+    rc, results, output = run(lab, tmp_path, doctor_plays(lab, tmp_path, dcgm={}))
+    assert rc == 0, output[-8000:]
+    report = json.loads((tmp_path / "reports" / "doctor.json").read_text())
+    dcgm = next(f for f in report["findings"] if f["object"] == HGX and f["check"] == "dcgm")
+    assert dcgm["status"] == "FAIL", dcgm
+    assert dcgm["message"].startswith("DCGM failed (gpu_validate at 2026-11-28T03:10:00Z): "), dcgm
+    assert "GPU 1 (00000000:3B:00.0) failed memory" in dcgm["message"], dcgm
+
+    # A record cut short is refused with its file named, before any verdict.
+    (records / ("%s.json" % HGX)).write_text('{"status": "fa')
+    rc, results, output = run(lab, tmp_path, doctor_plays(lab, tmp_path, dcgm={}))
+    assert rc != 0 and "%s.json" % HGX in output and "delete" in output, output[-4000:]

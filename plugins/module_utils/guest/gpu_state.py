@@ -163,14 +163,14 @@ def _vgpu_profile(gpu):
 
 
 def read_topology(guest):
-    """``nvidia-smi topo -m`` and ``nvlink -s`` through the public parsers, as ``nvidia_smi_info`` gives them:
-    ``{"topology", "nvlink"}``, each None where its command failed (its error under ``errors``, as
-    ``topology.topo`` or ``topology.nvlink``). None without a working nvidia-smi."""
+    """``nvidia-smi topo -m``, ``nvlink -s`` and ``topo -p2p rw`` through the public parsers, as ``nvidia_smi_info``
+    gives them: ``{"topology", "nvlink", "p2p"}``, each None where its command failed (its error under ``errors``,
+    as ``topology.topology``, ``topology.nvlink`` or ``topology.p2p``). None without a working nvidia-smi."""
     smi = _smi(guest)
     if not smi.get("present"):
         return None
     found = {}
-    for name in ("topology", "nvlink"):
+    for name in ("topology", "nvlink", "p2p"):
         try:
             found[name] = {}
             for args, parser in GATHER_COMMANDS[name]:

@@ -15,7 +15,7 @@ from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import (
     parse_p2p,
     parse_topology,
 )
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._passthrough_guest import evaluate
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._passthrough_guest import evaluate, from_guest_read
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._passthrough_requests import requests
 
 P2P_PAIR_OK = "\tGPU0\tGPU1\t\n GPU0\tX\tOK\t\n GPU1\tOK\tX\t\n"
@@ -97,3 +97,23 @@ def test_requests_from_the_inventory_and_refusals():
         requests(["g3"], hostvars)
     with pytest.raises(ValueError, match="VM pt-vm-01 is asked for twice"):
         requests(["g1"], hostvars, [{"name": "pt-vm-01", "gpus": 2}])
+
+
+def test_gpu_guest_infos_read_is_judged_like_nvidia_smi_infos_facts():
+    smi = facts("NVIDIA H100 PCIe", read("topo_m_2xH100_pcie_NV12_driver555_TABS2SPACES.txt"),
+                read("nvlink_s_2xH100_pcie_inactive_links_driver555.txt"), P2P_PAIR_OK)
+    guest_read = {"gathered": ["pci", "nvidia_smi", "topology"], "errors": {},
+                  "nvidia_smi": {"present": True, "gpus": smi["gpus"]},
+                  "topology": {"topology": smi["topology"], "nvlink": smi["nvlink"], "p2p": smi["p2p"]}}
+    assert from_guest_read(guest_read) == smi
+    assert evaluate(from_guest_read(guest_read), 2, 2) == evaluate(smi, 2, 2)
+    # A command that failed in the read fails its check with the read's words.
+    guest_read["topology"]["p2p"] = None
+    guest_read["errors"] = {"topology.p2p": {"kind": "error", "msg": "topo -p2p is not supported"}}
+    checks = evaluate(from_guest_read(guest_read), 2, 2)
+    assert checks["p2p"]["status"] == "failed" and "topo -p2p is not supported" in checks["p2p"]["message"]
+    # Without a working driver there is no topology: the GPUs' check fails and names why.
+    down = {"gathered": ["nvidia_smi", "topology"], "errors": {}, "topology": None,
+            "nvidia_smi": {"present": False, "msg": "NVIDIA-SMI has failed"}}
+    assert evaluate(from_guest_read(down), 2, 2)["passthrough_gpus"] == {
+        "status": "failed", "message": "nvidia-smi fails: NVIDIA-SMI has failed"}

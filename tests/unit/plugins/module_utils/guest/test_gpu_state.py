@@ -267,9 +267,11 @@ def test_the_topology_probe_runs_only_when_asked_and_only_with_a_working_driver(
     assert "topology" not in read(fake) and not [call for call in fake.calls if "topo" in call]
     fake.answers["nvidia-smi topo -m"] = (0, read_fixture("topo_m_2xH100_pcie_NV12_driver555_TABS2SPACES.txt"), "")
     fake.answers["nvidia-smi nvlink -s"] = (0, read_fixture("nvlink_s_2xH100_pcie_inactive_links_driver555.txt"), "")
+    fake.answers["nvidia-smi topo -p2p rw"] = (0, read_fixture("topo_p2p_r_2xL4_cns_TRUNCATED_TABS2SPACES.txt"), "")
     state = read(fake, ["topology"])
     assert state["gathered"] == ["topology"] and state["errors"] == {}
     assert state["topology"]["topology"]["nvlink_pairs"] == [{"a": "GPU0", "b": "GPU1", "links": 12}]
+    assert state["topology"]["p2p"]["gpus"] == ["GPU0", "GPU1"]
     assert [link["active"] for link in state["topology"]["nvlink"]["gpus"][0]["links"]][4:6] == [False, False]
     # A command that fails leaves its part None with its error; the other part still answers.
     fake.answers["nvidia-smi topo -m"] = (3, "", "Failed to run topo\n")
