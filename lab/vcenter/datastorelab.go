@@ -4,6 +4,8 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vimfault"
 )
 
 // datastoreLab is the lab as package datastores sees it (datastores.Lab).
@@ -19,9 +21,9 @@ func (d datastoreLab) Logf(format string, args ...interface{}) { d.l.logf(format
 
 func (d datastoreLab) RunTask(obj mo.Reference, name string,
 	fn func() (types.BaseMethodFault, string)) types.ManagedObjectReference {
-	return d.l.runTask(obj, name, func(*simulator.Task) (types.AnyType, *labFault) {
+	return d.l.runTask(obj, name, func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		if fault, msg := fn(); fault != nil {
-			return nil, &labFault{fault: fault, msg: msg}
+			return nil, &vimfault.Fault{Fault: fault, Msg: msg}
 		}
 		return nil, nil
 	})

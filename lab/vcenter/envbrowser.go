@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/vgputypes"
+	"vcsim/vimfault"
 )
 
 // envBrowser is a compute resource's EnvironmentBrowser that also reports the vGPU profiles its hosts offer.
@@ -34,8 +35,8 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 	hosts := b.hosts()
 	if req.Host != nil {
 		if simulator.FindReference(hosts, *req.Host) == nil {
-			f := invalidArgument("host", "%s is not a host of %s", req.Host.Value, b.owner.Value)
-			return &methods.QueryConfigTargetBody{Fault_: f.soap()}
+			f := vimfault.InvalidArgument("host", "%s is not a host of %s", req.Host.Value, b.owner.Value)
+			return &methods.QueryConfigTargetBody{Fault_: f.SOAP()}
 		}
 		hosts = []types.ManagedObjectReference{*req.Host}
 	}

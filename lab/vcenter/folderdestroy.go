@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/soaphttp"
+	"vcsim/vimfault"
 )
 
 // serveUnregisterAndDestroy answers Folder.UnregisterAndDestroy_Task, which the simulator lacks. vSphere Web
@@ -27,7 +28,7 @@ func (l *Lab) serveUnregisterAndDestroy(w http.ResponseWriter, call soaphttp.Cal
 		soaphttp.WriteObjectNotFound(w, call.This)
 		return true
 	}
-	ref := l.runTask(folder, "unregisterAndDestroy", func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := l.runTask(folder, "unregisterAndDestroy", func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		if f := l.checkUnregisterAndDestroy(folder); f != nil {
 			return nil, f
 		}
@@ -40,13 +41,13 @@ func (l *Lab) serveUnregisterAndDestroy(w http.ResponseWriter, call soaphttp.Cal
 	return true
 }
 
-func notSupported() *labFault {
-	return &labFault{fault: &types.NotSupported{}, msg: "The operation is not supported on the object."}
+func notSupported() *vimfault.Fault {
+	return &vimfault.Fault{Fault: &types.NotSupported{}, Msg: "The operation is not supported on the object."}
 }
 
 // checkUnregisterAndDestroy refuses a folder that is not a VM folder, a datacenter's root VM folder, and a subtree
 // that holds a powered-on VM or a vApp.
-func (l *Lab) checkUnregisterAndDestroy(folder *simulator.Folder) *labFault {
+func (l *Lab) checkUnregisterAndDestroy(folder *simulator.Folder) *vimfault.Fault {
 	vmFolder := false
 	for _, kind := range folder.ChildType {
 		vmFolder = vmFolder || kind == "VirtualMachine"
@@ -54,8 +55,8 @@ func (l *Lab) checkUnregisterAndDestroy(folder *simulator.Folder) *labFault {
 	if !vmFolder || folder.Parent == nil || folder.Parent.Type == "Datacenter" {
 		return notSupported()
 	}
-	var walk func(*simulator.Folder) *labFault
-	walk = func(f *simulator.Folder) *labFault {
+	var walk func(*simulator.Folder) *vimfault.Fault
+	walk = func(f *simulator.Folder) *vimfault.Fault {
 		for _, child := range f.ChildEntity {
 			switch obj := simulator.Map.Get(child).(type) {
 			case *simulator.Folder:
@@ -66,7 +67,7 @@ func (l *Lab) checkUnregisterAndDestroy(folder *simulator.Folder) *labFault {
 				return notSupported()
 			default:
 				if vm := l.vm(child); vm != nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn {
-					return &labFault{fault: &types.InvalidState{}, msg: "The operation is not allowed in the current state."}
+					return &vimfault.Fault{Fault: &types.InvalidState{}, Msg: "The operation is not allowed in the current state."}
 				}
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -36,7 +35,7 @@ func newGraphicsManager(h *hostState) *graphicsManager {
 func (m *graphicsManager) UpdateGraphicsConfig(req *vgputypes.UpdateGraphicsConfig) soap.HasFault {
 	body := &methods.UpdateGraphicsConfigBody{}
 	if f := m.host.updateGraphicsConfig(req.Config); f != nil {
-		body.Fault_ = f.soap()
+		body.Fault_ = f.SOAP()
 		return body
 	}
 	m.host.publish()
@@ -58,26 +57,26 @@ func (m *graphicsManager) IsSharedGraphicsActive(req *types.IsSharedGraphicsActi
 
 // updateGraphicsConfig validates the whole request first, then stores it: fields given replace the stored ones,
 // deviceType entries replace the stored entry of the same deviceId.
-func (h *hostState) updateGraphicsConfig(c vgputypes.HostGraphicsConfig) *labFault {
+func (h *hostState) updateGraphicsConfig(c vgputypes.HostGraphicsConfig) *vimfault.Fault {
 	if c.HostDefaultGraphicsType != "" && !lists.Contains(configurableGraphicsTypes, c.HostDefaultGraphicsType) {
-		return invalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
+		return vimfault.InvalidArgument("config.hostDefaultGraphicsType", "%q is not one of %s", c.HostDefaultGraphicsType,
 			strings.Join(configurableGraphicsTypes, ", "))
 	}
 	if c.SharedPassthruAssignmentPolicy != "" && !lists.Contains(assignmentPolicies, c.SharedPassthruAssignmentPolicy) {
-		return invalidArgument("config.sharedPassthruAssignmentPolicy", "%q is not one of %s",
+		return vimfault.InvalidArgument("config.sharedPassthruAssignmentPolicy", "%q is not one of %s",
 			c.SharedPassthruAssignmentPolicy, strings.Join(assignmentPolicies, ", "))
 	}
 	for _, d := range c.DeviceType {
 		if h.gpu(d.DeviceId) == nil {
-			return invalidArgument("config.deviceType.deviceId", "%q is not a graphics device of host %s "+
+			return vimfault.InvalidArgument("config.deviceType.deviceId", "%q is not a graphics device of host %s "+
 				"(its graphics devices: %s)", d.DeviceId, h.name, h.pciIDs())
 		}
 		if !lists.Contains(configurableGraphicsTypes, d.GraphicsType) {
-			return invalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
+			return vimfault.InvalidArgument("config.deviceType.graphicsType", "%q for device %s is not one of %s",
 				d.GraphicsType, d.DeviceId, strings.Join(configurableGraphicsTypes, ", "))
 		}
 		if d.VgpuMode != "" && !lists.Contains(vgputypes.ConfigurableModes, d.VgpuMode) {
-			return invalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
+			return vimfault.InvalidArgument("config.deviceType.vgpuMode", "%q for device %s is not one of %s",
 				d.VgpuMode, d.DeviceId, strings.Join(vgputypes.ConfigurableModes, ", "))
 		}
 		if f := h.gpu(d.DeviceId).modeChangeInUse(d.VgpuMode); f != nil {
@@ -112,7 +111,7 @@ func (h *hostState) updateGraphicsConfig(c vgputypes.HostGraphicsConfig) *labFau
 
 // modeChangeInUse refuses a new vGPU mode for a GPU that runs vGPUs: their placement depends on the mode. The
 // fault and its wording are the lab's choice; how vCenter 8.0.3 answers this is not confirmed.
-func (g *gpuDevice) modeChangeInUse(mode string) *labFault {
+func (g *gpuDevice) modeChangeInUse(mode string) *vimfault.Fault {
 	if len(g.vgpus) == 0 || effectiveMode(mode) == effectiveMode(g.configuredMode()) {
 		return nil
 	}
@@ -122,8 +121,8 @@ func (g *gpuDevice) modeChangeInUse(mode string) *labFault {
 	}
 	reason := fmt.Sprintf("the vGPU mode of device %s cannot change from %s to %s while vGPUs run on it (virtual "+
 		"machines %s)", g.pciID, effectiveMode(g.configuredMode()), effectiveMode(mode), strings.Join(vms, ", "))
-	return &labFault{fault: &types.InvalidState{},
-		msg: "The operation is not allowed in the current state: " + reason + "."}
+	return &vimfault.Fault{Fault: &types.InvalidState{},
+		Msg: "The operation is not allowed in the current state: " + reason + "."}
 }
 
 // effectiveMode is a configured vGPU mode with the default spelled out.
@@ -144,19 +143,3 @@ func deviceTypes(list []vgputypes.HostGraphicsConfigDeviceType) string {
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
-
-// invalidArgument is vCenter's InvalidArgument (vimfault.InvalidArgument) as a lab fault.
-func invalidArgument(property, format string, args ...interface{}) *labFault {
-	f := vimfault.InvalidArgument(property, format, args...)
-	return &labFault{fault: f.Fault, msg: f.Msg}
-}
-
-// labFault is a vSphere fault with the localized message a client shows (vimfault.Fault, in the packages).
-type labFault struct {
-	fault types.BaseMethodFault
-	msg   string
-}
-
-func (f *labFault) Error() string { return f.msg }
-
-func (f *labFault) soap() *soap.Fault { return simulator.Fault(f.msg, f.fault) }

@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/soaphttp"
+	"vcsim/vimfault"
 )
 
 // Host reboot as vCenter runs it (vSphere Web Services API, HostSystem.RebootHost_Task; RebootHostRequestType:
@@ -26,7 +27,7 @@ import (
 
 const (
 	rebootMethod = "RebootHost_Task"
-	// invalidStateMessage is vCenter's text for InvalidState (vim.fault.InvalidState).
+	// invalidStateMessage is vCenter's text for InvalidState (vim.Fault.InvalidState).
 	invalidStateMessage = "The operation is not allowed in the current state."
 )
 
@@ -53,7 +54,7 @@ func (l *Lab) serveHostReboot(w http.ResponseWriter, call soaphttp.Call) bool {
 	if req, ok := l.inflight.(*types.RebootHost_Task); ok {
 		force = req.Force
 	}
-	ref := l.runTask(obj, rebootMethod, func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := l.runTask(obj, rebootMethod, func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		return nil, l.rebootHost(l.host(obj.Self), obj, force)
 	})
 	soaphttp.WriteResponse(w, fmt.Sprintf(`<%sResponse xmlns="urn:vim25"><returnval type="Task">%s</returnval></%sResponse>`,
@@ -62,12 +63,12 @@ func (l *Lab) serveHostReboot(w http.ResponseWriter, call soaphttp.Call) bool {
 }
 
 // rebootHost takes the host down; it comes back after h.rebootDuration (finishReboot).
-func (l *Lab) rebootHost(h *hostState, obj *simulator.HostSystem, force bool) *labFault {
+func (l *Lab) rebootHost(h *hostState, obj *simulator.HostSystem, force bool) *vimfault.Fault {
 	if state := obj.Runtime.ConnectionState; state != types.HostSystemConnectionStateConnected {
 		return invalidHostState(h, "is "+string(state))
 	}
 	if !force && !obj.Runtime.InMaintenanceMode {
-		return &labFault{fault: &types.InvalidState{}, msg: invalidStateMessage}
+		return &vimfault.Fault{Fault: &types.InvalidState{}, Msg: invalidStateMessage}
 	}
 	for _, vm := range h.runningVMs() {
 		ref := vm.Self

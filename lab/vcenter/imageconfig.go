@@ -7,6 +7,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
 // imageConfigManager is a host's HostImageConfigManager (configManager.imageConfigManager): the host image
@@ -44,7 +45,7 @@ func (m *imageConfigManager) UpdateHostImageAcceptanceLevel(
 			return body
 		}
 	}
-	body.Fault_ = invalidArgument("newAcceptanceLevel", "%q is not one of vmware_certified, vmware_accepted, "+
-		"partner, community", req.NewAcceptanceLevel).soap()
+	body.Fault_ = vimfault.InvalidArgument("newAcceptanceLevel", "%q is not one of vmware_certified, vmware_accepted, "+
+		"partner, community", req.NewAcceptanceLevel).SOAP()
 	return body
 }

@@ -21,6 +21,7 @@ import (
 	"vcsim/stats"
 	"vcsim/tagging"
 	"vcsim/vapi"
+	"vcsim/vimfault"
 	"vcsim/vlcm"
 )
 
@@ -70,8 +71,8 @@ type Lab struct {
 
 	// inflight is the decoded request being served, for the task hooks that need its arguments.
 	inflight interface{}
-	// taskMessages holds the localized message of tasks that failed with a lab fault, until the task is patched.
-	taskMessages map[types.ManagedObjectReference]*labFault
+	// taskMessages holds the localized message of tasks that failed with a vimfault.Fault, until the task is patched.
+	taskMessages map[types.ManagedObjectReference]*vimfault.Fault
 
 	// background counts the work that runs outside a request (REST tasks, guest shutdowns); retiring is closed
 	// when a reset replaces the lab (reset.go).
@@ -88,7 +89,7 @@ func NewLab(models *catalog.Catalog) *Lab {
 		chaos:        chaos.New(),
 		hostByRef:    map[types.ManagedObjectReference]*hostState{},
 		vmKnown:      map[types.ManagedObjectReference]bool{},
-		taskMessages: map[types.ManagedObjectReference]*labFault{},
+		taskMessages: map[types.ManagedObjectReference]*vimfault.Fault{},
 		retiring:     make(chan struct{}),
 	}
 	l.clusterSettings = clusters.New(clusterLab{l})
@@ -216,7 +217,7 @@ func (l *Lab) patchTaskMessages() {
 	for ref, f := range l.taskMessages {
 		if task, ok := simulator.Map.Get(ref).(*simulator.Task); ok {
 			l.update(task, types.PropertyChange{
-				Name: "info.error", Val: types.LocalizedMethodFault{Fault: f.fault, LocalizedMessage: f.msg},
+				Name: "info.error", Val: types.LocalizedMethodFault{Fault: f.Fault, LocalizedMessage: f.Msg},
 			})
 		}
 		delete(l.taskMessages, ref)
@@ -225,7 +226,7 @@ func (l *Lab) patchTaskMessages() {
 
 // runTask runs a task on obj that ends with the result of fn, as vCenter's task of that name would.
 func (l *Lab) runTask(obj mo.Reference, name string,
-	fn func(*simulator.Task) (types.AnyType, *labFault)) types.ManagedObjectReference {
+	fn func(*simulator.Task) (types.AnyType, *vimfault.Fault)) types.ManagedObjectReference {
 	task := simulator.CreateTask(obj, name, func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
 		result, f := fn(t)
 		return l.taskResult(t, result, f)
@@ -235,14 +236,14 @@ func (l *Lab) runTask(obj mo.Reference, name string,
 	return ref
 }
 
-// taskResult turns a lab fault into a task error, remembering its message for patchTaskMessages.
-func (l *Lab) taskResult(t *simulator.Task, result types.AnyType, f *labFault) (types.AnyType, types.BaseMethodFault) {
+// taskResult turns a vimfault.Fault into a task error, remembering its message for patchTaskMessages.
+func (l *Lab) taskResult(t *simulator.Task, result types.AnyType, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
 	if f == nil {
 		return result, nil
 	}
-	l.logf("%s %s failed: %s", t.Info.DescriptionId, t.Info.EntityName, f.msg)
+	l.logf("%s %s failed: %s", t.Info.DescriptionId, t.Info.EntityName, f.Msg)
 	l.taskMessages[t.Self] = f
-	return nil, f.fault
+	return nil, f.Fault
 }
 
 func taskSucceeded(ref types.ManagedObjectReference) bool {

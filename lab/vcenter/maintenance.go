@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/settings"
+	"vcsim/vimfault"
 )
 
 // evacuation is one VM leaving a host that enters maintenance mode.
@@ -63,14 +64,14 @@ func (l *Lab) exitMaintenanceMode(t *simulator.Task, original taskRunner) (types
 	return result, fault
 }
 
-func maintenanceFault(h *hostState, format string, args ...interface{}) *labFault {
-	return &labFault{
-		fault: &types.InvalidState{},
-		msg:   fmt.Sprintf("Host %s cannot enter maintenance mode: ", h.name) + fmt.Sprintf(format, args...),
+func maintenanceFault(h *hostState, format string, args ...interface{}) *vimfault.Fault {
+	return &vimfault.Fault{
+		Fault: &types.InvalidState{},
+		Msg:   fmt.Sprintf("Host %s cannot enter maintenance mode: ", h.name) + fmt.Sprintf(format, args...),
 	}
 }
 
-func (l *Lab) planEvacuation(h *hostState, obj *simulator.HostSystem, evacuateOff bool) ([]evacuation, *labFault) {
+func (l *Lab) planEvacuation(h *hostState, obj *simulator.HostSystem, evacuateOff bool) ([]evacuation, *vimfault.Fault) {
 	var running, stopped []*labVM
 	for _, ref := range obj.Vm {
 		if vm := l.vm(ref); vm != nil {
@@ -160,7 +161,7 @@ func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostS
 			trial := cloneLoads(current)
 			chosen, f := l.planMigration(vm, t, trial)
 			if f != nil {
-				reasons = append(reasons, f.msg)
+				reasons = append(reasons, f.Msg)
 				continue
 			}
 			loads[t], e.chosen = trial, chosen

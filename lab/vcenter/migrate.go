@@ -11,6 +11,7 @@ import (
 
 	"vcsim/settings"
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
 // computeResource is the cluster or standalone compute resource a host belongs to, with its hosts and root pool.
@@ -35,16 +36,16 @@ func environmentBrowserOf(cr types.ManagedObjectReference) *types.ManagedObjectR
 	return nil
 }
 
-func invalidHostState(h *hostState, reason string) *labFault {
+func invalidHostState(h *hostState, reason string) *vimfault.Fault {
 	ref := h.ref
-	return &labFault{
-		fault: &types.InvalidHostState{Host: &ref},
-		msg:   fmt.Sprintf("The operation is not allowed in the current state of the host: %s %s.", h.name, reason),
+	return &vimfault.Fault{
+		Fault: &types.InvalidHostState{Host: &ref},
+		Msg:   fmt.Sprintf("The operation is not allowed in the current state of the host: %s %s.", h.name, reason),
 	}
 }
 
 // hostAccepts reports why a host cannot run another VM now (disconnected or in maintenance mode), or nil.
-func (l *Lab) hostAccepts(h *hostState) *labFault {
+func (l *Lab) hostAccepts(h *hostState) *vimfault.Fault {
 	obj := l.hostObject(h.ref)
 	if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 		return invalidHostState(h, "is "+string(obj.Runtime.ConnectionState))
@@ -56,15 +57,15 @@ func (l *Lab) hostAccepts(h *hostState) *labFault {
 }
 
 // powerOnHost moves a powered-off VM to the host PowerOnVM_Task names, which must share its compute resource.
-func (l *Lab) powerOnHost(vm *labVM, target types.ManagedObjectReference) *labFault {
+func (l *Lab) powerOnHost(vm *labVM, target types.ManagedObjectReference) *vimfault.Fault {
 	dst := l.host(target)
 	if dst == nil {
-		return invalidArgument("host", "%s is not a host", target.Value)
+		return vimfault.InvalidArgument("host", "%s is not a host", target.Value)
 	}
 	cr, _, _ := computeResource(l.hostObject(*vm.Runtime.Host))
 	dstCR, _, _ := computeResource(l.hostObject(target))
 	if cr != dstCR {
-		return invalidArgument("host", "host %s is not in the compute resource of virtual machine %s", dst.name,
+		return vimfault.InvalidArgument("host", "host %s is not in the compute resource of virtual machine %s", dst.name,
 			vm.Name)
 	}
 	l.moveVM(vm, target, *vm.ResourcePool)
@@ -77,26 +78,26 @@ func (l *Lab) hotMigrateEnabled() bool {
 }
 
 // planMigration checks that a powered-on VM's vGPUs may move and that the target host can run them.
-func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpuPlacement, *labFault) {
+func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpuPlacement, *vimfault.Fault) {
 	devices := vgpuDevices(vm.Config.Hardware.Device)
 	if !l.hotMigrateEnabled() {
 		d := devices[0]
 		reason := fmt.Sprintf("vGPU vMotion is disabled: the vCenter Server advanced setting %s is false",
 			settings.VGPUHotMigrate)
-		return nil, &labFault{
-			fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
+		return nil, &vimfault.Fault{
+			Fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
 				Fault:            &types.DeviceNotSupported{Device: d.label, Reason: reason},
 				LocalizedMessage: reason,
 			}},
-			msg: fmt.Sprintf("Migration of virtual machine %s is not allowed with its attached device %s "+
+			Msg: fmt.Sprintf("Migration of virtual machine %s is not allowed with its attached device %s "+
 				"(vGPU %s): %s.", vm.Name, d.label, d.profile, reason),
 		}
 	}
 	chosen, why := place(loads, devices, dst.config.SharedPassthruAssignmentPolicy)
 	if why != "" {
-		return nil, &labFault{
-			fault: &types.InsufficientGraphicsResourcesFault{},
-			msg: fmt.Sprintf("Cannot migrate virtual machine %s to host %s: no GPU there can run vGPU %s: %s.",
+		return nil, &vimfault.Fault{
+			Fault: &types.InsufficientGraphicsResourcesFault{},
+			Msg: fmt.Sprintf("Cannot migrate virtual machine %s to host %s: no GPU there can run vGPU %s: %s.",
 				vm.Name, dst.name, devices[0].profile, why),
 		}
 	}
@@ -104,7 +105,7 @@ func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpu
 }
 
 // migrate moves a VM to another host and/or resource pool, by vCenter's rules for vGPU VMs.
-func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference) *labFault {
+func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference) *vimfault.Fault {
 	src := *vm.Runtime.Host
 	srcCR, _, _ := computeResource(l.hostObject(src))
 	if hostRef == nil && poolRef != nil {
@@ -126,10 +127,10 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 	}
 	dst := l.host(dstRef)
 	if dst == nil {
-		return invalidArgument("host", "%s is not a host", dstRef.Value)
+		return vimfault.InvalidArgument("host", "%s is not a host", dstRef.Value)
 	}
 	if a, _ := simobj.Ancestor(dstRef, "Datacenter"); a != l.datacenterOf(vm) {
-		return invalidArgument("host", "host %s is not in the datacenter of virtual machine %s", dst.name, vm.Name)
+		return vimfault.InvalidArgument("host", "host %s is not in the datacenter of virtual machine %s", dst.name, vm.Name)
 	}
 	dstCR, _, rootPool := computeResource(l.hostObject(dstRef))
 	pool := *vm.ResourcePool
@@ -139,7 +140,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 			return f
 		}
 		if owner != dstCR {
-			return invalidArgument("pool", "resource pool %s does not belong to the compute resource of host %s",
+			return vimfault.InvalidArgument("pool", "resource pool %s does not belong to the compute resource of host %s",
 				poolRef.Value, dst.name)
 		}
 		pool = *poolRef
@@ -155,7 +156,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 			return f
 		}
 		if vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0 {
-			var f *labFault
+			var f *vimfault.Fault
 			if chosen, f = l.planMigration(vm, dst, loadsOf(dst)); f != nil {
 				return f
 			}
@@ -174,15 +175,15 @@ func (l *Lab) datacenterOf(vm *labVM) types.ManagedObjectReference {
 	return dc
 }
 
-func (l *Lab) poolOwner(ref types.ManagedObjectReference) (types.ManagedObjectReference, *labFault) {
+func (l *Lab) poolOwner(ref types.ManagedObjectReference) (types.ManagedObjectReference, *vimfault.Fault) {
 	if pool, ok := simulator.Map.Get(ref).(*simulator.ResourcePool); ok {
 		return pool.Owner, nil
 	}
-	return types.ManagedObjectReference{}, invalidArgument("pool", "%s is not a resource pool", ref.Value)
+	return types.ManagedObjectReference{}, vimfault.InvalidArgument("pool", "%s is not a resource pool", ref.Value)
 }
 
 // hostInPool picks the host DRS would pick in another compute resource: the first one that accepts the VM.
-func (l *Lab) hostInPool(vm *labVM, cr types.ManagedObjectReference) (types.ManagedObjectReference, *labFault) {
+func (l *Lab) hostInPool(vm *labVM, cr types.ManagedObjectReference) (types.ManagedObjectReference, *vimfault.Fault) {
 	var hosts []types.ManagedObjectReference
 	switch c := simulator.Map.Get(cr).(type) {
 	case *simulator.ClusterComputeResource:
@@ -200,11 +201,11 @@ func (l *Lab) hostInPool(vm *labVM, cr types.ManagedObjectReference) (types.Mana
 		if f == nil {
 			return ref, nil
 		}
-		reasons = append(reasons, f.msg)
+		reasons = append(reasons, f.Msg)
 	}
-	return types.ManagedObjectReference{}, &labFault{
-		fault: &types.NoCompatibleHost{},
-		msg: fmt.Sprintf("No host in %s is compatible with virtual machine %s: %s", cr.Value, vm.Name,
+	return types.ManagedObjectReference{}, &vimfault.Fault{
+		Fault: &types.NoCompatibleHost{},
+		Msg: fmt.Sprintf("No host in %s is compatible with virtual machine %s: %s", cr.Value, vm.Name,
 			strings.Join(reasons, " ")),
 	}
 }
@@ -250,15 +251,15 @@ func without(refs []types.ManagedObjectReference, ref types.ManagedObjectReferen
 }
 
 // relocate implements RelocateVM_Task for the parts of the spec the lab models: host, pool, datastore and folder.
-func (l *Lab) relocate(ctx *simulator.Context, vm *labVM, spec *types.VirtualMachineRelocateSpec) *labFault {
+func (l *Lab) relocate(ctx *simulator.Context, vm *labVM, spec *types.VirtualMachineRelocateSpec) *vimfault.Fault {
 	var ds *simulator.Datastore
 	if spec.Datastore != nil {
 		ds, _ = simulator.Map.Get(*spec.Datastore).(*simulator.Datastore)
 		if ds == nil {
-			return invalidArgument("spec.datastore", "%s is not a datastore", spec.Datastore.Value)
+			return vimfault.InvalidArgument("spec.datastore", "%s is not a datastore", spec.Datastore.Value)
 		}
 		if dc, _ := simobj.Ancestor(ds.Self, "Datacenter"); dc != l.datacenterOf(vm) {
-			return invalidArgument("spec.datastore", "datastore %s is not in the datacenter of virtual machine %s",
+			return vimfault.InvalidArgument("spec.datastore", "datastore %s is not in the datacenter of virtual machine %s",
 				ds.Name, vm.Name)
 		}
 	}
@@ -270,20 +271,20 @@ func (l *Lab) relocate(ctx *simulator.Context, vm *labVM, spec *types.VirtualMac
 	if ds != nil {
 		host := l.hostObject(*vm.Runtime.Host)
 		if simulator.FindReference(host.Datastore, ds.Self) == nil {
-			return invalidArgument("spec.datastore", "datastore %s is not mounted on host %s", ds.Name, host.Name)
+			return vimfault.InvalidArgument("spec.datastore", "datastore %s is not mounted on host %s", ds.Name, host.Name)
 		}
 		l.update(vm, types.PropertyChange{Name: "datastore", Val: []types.ManagedObjectReference{ds.Self}})
 	}
 	if spec.Folder != nil {
 		folder, ok := simulator.Map.Get(*spec.Folder).(*simulator.Folder)
 		if !ok {
-			return invalidArgument("spec.folder", "%s is not a folder", spec.Folder.Value)
+			return vimfault.InvalidArgument("spec.folder", "%s is not a folder", spec.Folder.Value)
 		}
 		body := folder.MoveIntoFolderTask(ctx, &types.MoveIntoFolder_Task{
 			This: folder.Self, List: []types.ManagedObjectReference{vm.Self},
 		}).(*methods.MoveIntoFolder_TaskBody)
 		if !taskSucceeded(body.Res.Returnval) {
-			return invalidArgument("spec.folder", "folder %s cannot hold virtual machines", folder.Name)
+			return vimfault.InvalidArgument("spec.folder", "folder %s cannot hold virtual machines", folder.Name)
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labapi"
+	"vcsim/vimfault"
 )
 
 // Whole-GPU DirectPath I/O. What vCenter and ESXi check, and where it is documented:
@@ -126,7 +127,7 @@ func (h *hostState) checkPassthruSwitch(id string, enable bool) string {
 
 // checkPassthroughChange refuses passthrough devices added or removed while the VM is not powered off, and static
 // backings that do not name a passthrough-enabled device of the VM's host.
-func (l *Lab) checkPassthroughChange(vm *labVM, spec *types.VirtualMachineConfigSpec) *labFault {
+func (l *Lab) checkPassthroughChange(vm *labVM, spec *types.VirtualMachineConfigSpec) *vimfault.Fault {
 	devices := object.VirtualDeviceList(vm.Config.Hardware.Device)
 	host := l.host(*vm.Runtime.Host)
 	for i, change := range spec.DeviceChange {
@@ -156,9 +157,9 @@ func (l *Lab) checkPassthroughChange(vm *labVM, spec *types.VirtualMachineConfig
 	return nil
 }
 
-func invalidPassthroughSpec(index int, format string, args ...interface{}) *labFault {
+func invalidPassthroughSpec(index int, format string, args ...interface{}) *vimfault.Fault {
 	f := invalidDeviceSpec(index, format, args...)
-	f.fault.(*types.InvalidDeviceSpec).Property = "spec.deviceChange.device.backing"
+	f.Fault.(*types.InvalidDeviceSpec).Property = "spec.deviceChange.device.backing"
 	return f
 }
 
@@ -186,7 +187,7 @@ func (g *gpuDevice) barGB() int64 {
 }
 
 // planPassthrough chooses the host GPU for each passthrough device of a VM that powers on, or says why it cannot.
-func (l *Lab) planPassthrough(vm *labVM, h *hostState) (map[int32]*gpuDevice, *labFault) {
+func (l *Lab) planPassthrough(vm *labVM, h *hostState) (map[int32]*gpuDevice, *vimfault.Fault) {
 	devices := passthroughDevices(vm.Config.Hardware.Device)
 	if len(devices) == 0 {
 		return nil, nil
@@ -249,7 +250,7 @@ func (g *gpuDevice) hardwareLabel() string {
 }
 
 // checkLargeBARs is what vmx needs to map BARs above 16 GB: EFI firmware and a 64-bit MMIO window that holds them.
-func checkLargeBARs(vm *labVM, barGB int64) *labFault {
+func checkLargeBARs(vm *labVM, barGB int64) *vimfault.Fault {
 	if vm.Config.Firmware != string(types.GuestOsDescriptorFirmwareTypeEfi) {
 		return genericVMConfigFault(fmt.Sprintf("%s Virtual machine %s maps %d GB of PCI BARs and boots with %s "+
 			"firmware; BARs above %d GB need EFI firmware.", devicePowerOn, vm.Name, barGB, vm.Config.Firmware,
@@ -299,19 +300,19 @@ func (l *Lab) releasePassthrough(vm *labVM) {
 }
 
 // passthroughMigration refuses moving a running VM that holds passthrough devices to another host.
-func passthroughMigration(vm *labVM) *labFault {
+func passthroughMigration(vm *labVM) *vimfault.Fault {
 	devices := passthroughDevices(vm.Config.Hardware.Device)
 	if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOn || len(devices) == 0 {
 		return nil
 	}
 	d := devices[0]
 	reason := "DirectPath I/O devices cannot migrate with a running virtual machine"
-	return &labFault{
-		fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
+	return &vimfault.Fault{
+		Fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
 			Fault:            &types.DeviceNotSupported{Device: d.label, Reason: reason},
 			LocalizedMessage: reason,
 		}},
-		msg: fmt.Sprintf("Migration of virtual machine %s is not allowed with its attached device %s "+
+		Msg: fmt.Sprintf("Migration of virtual machine %s is not allowed with its attached device %s "+
 			"(PCI passthrough): %s.", vm.Name, d.label, reason),
 	}
 }

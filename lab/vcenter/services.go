@@ -10,6 +10,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/lists"
+	"vcsim/vimfault"
 )
 
 const xorgService = "xorg"
@@ -58,7 +59,7 @@ func (h *hostState) serviceList() []types.HostService {
 	return list
 }
 
-func (h *hostState) service(id string) (*types.HostService, *labFault) {
+func (h *hostState) service(id string) (*types.HostService, *vimfault.Fault) {
 	for i := range h.services {
 		if h.services[i].Key == id {
 			return &h.services[i], nil
@@ -68,15 +69,15 @@ func (h *hostState) service(id string) (*types.HostService, *labFault) {
 	for i, s := range h.services {
 		keys[i] = s.Key
 	}
-	return nil, &labFault{
-		fault: &types.NotFound{},
-		msg: fmt.Sprintf("The object or item referred to could not be found: service %q on host %s (services: %s)",
+	return nil, &vimfault.Fault{
+		Fault: &types.NotFound{},
+		Msg: fmt.Sprintf("The object or item referred to could not be found: service %q on host %s (services: %s)",
 			id, h.name, strings.Join(keys, ", ")),
 	}
 }
 
 // setRunning starts or stops a service; (re)starting xorg applies the graphics configuration.
-func (h *hostState) setRunning(id string, running, restart bool) *labFault {
+func (h *hostState) setRunning(id string, running, restart bool) *vimfault.Fault {
 	s, f := h.service(id)
 	if f != nil {
 		return f
@@ -105,7 +106,7 @@ func (h *hostState) publishServices() {
 func (s *serviceSystem) RestartService(req *types.RestartService) soap.HasFault {
 	body := &methods.RestartServiceBody{}
 	if f := s.host.setRunning(req.Id, true, true); f != nil {
-		body.Fault_ = f.soap()
+		body.Fault_ = f.SOAP()
 		return body
 	}
 	body.Res = &types.RestartServiceResponse{}
@@ -115,7 +116,7 @@ func (s *serviceSystem) RestartService(req *types.RestartService) soap.HasFault 
 func (s *serviceSystem) StartService(req *types.StartService) soap.HasFault {
 	body := &methods.StartServiceBody{}
 	if f := s.host.setRunning(req.Id, true, false); f != nil {
-		body.Fault_ = f.soap()
+		body.Fault_ = f.SOAP()
 		return body
 	}
 	body.Res = &types.StartServiceResponse{}
@@ -125,7 +126,7 @@ func (s *serviceSystem) StartService(req *types.StartService) soap.HasFault {
 func (s *serviceSystem) StopService(req *types.StopService) soap.HasFault {
 	body := &methods.StopServiceBody{}
 	if f := s.host.setRunning(req.Id, false, false); f != nil {
-		body.Fault_ = f.soap()
+		body.Fault_ = f.SOAP()
 		return body
 	}
 	body.Res = &types.StopServiceResponse{}
@@ -141,10 +142,10 @@ func (s *serviceSystem) UpdateServicePolicy(req *types.UpdateServicePolicy) soap
 	body := &methods.UpdateServicePolicyBody{}
 	svc, f := s.host.service(req.Id)
 	if f == nil && !lists.Contains(servicePolicies, req.Policy) {
-		f = invalidArgument("policy", "%q is not one of %s", req.Policy, strings.Join(servicePolicies, ", "))
+		f = vimfault.InvalidArgument("policy", "%q is not one of %s", req.Policy, strings.Join(servicePolicies, ", "))
 	}
 	if f != nil {
-		body.Fault_ = f.soap()
+		body.Fault_ = f.SOAP()
 		return body
 	}
 	svc.Policy = req.Policy

@@ -30,7 +30,7 @@ const sessionProbe = `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope ` 
 	`<_this type="ServiceInstance">ServiceInstance</_this></CurrentTime></soapenv:Body></soapenv:Envelope>`
 
 // refuseWithoutSession answers a lab-served method called without a session as vCenter does: a NotAuthenticated
-// fault naming the object and the System.View privilege (vSphere Web Services API, NotAuthenticated, developer.broadcom.com/xapis/vsphere-web-services-api/7.0u1/vim.fault.NotAuthenticated.html: "thrown when
+// fault naming the object and the System.View privilege (vSphere Web Services API, NotAuthenticated, developer.broadcom.com/xapis/vsphere-web-services-api/7.0u1/vim.Fault.NotAuthenticated.html: "thrown when
 // an operation is denied because the session has not yet successfully logged in"). The session is the
 // simulator's own: the probe carries the request's cookies through the simulator's dispatcher.
 func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter, r *http.Request,

@@ -10,6 +10,7 @@ import (
 
 	"vcsim/catalog"
 	"vcsim/vgputypes"
+	"vcsim/vimfault"
 )
 
 const (
@@ -56,18 +57,18 @@ func deviceLabel(v *types.VirtualDevice) string {
 	return fmt.Sprintf("device %d", v.Key)
 }
 
-func invalidDeviceSpec(index int, format string, args ...interface{}) *labFault {
-	return &labFault{
-		fault: &types.InvalidDeviceSpec{
+func invalidDeviceSpec(index int, format string, args ...interface{}) *vimfault.Fault {
+	return &vimfault.Fault{
+		Fault: &types.InvalidDeviceSpec{
 			InvalidVmConfig: types.InvalidVmConfig{Property: "spec.deviceChange.device.backing.vgpu"},
 			DeviceIndex:     int32(index),
 		},
-		msg: fmt.Sprintf("Invalid configuration for device '%d': %s", index, fmt.Sprintf(format, args...)),
+		Msg: fmt.Sprintf("Invalid configuration for device '%d': %s", index, fmt.Sprintf(format, args...)),
 	}
 }
 
 // checkReconfigure applies vCenter's vGPU rules to a ReconfigVM_Task spec before anything changes.
-func (l *Lab) checkReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) *labFault {
+func (l *Lab) checkReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) *vimfault.Fault {
 	devices := object.VirtualDeviceList(vm.Config.Hardware.Device)
 	after := map[int32]string{} // vGPUs after the change: device key -> profile
 	for _, d := range devices {
@@ -76,7 +77,7 @@ func (l *Lab) checkReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) 
 		}
 	}
 	var added []string
-	var profileFault *labFault
+	var profileFault *vimfault.Fault
 	host := l.host(*vm.Runtime.Host)
 	checkProfile := func(index int, profile string) {
 		if profileFault == nil {
@@ -128,7 +129,7 @@ func (l *Lab) checkReconfigure(vm *labVM, spec *types.VirtualMachineConfigSpec) 
 	return nil
 }
 
-func (l *Lab) checkProfile(host *hostState, index int, profile string) *labFault {
+func (l *Lab) checkProfile(host *hostState, index int, profile string) *vimfault.Fault {
 	if profile == "" {
 		return invalidDeviceSpec(index, "the vGPU backing names no profile")
 	}
@@ -153,15 +154,15 @@ func hostGPUs(h *hostState) string {
 	return h.gpuModels()
 }
 
-func invalidPowerState(requested, existing types.VirtualMachinePowerState) *labFault {
+func invalidPowerState(requested, existing types.VirtualMachinePowerState) *vimfault.Fault {
 	names := map[types.VirtualMachinePowerState]string{
 		types.VirtualMachinePowerStatePoweredOn:  "Powered on",
 		types.VirtualMachinePowerStatePoweredOff: "Powered off",
 		types.VirtualMachinePowerStateSuspended:  "Suspended",
 	}
-	return &labFault{
-		fault: &types.InvalidPowerState{RequestedState: requested, ExistingState: existing},
-		msg:   fmt.Sprintf("The attempted operation cannot be performed in the current state (%s).", names[existing]),
+	return &vimfault.Fault{
+		Fault: &types.InvalidPowerState{RequestedState: requested, ExistingState: existing},
+		Msg:   fmt.Sprintf("The attempted operation cannot be performed in the current state (%s).", names[existing]),
 	}
 }
 
@@ -406,7 +407,7 @@ func place(loads []*gpuLoad, devices []vgpuDevice, policy string) ([]vgpuPlaceme
 }
 
 // planPowerOn checks what vSphere checks when a VM with vGPUs powers on and chooses its GPUs.
-func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]vgpuPlacement, *labFault) {
+func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]vgpuPlacement, *vimfault.Fault) {
 	devices := vgpuDevices(vm.Config.Hardware.Device)
 	if len(devices) == 0 {
 		return nil, nil
@@ -433,14 +434,14 @@ func (l *Lab) planPowerOn(vm *labVM, h *hostState) ([]vgpuPlacement, *labFault) 
 	return chosen, nil
 }
 
-func genericVMConfigFault(reason string) *labFault {
-	return &labFault{fault: &types.GenericVmConfigFault{Reason: reason}, msg: reason}
+func genericVMConfigFault(reason string) *vimfault.Fault {
+	return &vimfault.Fault{Fault: &types.GenericVmConfigFault{Reason: reason}, Msg: reason}
 }
 
-func insufficientGraphics(vm, host, profile, why string) *labFault {
-	return &labFault{
-		fault: &types.InsufficientGraphicsResourcesFault{},
-		msg: fmt.Sprintf("Insufficient graphics resources for vGPU %s of virtual machine %s on host %s: %s.",
+func insufficientGraphics(vm, host, profile, why string) *vimfault.Fault {
+	return &vimfault.Fault{
+		Fault: &types.InsufficientGraphicsResourcesFault{},
+		Msg: fmt.Sprintf("Insufficient graphics resources for vGPU %s of virtual machine %s on host %s: %s.",
 			profile, vm, host, why),
 	}
 }

@@ -120,11 +120,11 @@ func TestVgpuModeChangeRefusedWhileVgpusRun(t *testing.T) {
 	f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{
 		{DeviceId: "0000:5e:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize},
 		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: vgputypes.ModeMixedSize}}})
-	if f == nil || !strings.Contains(f.msg, "0000:3b:00.0 cannot change from sameSize to mixedSize while vGPUs run") {
+	if f == nil || !strings.Contains(f.Msg, "0000:3b:00.0 cannot change from sameSize to mixedSize while vGPUs run") {
 		t.Fatalf("fault %v", f)
 	}
-	if _, ok := f.fault.(*types.InvalidState); !ok || len(h.config.DeviceType) != 0 {
-		t.Errorf("InvalidState and nothing stored: %T %+v", f.fault, h.config.DeviceType)
+	if _, ok := f.Fault.(*types.InvalidState); !ok || len(h.config.DeviceType) != 0 {
+		t.Errorf("InvalidState and nothing stored: %T %+v", f.Fault, h.config.DeviceType)
 	}
 	same := vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{
 		{DeviceId: "0000:3b:00.0", GraphicsType: graphicsShared, VgpuMode: vgputypes.ModeSameSize}}}

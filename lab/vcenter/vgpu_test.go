@@ -125,7 +125,7 @@ func TestGraphicsConfig(t *testing.T) {
 	}
 	for _, b := range bad {
 		f := h.updateGraphicsConfig(b.config)
-		if f == nil || f.fault.(*types.InvalidArgument).InvalidProperty != b.property || !strings.Contains(f.msg, b.property) {
+		if f == nil || f.Fault.(*types.InvalidArgument).InvalidProperty != b.property || !strings.Contains(f.Msg, b.property) {
 			t.Errorf("%+v: fault %v, want InvalidArgument on %s", b.config, f, b.property)
 		}
 	}

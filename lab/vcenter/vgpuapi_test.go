@@ -15,8 +15,8 @@ func TestVgpuMode(t *testing.T) {
 	h := gpuHost(t, "P40", 2)
 	f := h.updateGraphicsConfig(vgputypes.HostGraphicsConfig{DeviceType: []vgputypes.HostGraphicsConfigDeviceType{{
 		DeviceId: "0000:3b:00.0", GraphicsType: graphicsSharedDirect, VgpuMode: "equal"}}})
-	if f == nil || f.fault.(*types.InvalidArgument).InvalidProperty != "config.deviceType.vgpuMode" ||
-		!strings.Contains(f.msg, `"equal" for device 0000:3b:00.0 is not one of sameSize, mixedSize`) {
+	if f == nil || f.Fault.(*types.InvalidArgument).InvalidProperty != "config.deviceType.vgpuMode" ||
+		!strings.Contains(f.Msg, `"equal" for device 0000:3b:00.0 is not one of sameSize, mixedSize`) {
 		t.Errorf("unknown vgpuMode: fault %v", f)
 	}
 	if len(h.config.DeviceType) != 0 {

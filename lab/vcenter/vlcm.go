@@ -35,7 +35,7 @@ func (l vlcmLab) Faults() *faults.Store { return l.faults }
 func (l vlcmLab) EvacuationBlocker(host types.ManagedObjectReference, evacuateOff bool) string {
 	obj, h := l.hostObject(host), l.host(host)
 	if _, f := l.planEvacuation(h, obj, evacuateOff); f != nil {
-		return f.msg
+		return f.Msg
 	}
 	return ""
 }

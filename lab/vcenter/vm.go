@@ -10,6 +10,7 @@ import (
 
 	"vcsim/faults"
 	"vcsim/simobj"
+	"vcsim/vimfault"
 )
 
 const (
@@ -127,8 +128,8 @@ func (vm *labVM) powerChanged() {
 
 func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Task) soap.HasFault {
 	l := vm.lab
-	fail := func(f *labFault) soap.HasFault {
-		ref := l.runTask(vm, "reconfigVm", func(*simulator.Task) (types.AnyType, *labFault) { return nil, f })
+	fail := func(f *vimfault.Fault) soap.HasFault {
+		ref := l.runTask(vm, "reconfigVm", func(*simulator.Task) (types.AnyType, *vimfault.Fault) { return nil, f })
 		return &methods.ReconfigVM_TaskBody{Res: &types.ReconfigVM_TaskResponse{Returnval: ref}}
 	}
 	if injected := l.faults.Take(faults.FailReconfigure, vm.Name, ""); injected != nil {
@@ -178,13 +179,13 @@ func (l *Lab) afterReconfigure(vm *labVM) {
 	)
 }
 
-func systemError(reason string) *labFault {
+func systemError(reason string) *vimfault.Fault {
 	if reason == "" {
 		reason = "fault injected by the lab"
 	}
-	return &labFault{
-		fault: &types.SystemError{Reason: reason},
-		msg:   "A general system error occurred: " + reason,
+	return &vimfault.Fault{
+		Fault: &types.SystemError{Reason: reason},
+		Msg:   "A general system error occurred: " + reason,
 	}
 }
 
@@ -193,8 +194,8 @@ func (vm *labVM) PowerOnVMTask(ctx *simulator.Context, req *types.PowerOnVM_Task
 	if vm.Config.Template || vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn {
 		return vm.VirtualMachine.PowerOnVMTask(ctx, req) // the simulator's own faults
 	}
-	fail := func(f *labFault) soap.HasFault {
-		ref := l.runTask(vm, "powerOn", func(*simulator.Task) (types.AnyType, *labFault) { return nil, f })
+	fail := func(f *vimfault.Fault) soap.HasFault {
+		ref := l.runTask(vm, "powerOn", func(*simulator.Task) (types.AnyType, *vimfault.Fault) { return nil, f })
 		return &methods.PowerOnVM_TaskBody{Res: &types.PowerOnVM_TaskResponse{Returnval: ref}}
 	}
 	if req.Host != nil && *req.Host != *vm.Runtime.Host {
@@ -245,7 +246,7 @@ func (vm *labVM) ShutdownGuest(ctx *simulator.Context, req *types.ShutdownGuest)
 	l := vm.lab
 	body := &methods.ShutdownGuestBody{}
 	if state := vm.Runtime.PowerState; state != types.VirtualMachinePowerStatePoweredOn {
-		body.Fault_ = invalidPowerState(types.VirtualMachinePowerStatePoweredOn, state).soap()
+		body.Fault_ = invalidPowerState(types.VirtualMachinePowerStatePoweredOn, state).SOAP()
 		return body
 	}
 	body.Res = &types.ShutdownGuestResponse{}
@@ -276,7 +277,7 @@ func (l *Lab) finishShutdown(ctx *simulator.Context, ref types.ManagedObjectRefe
 
 func (vm *labVM) MigrateVMTask(ctx *simulator.Context, req *types.MigrateVM_Task) soap.HasFault {
 	l := vm.lab
-	ref := l.runTask(vm, "migrate", func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := l.runTask(vm, "migrate", func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		if req.State != "" && req.State != vm.Runtime.PowerState {
 			return nil, invalidPowerState(req.State, vm.Runtime.PowerState)
 		}
@@ -287,7 +288,7 @@ func (vm *labVM) MigrateVMTask(ctx *simulator.Context, req *types.MigrateVM_Task
 
 func (vm *labVM) RelocateVMTask(ctx *simulator.Context, req *types.RelocateVM_Task) soap.HasFault {
 	l := vm.lab
-	ref := l.runTask(vm, "relocate", func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := l.runTask(vm, "relocate", func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		return nil, l.relocate(ctx, vm, &req.Spec)
 	})
 	return &methods.RelocateVM_TaskBody{Res: &types.RelocateVM_TaskResponse{Returnval: ref}}

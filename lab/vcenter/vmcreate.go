@@ -15,6 +15,7 @@ import (
 	"vcsim/simobj"
 	"vcsim/soaphttp"
 	"vcsim/topology"
+	"vcsim/vimfault"
 )
 
 func init() { hookedMethods["CreateVM_Task"] = true }
@@ -26,7 +27,7 @@ func init() { hookedMethods["CreateVM_Task"] = true }
 // browser lists (simulator.GuestID).
 func (l *Lab) createVMTask(t *simulator.Task, original taskRunner) (types.AnyType, types.BaseMethodFault) {
 	if req, ok := l.inflight.(*types.CreateVM_Task); ok && req.Config.GuestId != "" && !topology.KnownGuestID(req.Config.GuestId) {
-		return l.taskResult(t, nil, invalidArgument("configSpec.guestId", "%s is not a guest OS identifier",
+		return l.taskResult(t, nil, vimfault.InvalidArgument("configSpec.guestId", "%s is not a guest OS identifier",
 			req.Config.GuestId))
 	}
 	result, fault := newVMToolsRecord(t, original)

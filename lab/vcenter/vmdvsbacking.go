@@ -7,6 +7,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/dvs"
+	"vcsim/vimfault"
 )
 
 // dvPortBackings checks the NICs a ReconfigVM_Task spec puts on a distributed port group: vCenter asks that the
@@ -14,7 +15,7 @@ import (
 // every host of its cluster as the simulator does. It returns the fault to answer, or a function that lets the
 // simulator's own check pass for the spec's switches and must be called once the simulator is done. The fault's
 // wording is vCenter's InvalidArgument for the property named; the exact fault vCenter gives here is not confirmed.
-func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*labFault, func()) {
+func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*vimfault.Fault, func()) {
 	host := l.hostObject(*vm.Runtime.Host)
 	if host == nil {
 		return nil, func() {}
@@ -41,8 +42,8 @@ func (l *Lab) dvPortBackings(vm *labVM, spec *types.VirtualMachineConfigSpec) (*
 		}
 		if simulator.FindReference(dvs.Summary.HostMember, host.Self) == nil {
 			undo()
-			return &labFault{fault: &types.InvalidArgument{InvalidProperty: "spec.deviceChange.device.port.switchUuid"},
-				msg: fmt.Sprintf("A specified parameter was not correct: spec.deviceChange.device.port.switchUuid "+
+			return &vimfault.Fault{Fault: &types.InvalidArgument{InvalidProperty: "spec.deviceChange.device.port.switchUuid"},
+				Msg: fmt.Sprintf("A specified parameter was not correct: spec.deviceChange.device.port.switchUuid "+
 					"(host %s is not a member of the distributed switch %s)", host.Name, dvs.Name)}, func() {}
 		}
 		members := dvs.Summary.HostMember

@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/vimfault"
 )
 
 // newestHardwareVersion is the newest of esxiHardwareVersions (hardwareversions.go), vSphere 8.0 U2's.
@@ -26,24 +28,24 @@ func hardwareNumber(key string) (int, bool) {
 // VM InvalidPowerState, the faults UpgradeVM_Task declares.
 func (vm *labVM) UpgradeVMTask(ctx *simulator.Context, req *types.UpgradeVM_Task) soap.HasFault {
 	l := vm.lab
-	ref := l.runTask(vm, "upgradeVm", func(*simulator.Task) (types.AnyType, *labFault) {
+	ref := l.runTask(vm, "upgradeVm", func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		target := newestHardwareVersion
 		if req.Version != "" {
 			n, ok := hardwareNumber(req.Version)
 			if !ok || n > newestHardwareVersion {
-				return nil, &labFault{fault: &types.NotSupported{},
-					msg: fmt.Sprintf("The operation is not supported on the object: hardware version %s", req.Version)}
+				return nil, &vimfault.Fault{Fault: &types.NotSupported{},
+					Msg: fmt.Sprintf("The operation is not supported on the object: hardware version %s", req.Version)}
 			}
 			target = n
 		}
 		if vm.Runtime.PowerState != types.VirtualMachinePowerStatePoweredOff {
-			return nil, &labFault{fault: &types.InvalidPowerState{RequestedState: types.VirtualMachinePowerStatePoweredOff,
+			return nil, &vimfault.Fault{Fault: &types.InvalidPowerState{RequestedState: types.VirtualMachinePowerStatePoweredOff,
 				ExistingState: vm.Runtime.PowerState},
-				msg: "The attempted operation cannot be performed in the current state (Powered on)."}
+				Msg: "The attempted operation cannot be performed in the current state (Powered on)."}
 		}
 		if current, ok := hardwareNumber(vm.Config.Version); ok && target <= current {
-			return nil, &labFault{fault: &types.AlreadyUpgraded{},
-				msg: "Virtual machine compatibility is already up-to-date."}
+			return nil, &vimfault.Fault{Fault: &types.AlreadyUpgraded{},
+				Msg: "Virtual machine compatibility is already up-to-date."}
 		}
 		key := hardwareKey(target)
 		vm.Config.Version = key
