@@ -10,6 +10,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/gpu"
 )
 
 // fetchCall is the SOAP exchange of PropertyCollector.Fetch, which govmomi has no public method for.
@@ -75,7 +77,7 @@ func TestHostConfigManagers(t *testing.T) {
 	seen := map[types.ManagedObjectReference]bool{}
 	for _, h := range tl.hosts {
 		var host mo.HostSystem
-		if err := object.NewHostSystem(c.Client, h.ref).Properties(ctx, h.ref,
+		if err := object.NewHostSystem(c.Client, h.Ref).Properties(ctx, h.Ref,
 			[]string{"configManager", "hardware.pciDevice", "config.pciPassthruInfo"}, &host); err != nil {
 			t.Fatal(err)
 		}
@@ -83,13 +85,13 @@ func TestHostConfigManagers(t *testing.T) {
 		for _, ref := range []*types.ManagedObjectReference{cm.VsanSystem, cm.PciPassthruSystem, cm.CpuScheduler,
 			cm.VmotionSystem, cm.HealthStatusSystem, cm.DateTimeSystem, cm.PowerSystem} {
 			if ref == nil || seen[*ref] {
-				t.Fatalf("host %s: manager %v missing or shared with another host", h.name, ref)
+				t.Fatalf("host %s: manager %v missing or shared with another host", h.Name, ref)
 			}
 			seen[*ref] = true
 			var content []types.ObjectContent
 			if err := property.DefaultCollector(c.Client).Retrieve(ctx, []types.ManagedObjectReference{*ref}, nil,
 				&content); err != nil {
-				t.Errorf("host %s: %s answers %v", h.name, ref, err)
+				t.Errorf("host %s: %s answers %v", h.Name, ref, err)
 			}
 		}
 		status, err := methods.QueryHostStatus(ctx, c, &types.QueryHostStatus{This: *cm.VsanSystem})
@@ -97,7 +99,7 @@ func TestHostConfigManagers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s := status.Returnval; s.Health != "unknown" || s.NodeState.State != "disabled" || s.Uuid != "" {
-			t.Errorf("host %s: vSAN status %+v, want a host without vSAN", h.name, s)
+			t.Errorf("host %s: vSAN status %+v, want a host without vSAN", h.Name, s)
 		}
 
 		passthru := map[string]*types.HostPciPassthruInfo{}
@@ -105,20 +107,20 @@ func TestHostConfigManagers(t *testing.T) {
 			passthru[p.GetHostPciPassthruInfo().Id] = p.GetHostPciPassthruInfo()
 		}
 		if len(passthru) != len(host.Hardware.PciDevice) {
-			t.Errorf("host %s: %d passthrough entries for %d PCI devices", h.name, len(passthru),
+			t.Errorf("host %s: %d passthrough entries for %d PCI devices", h.Name, len(passthru),
 				len(host.Hardware.PciDevice))
 		}
 		for _, d := range host.Hardware.PciDevice {
 			p := passthru[d.Id]
 			switch {
 			case p == nil:
-				t.Errorf("host %s: no passthrough entry for %s", h.name, d.Id)
-			case d.VendorId == int16(uint16(nvidiaVendorID)) && !p.PassthruCapable:
-				t.Errorf("host %s: GPU %s not passthrough capable", h.name, d.Id)
+				t.Errorf("host %s: no passthrough entry for %s", h.Name, d.Id)
+			case d.VendorId == int16(uint16(gpu.NVIDIAVendorID)) && !p.PassthruCapable:
+				t.Errorf("host %s: GPU %s not passthrough capable", h.Name, d.Id)
 			case uint16(d.ClassId)>>8 == pciClassBridge && p.PassthruCapable:
-				t.Errorf("host %s: bridge %s passthrough capable", h.name, d.Id)
+				t.Errorf("host %s: bridge %s passthrough capable", h.Name, d.Id)
 			case p.PassthruEnabled || p.PassthruActive || p.DependentDevice != d.Id:
-				t.Errorf("host %s: device %s starts as %+v", h.name, d.Id, p)
+				t.Errorf("host %s: device %s starts as %+v", h.Name, d.Id, p)
 			}
 		}
 		var system mo.HostPciPassthruSystem
@@ -126,7 +128,7 @@ func TestHostConfigManagers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(system.PciPassthruInfo) != len(passthru) {
-			t.Errorf("host %s: pciPassthruSystem lists %d devices, config %d", h.name, len(system.PciPassthruInfo),
+			t.Errorf("host %s: pciPassthruSystem lists %d devices, config %d", h.Name, len(system.PciPassthruInfo),
 				len(passthru))
 		}
 	}

@@ -27,9 +27,9 @@ type pciPassthruSystem struct {
 func newPciPassthruSystem(h *hostState, devices []types.HostPciDevice) *pciPassthruSystem {
 	s := &pciPassthruSystem{}
 	s.Self = types.ManagedObjectReference{Type: "HostPciPassthruSystem",
-		Value: "pciPassthruSystem-" + simobj.Number(h.ref)}
+		Value: "pciPassthruSystem-" + simobj.Number(h.Ref)}
 	s.PciPassthruInfo = pciPassthruInfo(devices)
-	s.host, s.state = h.ref, h
+	s.host, s.state = h.Ref, h
 	return s
 }
 
@@ -56,7 +56,7 @@ func (s *pciPassthruSystem) UpdatePassthruConfig(ctx *simulator.Context, req *ty
 			return &methods.UpdatePassthruConfigBody{Fault_: simulator.Fault(
 				"Failed to update passthrough configuration: device "+config.Id+" "+reason, &types.HostConfigFault{})}
 		}
-		if reason := s.state.checkPassthruSwitch(config.Id, config.PassthruEnabled); reason != "" {
+		if reason := s.state.CheckPassthruSwitch(config.Id, config.PassthruEnabled); reason != "" {
 			return &methods.UpdatePassthruConfigBody{Fault_: simulator.Fault(
 				"Failed to update passthrough configuration: device "+config.Id+" "+reason, &types.HostConfigFault{})}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/gpu"
 	"vcsim/vgputypes"
 	"vcsim/vimfault"
 )
@@ -52,7 +53,7 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 			continue
 		}
 		states = append(states, h)
-		for _, p := range h.profiles {
+		for _, p := range h.Profiles {
 			if seen[p] {
 				continue
 			}
@@ -66,7 +67,7 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 	}
 	return &vgputypes.QueryConfigTargetBody{Res: &vgputypes.QueryConfigTargetResponse{Returnval: &vgputypes.ConfigTarget{
 		ConfigTarget:    *body.Res.Returnval,
-		VgpuDeviceInfo:  vgpuDeviceInfo(states),
-		VgpuProfileInfo: vgpuProfileInfo(states),
+		VgpuDeviceInfo:  gpu.VGPUDeviceInfo(gpuHosts(states)),
+		VgpuProfileInfo: gpu.VGPUProfileInfo(gpuHosts(states)),
 	}}}
 }

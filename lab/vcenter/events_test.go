@@ -53,8 +53,8 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 	tl, c := startConnectedLab(t, eventsTopology)
 	ctx := context.Background()
 	h := tl.hosts[0]
-	host := object.NewHostSystem(c.Client, h.ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	host := object.NewHostSystem(c.Client, h.Ref)
+	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
 	maintenance := []string{"EnteringMaintenanceModeEvent", "EnteredMaintenanceModeEvent", "ExitMaintenanceModeEvent"}
 
 	if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
@@ -74,14 +74,14 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 	}
 	for _, e := range events {
 		ev := e.GetEvent()
-		if ev.UserName != "lab" || ev.Host == nil || ev.Host.Host != h.ref || ev.Host.Name != "esxi-41" ||
+		if ev.UserName != "lab" || ev.Host == nil || ev.Host.Host != h.Ref || ev.Host.Name != "esxi-41" ||
 			ev.ComputeResource == nil || ev.ComputeResource.Name != "hpc" || ev.Datacenter == nil ||
 			ev.Datacenter.Name != "dc" || ev.FullFormattedMessage == "" {
 			t.Fatalf("the event names the user, host, cluster and datacenter: %+v", ev)
 		}
 	}
 	other := queryEvents(t, c, types.EventFilterSpec{Entity: &types.EventFilterSpecByEntity{
-		Entity: tl.hosts[1].ref, Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: maintenance})
+		Entity: tl.hosts[1].Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: maintenance})
 	if len(other) != 0 {
 		t.Fatalf("the other host has no maintenance events: %v", eventNames(other))
 	}
@@ -97,8 +97,8 @@ func TestQueryEventsHonoursTheWholeFilter(t *testing.T) {
 	tl, c := startConnectedLab(t, eventsTopology)
 	ctx := context.Background()
 	h := tl.hosts[0]
-	host := object.NewHostSystem(c.Client, h.ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	host := object.NewHostSystem(c.Client, h.Ref)
+	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
 	exit := []string{"ExitMaintenanceModeEvent"}
 	cycle := func() {
 		if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {

@@ -94,13 +94,13 @@ func TestFolderUnregisterAndDestroy(t *testing.T) {
 		}
 	}
 	var host mo.HostSystem
-	if err := object.NewCommon(c.Client, tl.hosts[0].ref).Properties(ctx, tl.hosts[0].ref, []string{"vm"},
+	if err := object.NewCommon(c.Client, tl.hosts[0].Ref).Properties(ctx, tl.hosts[0].Ref, []string{"vm"},
 		&host); err != nil {
 		t.Fatal(err)
 	}
 	for _, ref := range host.Vm {
 		if ref == vm1.Reference() {
-			t.Errorf("host %s still lists the unregistered VM", tl.hosts[0].name)
+			t.Errorf("host %s still lists the unregistered VM", tl.hosts[0].Name)
 		}
 	}
 }

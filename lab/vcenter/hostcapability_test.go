@@ -16,13 +16,13 @@ func TestHostCapability(t *testing.T) {
 	}
 	for _, h := range tl.hosts {
 		var host mo.HostSystem
-		if err := c.RetrieveOne(context.Background(), h.ref, []string{"capability"}, &host); err != nil {
+		if err := c.RetrieveOne(context.Background(), h.Ref, []string{"capability"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		hc := host.Capability
 		if hc == nil || !hc.VmotionSupported || !hc.MaintenanceModeSupported || !isTrue(hc.VmDirectPathGen2Supported) ||
 			hc.MaxRunningVMs == 0 {
-			t.Errorf("host %s capability: %+v", h.name, hc)
+			t.Errorf("host %s capability: %+v", h.Name, hc)
 		}
 	}
 }

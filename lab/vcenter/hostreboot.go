@@ -75,11 +75,11 @@ func (l *Lab) rebootHost(h *hostState, obj *simulator.HostSystem, force bool) *v
 		l.as(ref, func() {
 			vm.PowerOffVMTask(l.ctx, &types.PowerOffVM_Task{This: ref})
 		})
-		l.logf("host %s: VM %s powered off by the host's reboot", h.name, vm.Name)
+		l.logf("host %s: VM %s powered off by the host's reboot", h.Name, vm.Name)
 	}
 	l.setHostConnection(obj, types.HostSystemConnectionStateNotResponding,
 		types.VirtualMachineConnectionStateDisconnected)
-	l.logf("host %s: rebooting (back in %s)", h.name, h.rebootDuration)
+	l.logf("host %s: rebooting (back in %s)", h.Name, h.rebootDuration)
 	l.later(h.rebootDuration, func() { l.finishReboot(h, obj) })
 	return nil
 }
@@ -97,7 +97,7 @@ func (l *Lab) finishReboot(h *hostState, obj *simulator.HostSystem) {
 	l.update(obj, types.PropertyChange{Name: "runtime.bootTime", Val: &now})
 	l.setHostConnection(obj, types.HostSystemConnectionStateConnected, types.VirtualMachineConnectionStateConnected)
 	h.reboots++
-	l.logf("host %s: back from its reboot", h.name)
+	l.logf("host %s: back from its reboot", h.Name)
 }
 
 // setHostConnection sets the connection state of a host and of its VMs.

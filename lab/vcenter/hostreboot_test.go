@@ -31,17 +31,17 @@ func TestPassthroughWaitsForTheHostsReboot(t *testing.T) {
 	ctx := context.Background()
 	h, other := tl.hosts[0], tl.hosts[1]
 	var hs mo.HostSystem
-	host := object.NewHostSystem(c.Client, h.ref)
-	if err := host.Properties(ctx, h.ref, []string{"capability"}, &hs); err != nil {
+	host := object.NewHostSystem(c.Client, h.Ref)
+	if err := host.Properties(ctx, h.Ref, []string{"capability"}, &hs); err != nil {
 		t.Fatal(err)
 	}
 	if r := hs.Capability.DeviceRebindWithoutRebootSupported; r == nil || *r {
 		t.Fatalf("a host that needs a reboot says so in its capability: %v", r)
 	}
-	if err := setPassthru(ctx, c, h, true, h.gpus[0].pciID); err != nil {
+	if err := setPassthru(ctx, c, h, true, h.GPUs[0].PciID); err != nil {
 		t.Fatal(err)
 	}
-	if err := setPassthru(ctx, c, other, true, other.gpus[0].pciID); err != nil {
+	if err := setPassthru(ctx, c, other, true, other.GPUs[0].PciID); err != nil {
 		t.Fatal(err)
 	}
 	before := tl.state(t)
@@ -83,12 +83,12 @@ func TestPassthroughWaitsForTheHostsReboot(t *testing.T) {
 	if back.VMs[0].PowerState != "poweredOff" {
 		t.Fatalf("the VM stays powered off: %s", back.VMs[0].PowerState)
 	}
-	if err := host.Properties(ctx, h.ref, []string{"config.pciPassthruInfo", "runtime"}, &hs); err != nil {
+	if err := host.Properties(ctx, h.Ref, []string{"config.pciPassthruInfo", "runtime"}, &hs); err != nil {
 		t.Fatal(err)
 	}
 	active := false
 	for _, info := range hs.Config.PciPassthruInfo {
-		if e := info.GetHostPciPassthruInfo(); e.Id == h.gpus[0].pciID {
+		if e := info.GetHostPciPassthruInfo(); e.Id == h.GPUs[0].PciID {
 			active = e.PassthruActive
 		}
 	}
@@ -101,7 +101,7 @@ func TestPassthroughWaitsForTheHostsReboot(t *testing.T) {
 func TestRebootInMaintenanceModeNeedsNoForce(t *testing.T) {
 	tl, c := startConnectedLab(t, rebootTopology)
 	ctx := context.Background()
-	host := object.NewHostSystem(c.Client, tl.hosts[1].ref)
+	host := object.NewHostSystem(c.Client, tl.hosts[1].Ref)
 	if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
 		t.Fatal(err)
 	}

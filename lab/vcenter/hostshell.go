@@ -9,9 +9,6 @@ import (
 	"vcsim/topology"
 )
 
-// An idle passive datacenter GPU in a cooled server; the value is the lab's choice.
-const idleTemperatureC = 34
-
 func eccWord(on bool) string {
 	if on {
 		return topology.ECCEnabled
@@ -25,7 +22,7 @@ func (h *hostState) linkGPUs(sets [][]int) {
 		for _, i := range set {
 			for _, j := range set {
 				if i != j {
-					h.gpus[i].nvlinkPeers = append(h.gpus[i].nvlinkPeers, h.gpus[j])
+					h.GPUs[i].NVLinkPeers = append(h.GPUs[i].NVLinkPeers, h.GPUs[j])
 				}
 			}
 		}
@@ -34,10 +31,10 @@ func (h *hostState) linkGPUs(sets [][]int) {
 
 func (h *hostState) nvlinkPairs() [][]string {
 	pairs := [][]string{}
-	for _, g := range h.gpus {
-		for _, peer := range g.nvlinkPeers {
-			if g.bus < peer.bus {
-				pairs = append(pairs, []string{g.pciID, peer.pciID})
+	for _, g := range h.GPUs {
+		for _, peer := range g.NVLinkPeers {
+			if g.Bus < peer.Bus {
+				pairs = append(pairs, []string{g.PciID, peer.PciID})
 			}
 		}
 	}

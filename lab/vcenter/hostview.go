@@ -16,8 +16,8 @@ func (l hostdLab) Unlock() { l.mu.Unlock() }
 
 func (l hostdLab) HostNamed(name string) (types.ManagedObjectReference, bool) {
 	for _, h := range l.hosts {
-		if strings.ToLower(h.name) == name {
-			return h.ref, true
+		if strings.ToLower(h.Name) == name {
+			return h.Ref, true
 		}
 	}
 	return types.ManagedObjectReference{}, false

@@ -79,7 +79,7 @@ func TestAutoStartThroughTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen mo.HostSystem
-	if err := property.DefaultCollector(vc.Client).RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.autoStart"},
+	if err := property.DefaultCollector(vc.Client).RetrieveOne(ctx, tl.hosts[0].Ref, []string{"config.autoStart"},
 		&seen); err != nil {
 		t.Fatal(err)
 	}

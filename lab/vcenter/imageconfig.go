@@ -24,7 +24,7 @@ type imageConfigManager struct {
 func newImageConfigManager(h *hostState) *imageConfigManager {
 	m := &imageConfigManager{acceptance: string(types.HostImageAcceptanceLevelPartner), host: h}
 	m.Self = types.ManagedObjectReference{Type: "HostImageConfigManager",
-		Value: "imageConfigManager-" + simobj.Number(h.ref)}
+		Value: "imageConfigManager-" + simobj.Number(h.Ref)}
 	return m
 }
 

@@ -171,7 +171,7 @@ func (l *Lab) addHost(ctx context.Context, c *vim25.Client, spec *topology.HostS
 	obj := l.hostObject(ref)
 	h := newHostState(l, ref, spec.Name, spec.GPUs, l.catalog)
 	h.linkGPUs(spec.NVLink)
-	h.addNVSwitches(spec.NVSwitches)
+	h.AddNVSwitches(spec.NVSwitches)
 	h.rebindNeedsReboot, h.rebootDuration = spec.PassthroughNeedsReboot, spec.RebootDuration()
 	hostnet.AddPhysicalNics(obj, spec.NICs)
 	l.attachHost(h, obj)
@@ -254,7 +254,7 @@ func (l *Lab) wrapSimulatorObjects() {
 		l.wrapBrowser(*cluster.EnvironmentBrowser, ref)
 	}
 	for _, h := range l.hosts {
-		if cr, _, _ := computeResource(l.hostObject(h.ref)); cr.Type == "ComputeResource" {
+		if cr, _, _ := computeResource(l.hostObject(h.Ref)); cr.Type == "ComputeResource" {
 			l.wrapBrowser(*environmentBrowserOf(cr), cr)
 		}
 	}

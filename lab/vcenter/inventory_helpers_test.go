@@ -34,7 +34,7 @@ func startLabHostManager(t *testing.T, path string) (*testLab, *govmomi.Client, 
 		t.Fatal(err)
 	}
 	var content []types.ObjectContent
-	if err := c.PropertyCollector().Retrieve(context.Background(), []types.ManagedObjectReference{tl.hosts[0].ref},
+	if err := c.PropertyCollector().Retrieve(context.Background(), []types.ManagedObjectReference{tl.hosts[0].Ref},
 		[]string{path}, &content); err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ func (l *Lab) host(ref types.ManagedObjectReference) *hostState {
 // attachHost registers a host's GPU devices, graphics manager, service system and other managers with the simulator.
 func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	hw := *obj.Hardware
-	hw.PciDevice = append(append([]types.HostPciDevice(nil), obj.Hardware.PciDevice...), h.pciDevices()...)
+	hw.PciDevice = append(append([]types.HostPciDevice(nil), obj.Hardware.PciDevice...), h.PCIDevices()...)
 	obj.Hardware = &hw
 
 	h.graphics = newGraphicsManager(h)
@@ -167,14 +167,14 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	product := esxiAbout(obj.Config.Product)
 	obj.Config.Product = product
 	obj.Summary.Config.Product = &product
-	obj.Config.GraphicsInfo = h.graphicsInfo()
-	obj.Config.GraphicsConfig = h.graphicsConfig()
-	obj.Config.SharedPassthruGpuTypes = h.profileList()
-	obj.Config.SharedGpuCapabilities = h.sharedGpuCapabilities()
+	obj.Config.GraphicsInfo = h.GraphicsInfo()
+	obj.Config.GraphicsConfig = h.GraphicsConfig()
+	obj.Config.SharedPassthruGpuTypes = h.ProfileList()
+	obj.Config.SharedGpuCapabilities = h.SharedGpuCapabilities()
 	obj.Config.Service = &types.HostServiceInfo{Service: h.serviceList()}
 
 	l.hosts = append(l.hosts, h)
-	l.hostByRef[h.ref] = h
+	l.hostByRef[h.Ref] = h
 }
 
 // vm returns a VM as the lab's VirtualMachine, adopting VMs the simulator created after start (CreateVM_Task,
@@ -192,7 +192,7 @@ func (l *Lab) vm(ref types.ManagedObjectReference) *labVM {
 // allVMs returns the lab's VMs in the order they were created, picking up VMs created through the API.
 func (l *Lab) allVMs() []*labVM {
 	for _, h := range l.hosts {
-		if obj := l.hostObject(h.ref); obj != nil {
+		if obj := l.hostObject(h.Ref); obj != nil {
 			for _, ref := range obj.Vm {
 				l.vm(ref)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"vcsim/chaos"
 	"vcsim/faults"
+	"vcsim/gpu"
 	"vcsim/labapi"
 	"vcsim/settings"
 	"vcsim/simobj"
@@ -48,31 +49,31 @@ func (l labapiLab) ChangeGPUs(c labapi.GPUChange) (labapi.Host, error) {
 	defer l.mu.Unlock()
 	var host *hostState
 	for _, h := range l.hosts {
-		if h.name == c.Host {
+		if h.Name == c.Host {
 			host = h
 		}
 	}
 	if host == nil {
 		return labapi.Host{}, fmt.Errorf("no host %q in the lab", c.Host)
 	}
-	gpus := host.gpus
+	gpus := host.GPUs
 	if c.PciID != "" {
-		g := host.gpu(c.PciID)
+		g := host.GPU(c.PciID)
 		if g == nil {
-			return labapi.Host{}, fmt.Errorf("host %s has no GPU %q (it has %s)", c.Host, c.PciID, host.pciIDs())
+			return labapi.Host{}, fmt.Errorf("host %s has no GPU %q (it has %s)", c.Host, c.PciID, host.PCIIDs())
 		}
-		gpus = []*gpuDevice{g}
+		gpus = []*gpu.Device{g}
 	}
 	for _, g := range gpus {
 		if c.TemperatureC != nil {
-			g.temperatureC = *c.TemperatureC
+			g.TemperatureC = *c.TemperatureC
 		}
 		if c.ECCMode != "" {
-			g.ecc = c.ECCMode == topology.ECCEnabled
+			g.ECC = c.ECCMode == topology.ECCEnabled
 		}
-		l.logf("host %s: GPU %s now at %d C, ECC %s", host.name, g.pciID, g.temperatureC, eccWord(g.ecc))
+		l.logf("host %s: GPU %s now at %d C, ECC %s", host.Name, g.PciID, g.TemperatureC, eccWord(g.ECC))
 	}
-	return host.state(l.hostObject(host.ref)), nil
+	return host.state(l.hostObject(host.Ref)), nil
 }
 
 func (l labapiLab) DepotFiles() http.Handler { return l.vlcm.DepotFiles() }
@@ -114,7 +115,7 @@ func (l *Lab) state() labapi.State {
 	vms := l.allVMs()
 	s.Hosts = make([]labapi.Host, 0, len(l.hosts))
 	for _, h := range l.hosts {
-		if obj := l.hostObject(h.ref); obj != nil {
+		if obj := l.hostObject(h.Ref); obj != nil {
 			s.Hosts = append(s.Hosts, h.state(obj))
 		}
 	}
@@ -154,7 +155,7 @@ func (h *hostState) state(obj *simulator.HostSystem) labapi.Host {
 	dc, cluster := placement(obj)
 	j := labapi.Host{
 		Name:                   obj.Name,
-		Moid:                   h.ref.Value,
+		Moid:                   h.Ref.Value,
 		Cluster:                cluster,
 		Datacenter:             dc,
 		ConnectionState:        string(obj.Runtime.ConnectionState),
@@ -164,12 +165,12 @@ func (h *hostState) state(obj *simulator.HostSystem) labapi.Host {
 		CustomValues:           customValues(&obj.ManagedEntity),
 		PassthroughNeedsReboot: h.rebindNeedsReboot,
 		XorgRestarts:           h.xorgRestarts,
-		SupportedProfiles:      h.profileList(),
-		GPUs:                   make([]labapi.GPU, 0, len(h.gpus)),
+		SupportedProfiles:      h.ProfileList(),
+		GPUs:                   make([]labapi.GPU, 0, len(h.GPUs)),
 		GraphicsConfig: labapi.GraphicsConfig{
-			DefaultGraphicsType: h.config.HostDefaultGraphicsType,
-			AssignmentPolicy:    h.config.SharedPassthruAssignmentPolicy,
-			DeviceTypes:         make([]labapi.DeviceType, 0, len(h.config.DeviceType)),
+			DefaultGraphicsType: h.Config.HostDefaultGraphicsType,
+			AssignmentPolicy:    h.Config.SharedPassthruAssignmentPolicy,
+			DeviceTypes:         make([]labapi.DeviceType, 0, len(h.Config.DeviceType)),
 		},
 	}
 	if j.SupportedProfiles == nil {
@@ -177,35 +178,35 @@ func (h *hostState) state(obj *simulator.HostSystem) labapi.Host {
 	}
 	j.NVLink = h.nvlinkPairs()
 	j.NVSwitches = h.nvswitchState()
-	for _, d := range h.config.DeviceType {
+	for _, d := range h.Config.DeviceType {
 		j.GraphicsConfig.DeviceTypes = append(j.GraphicsConfig.DeviceTypes,
 			labapi.DeviceType{DeviceID: d.DeviceId, GraphicsType: d.GraphicsType, VgpuMode: d.VgpuMode})
 	}
-	for _, g := range h.gpus {
+	for _, g := range h.GPUs {
 		gj := labapi.GPU{
-			PciID:                  g.pciID,
-			Model:                  g.model.ID,
-			DeviceName:             g.model.DeviceName,
-			DeviceID:               fmt.Sprintf("0x%04x", g.model.DeviceID),
-			MemoryMiB:              g.model.FramebufferMiB,
-			GraphicsType:           g.active,
-			ConfiguredGraphicsType: g.configuredType(),
-			VgpuMode:               g.vgpuMode(),
+			PciID:                  g.PciID,
+			Model:                  g.Model.ID,
+			DeviceName:             g.Model.DeviceName,
+			DeviceID:               fmt.Sprintf("0x%04x", g.Model.DeviceID),
+			MemoryMiB:              g.Model.FramebufferMiB,
+			GraphicsType:           g.Active,
+			ConfiguredGraphicsType: g.ConfiguredType(),
+			VgpuMode:               g.VgpuMode(),
 			VMs:                    []string{},
-			ECCMode:                eccWord(g.ecc),
-			TemperatureC:           g.temperatureC,
+			ECCMode:                eccWord(g.ECC),
+			TemperatureC:           g.TemperatureC,
 		}
-		if p := g.profile(); p != "" {
+		if p := g.Profile(); p != "" {
 			gj.Profile = &p
 		}
-		if e := h.passthruInfo(g.pciID); e != nil {
+		if e := h.passthruInfo(g.PciID); e != nil {
 			gj.PassthruEnabled, gj.PassthruActive = e.PassthruEnabled, e.PassthruActive
 		}
-		if g.heldBy != nil {
-			holder := name(*g.heldBy)
+		if g.HeldBy != nil {
+			holder := name(*g.HeldBy)
 			gj.PassthroughVM = &holder
 		}
-		for _, ref := range g.vms() {
+		for _, ref := range g.VMs() {
 			gj.VMs = append(gj.VMs, name(ref))
 		}
 		j.GPUs = append(j.GPUs, gj)
@@ -225,17 +226,17 @@ func (l *Lab) vmState(vm *labVM) labapi.VM {
 		Cluster:                      cluster,
 		PowerState:                   string(vm.Runtime.PowerState),
 		MemoryMB:                     vm.Config.Hardware.MemoryMB,
-		MemoryReservationMB:          reservationMB(vm),
+		MemoryReservationMB:          gpu.ReservationMB(vm.managed()),
 		MemoryReservationLockedToMax: isTrue(vm.Config.MemoryReservationLockedToMax),
 		VGPUs:                        []labapi.VGPU{},
 		Passthrough:                  l.passthroughState(vm),
 		CustomValues:                 customValues(&vm.ManagedEntity),
 	}
-	for _, d := range vgpuDevices(vm.Config.Hardware.Device) {
-		v := labapi.VGPU{Key: d.key, Profile: d.profile}
+	for _, d := range gpu.VGPUs(vm.Config.Hardware.Device) {
+		v := labapi.VGPU{Key: d.Key, Profile: d.Profile}
 		for _, s := range vm.slots {
-			if s.key == d.key {
-				pci, at := s.gpu.pciID, s.at
+			if s.Key == d.Key {
+				pci, at := s.GPU.PciID, s.At
 				v.GPU = &pci
 				if at >= 0 {
 					v.PlacementID = &at

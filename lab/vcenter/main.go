@@ -201,7 +201,7 @@ func emptyDir(dir string) error {
 func countGPUs(l *Lab) int {
 	n := 0
 	for _, h := range l.hosts {
-		n += len(h.gpus)
+		n += len(h.GPUs)
 	}
 	return n
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/gpu"
 	"vcsim/settings"
 	"vcsim/vimfault"
 )
@@ -16,7 +17,7 @@ import (
 type evacuation struct {
 	vm     *labVM
 	target *hostState
-	chosen []vgpuPlacement // GPUs on the target for a powered-on vGPU VM
+	chosen []gpu.Placement // GPUs on the target for a powered-on vGPU VM
 }
 
 // enterMaintenanceMode replaces the simulator's task: a host with powered-on VMs enters maintenance mode only if
@@ -38,7 +39,7 @@ func (l *Lab) enterMaintenanceMode(t *simulator.Task, _ taskRunner) (types.AnyTy
 		return l.taskResult(t, nil, f)
 	}
 	for _, e := range plan {
-		l.moveVM(e.vm, e.target.ref, *e.vm.ResourcePool)
+		l.moveVM(e.vm, e.target.Ref, *e.vm.ResourcePool)
 		if e.chosen != nil {
 			l.release(e.vm)
 			l.commit(e.vm, e.chosen)
@@ -46,7 +47,7 @@ func (l *Lab) enterMaintenanceMode(t *simulator.Task, _ taskRunner) (types.AnyTy
 	}
 	l.update(obj, types.PropertyChange{Name: "runtime.inMaintenanceMode", Val: true})
 	l.maintenanceEvent("entered", ref)
-	l.logf("host %s: entered maintenance mode (%d VMs moved)", h.name, len(plan))
+	l.logf("host %s: entered maintenance mode (%d VMs moved)", h.Name, len(plan))
 	return nil, nil
 }
 
@@ -67,7 +68,7 @@ func (l *Lab) exitMaintenanceMode(t *simulator.Task, original taskRunner) (types
 func maintenanceFault(h *hostState, format string, args ...interface{}) *vimfault.Fault {
 	return &vimfault.Fault{
 		Fault: &types.InvalidState{},
-		Msg:   fmt.Sprintf("Host %s cannot enter maintenance mode: ", h.name) + fmt.Sprintf(format, args...),
+		Msg:   fmt.Sprintf("Host %s cannot enter maintenance mode: ", h.Name) + fmt.Sprintf(format, args...),
 	}
 }
 
@@ -108,7 +109,7 @@ func (l *Lab) planEvacuation(h *hostState, obj *simulator.HostSystem, evacuateOf
 	var targets []*hostState
 	count := map[*hostState]int{}
 	for _, ref := range cluster.Host {
-		if ref == h.ref {
+		if ref == h.Ref {
 			continue
 		}
 		if t := l.host(ref); l.hostAccepts(t) == nil {
@@ -116,7 +117,7 @@ func (l *Lab) planEvacuation(h *hostState, obj *simulator.HostSystem, evacuateOf
 			count[t] = len(t.runningVMs())
 		}
 	}
-	loads := map[*hostState][]*gpuLoad{}
+	loads := map[*hostState][]*gpu.Load{}
 	var plan []evacuation
 	var problems []string
 	for _, vm := range running {
@@ -142,7 +143,7 @@ func (l *Lab) planEvacuation(h *hostState, obj *simulator.HostSystem, evacuateOf
 }
 
 // evacuationTarget picks the least busy host that can take the VM, as DRS spreads an evacuation.
-func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostState][]*gpuLoad,
+func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostState][]*gpu.Load,
 	count map[*hostState]int) (evacuation, string) {
 	withVgpus := vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0
 	if withVgpus && !l.hotMigrateEnabled() {
@@ -156,9 +157,9 @@ func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostS
 		if withVgpus {
 			current := loads[t]
 			if current == nil {
-				current = loadsOf(t)
+				current = gpu.LoadsOf(t.Host)
 			}
-			trial := cloneLoads(current)
+			trial := gpu.CloneLoads(current)
 			chosen, f := l.planMigration(vm, t, trial)
 			if f != nil {
 				reasons = append(reasons, f.Msg)
@@ -175,17 +176,9 @@ func (l *Lab) evacuationTarget(vm *labVM, targets []*hostState, loads map[*hostS
 	return evacuation{}, strings.Join(reasons, " ")
 }
 
-func cloneLoads(loads []*gpuLoad) []*gpuLoad {
-	out := make([]*gpuLoad, len(loads))
-	for i, g := range loads {
-		out[i] = g.clone()
-	}
-	return out
-}
-
 func (h *hostState) runningVMs() []*labVM {
 	var vms []*labVM
-	if obj := h.lab.hostObject(h.ref); obj != nil {
+	if obj := h.lab.hostObject(h.Ref); obj != nil {
 		for _, ref := range obj.Vm {
 			if vm := h.lab.vm(ref); vm != nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn {
 				vms = append(vms, vm)

@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/gpu"
 	"vcsim/settings"
 	"vcsim/simobj"
 	"vcsim/vimfault"
@@ -37,16 +38,16 @@ func environmentBrowserOf(cr types.ManagedObjectReference) *types.ManagedObjectR
 }
 
 func invalidHostState(h *hostState, reason string) *vimfault.Fault {
-	ref := h.ref
+	ref := h.Ref
 	return &vimfault.Fault{
 		Fault: &types.InvalidHostState{Host: &ref},
-		Msg:   fmt.Sprintf("The operation is not allowed in the current state of the host: %s %s.", h.name, reason),
+		Msg:   fmt.Sprintf("The operation is not allowed in the current state of the host: %s %s.", h.Name, reason),
 	}
 }
 
 // hostAccepts reports why a host cannot run another VM now (disconnected or in maintenance mode), or nil.
 func (l *Lab) hostAccepts(h *hostState) *vimfault.Fault {
-	obj := l.hostObject(h.ref)
+	obj := l.hostObject(h.Ref)
 	if obj.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 		return invalidHostState(h, "is "+string(obj.Runtime.ConnectionState))
 	}
@@ -65,7 +66,7 @@ func (l *Lab) powerOnHost(vm *labVM, target types.ManagedObjectReference) *vimfa
 	cr, _, _ := computeResource(l.hostObject(*vm.Runtime.Host))
 	dstCR, _, _ := computeResource(l.hostObject(target))
 	if cr != dstCR {
-		return vimfault.InvalidArgument("host", "host %s is not in the compute resource of virtual machine %s", dst.name,
+		return vimfault.InvalidArgument("host", "host %s is not in the compute resource of virtual machine %s", dst.Name,
 			vm.Name)
 	}
 	l.moveVM(vm, target, *vm.ResourcePool)
@@ -78,27 +79,27 @@ func (l *Lab) hotMigrateEnabled() bool {
 }
 
 // planMigration checks that a powered-on VM's vGPUs may move and that the target host can run them.
-func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpuLoad) ([]vgpuPlacement, *vimfault.Fault) {
-	devices := vgpuDevices(vm.Config.Hardware.Device)
+func (l *Lab) planMigration(vm *labVM, dst *hostState, loads []*gpu.Load) ([]gpu.Placement, *vimfault.Fault) {
+	devices := gpu.VGPUs(vm.Config.Hardware.Device)
 	if !l.hotMigrateEnabled() {
 		d := devices[0]
 		reason := fmt.Sprintf("vGPU vMotion is disabled: the vCenter Server advanced setting %s is false",
 			settings.VGPUHotMigrate)
 		return nil, &vimfault.Fault{
 			Fault: &types.DisallowedMigrationDeviceAttached{Fault: types.LocalizedMethodFault{
-				Fault:            &types.DeviceNotSupported{Device: d.label, Reason: reason},
+				Fault:            &types.DeviceNotSupported{Device: d.Label, Reason: reason},
 				LocalizedMessage: reason,
 			}},
 			Msg: fmt.Sprintf("Migration of virtual machine %s is not allowed with its attached device %s "+
-				"(vGPU %s): %s.", vm.Name, d.label, d.profile, reason),
+				"(vGPU %s): %s.", vm.Name, d.Label, d.Profile, reason),
 		}
 	}
-	chosen, why := place(loads, devices, dst.config.SharedPassthruAssignmentPolicy)
+	chosen, why := gpu.Place(loads, devices, dst.Config.SharedPassthruAssignmentPolicy)
 	if why != "" {
 		return nil, &vimfault.Fault{
 			Fault: &types.InsufficientGraphicsResourcesFault{},
 			Msg: fmt.Sprintf("Cannot migrate virtual machine %s to host %s: no GPU there can run vGPU %s: %s.",
-				vm.Name, dst.name, devices[0].profile, why),
+				vm.Name, dst.Name, devices[0].Profile, why),
 		}
 	}
 	return chosen, nil
@@ -130,7 +131,7 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 		return vimfault.InvalidArgument("host", "%s is not a host", dstRef.Value)
 	}
 	if a, _ := simobj.Ancestor(dstRef, "Datacenter"); a != l.datacenterOf(vm) {
-		return vimfault.InvalidArgument("host", "host %s is not in the datacenter of virtual machine %s", dst.name, vm.Name)
+		return vimfault.InvalidArgument("host", "host %s is not in the datacenter of virtual machine %s", dst.Name, vm.Name)
 	}
 	dstCR, _, rootPool := computeResource(l.hostObject(dstRef))
 	pool := *vm.ResourcePool
@@ -141,23 +142,23 @@ func (l *Lab) migrate(vm *labVM, hostRef, poolRef *types.ManagedObjectReference)
 		}
 		if owner != dstCR {
 			return vimfault.InvalidArgument("pool", "resource pool %s does not belong to the compute resource of host %s",
-				poolRef.Value, dst.name)
+				poolRef.Value, dst.Name)
 		}
 		pool = *poolRef
 	} else if dstCR != srcCR {
 		pool = rootPool
 	}
-	var chosen []vgpuPlacement
+	var chosen []gpu.Placement
 	if dstRef != src {
 		if f := l.hostAccepts(dst); f != nil {
 			return f
 		}
-		if f := passthroughMigration(vm); f != nil {
+		if f := gpu.PassthroughMigration(vm.managed()); f != nil {
 			return f
 		}
 		if vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0 {
 			var f *vimfault.Fault
-			if chosen, f = l.planMigration(vm, dst, loadsOf(dst)); f != nil {
+			if chosen, f = l.planMigration(vm, dst, gpu.LoadsOf(dst.Host)); f != nil {
 				return f
 			}
 		}
@@ -196,7 +197,7 @@ func (l *Lab) hostInPool(vm *labVM, cr types.ManagedObjectReference) (types.Mana
 		h := l.host(ref)
 		f := l.hostAccepts(h)
 		if f == nil && vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && len(vm.slots) > 0 {
-			_, f = l.planMigration(vm, h, loadsOf(h))
+			_, f = l.planMigration(vm, h, gpu.LoadsOf(h.Host))
 		}
 		if f == nil {
 			return ref, nil

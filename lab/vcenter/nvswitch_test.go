@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 
+	"vcsim/gpu"
 	"vcsim/labtest"
 )
 
@@ -18,13 +19,13 @@ func TestAnNVSwitchBoardShowsItsSwitchesAndLinksAllItsGPUs(t *testing.T) {
 	tl, c := startConnectedLab(t, nvswitchTopology)
 	h := tl.hosts[0]
 	var hs mo.HostSystem
-	if err := object.NewHostSystem(c.Client, h.ref).Properties(context.Background(), h.ref,
+	if err := object.NewHostSystem(c.Client, h.Ref).Properties(context.Background(), h.Ref,
 		[]string{"hardware.pciDevice", "config.pciPassthruInfo"}, &hs); err != nil {
 		t.Fatal(err)
 	}
 	switches := 0
 	for _, d := range hs.Hardware.PciDevice {
-		if uint16(d.VendorId) == nvidiaVendorID && uint16(d.ClassId) == pciClassOtherBridge {
+		if uint16(d.VendorId) == gpu.NVIDIAVendorID && uint16(d.ClassId) == gpu.PCIClassOtherBridge {
 			switches++
 			if uint16(d.DeviceId) != 0x1af1 || d.DeviceName != "GA100 [A100 NVSwitch]" {
 				t.Fatalf("an A100 board's NVSwitch: %+v", d)
@@ -36,7 +37,7 @@ func TestAnNVSwitchBoardShowsItsSwitchesAndLinksAllItsGPUs(t *testing.T) {
 		e := info.GetHostPciPassthruInfo()
 		capable[e.Id] = e.PassthruCapable
 	}
-	if switches != 6 || capable["0000:05:00.0"] || !capable[h.gpus[0].pciID] {
+	if switches != 6 || capable["0000:05:00.0"] || !capable[h.GPUs[0].PciID] {
 		t.Fatalf("six NVSwitches, not passthrough-capable: %d %v", switches, capable)
 	}
 	s := tl.state(t).Hosts[0]

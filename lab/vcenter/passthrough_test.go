@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/gpu"
 )
 
 const passthroughTopology = `{"datacenters": [{"name": "dc",
@@ -34,7 +36,7 @@ func startConnectedLab(t *testing.T, topology string) (*testLab, *govmomi.Client
 }
 
 func setPassthru(ctx context.Context, c *govmomi.Client, h *hostState, enable bool, ids ...string) error {
-	obj := h.lab.hostObject(h.ref)
+	obj := h.lab.hostObject(h.Ref)
 	config := make([]types.BaseHostPciPassthruConfig, len(ids))
 	for i, id := range ids {
 		config[i] = &types.HostPciPassthruConfig{Id: id, PassthruEnabled: enable}
@@ -61,12 +63,12 @@ func dynamicGPU(deviceID int32) types.BaseVirtualDeviceConfigSpec {
 	return &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationAdd,
 		Device: &types.VirtualPCIPassthrough{VirtualDevice: types.VirtualDevice{
 			Backing: &types.VirtualPCIPassthroughDynamicBackingInfo{AllowedDevice: []types.VirtualPCIPassthroughAllowedDevice{
-				{VendorId: nvidiaVendorID, DeviceId: deviceID}}}}}}
+				{VendorId: gpu.NVIDIAVendorID, DeviceId: deviceID}}}}}}
 }
 
 func mmio(sizeGB string) []types.BaseOptionValue {
-	return []types.BaseOptionValue{&types.OptionValue{Key: mmioOption, Value: "TRUE"},
-		&types.OptionValue{Key: mmioSizeOption, Value: sizeGB}}
+	return []types.BaseOptionValue{&types.OptionValue{Key: gpu.MMIOOption, Value: "TRUE"},
+		&types.OptionValue{Key: gpu.MMIOSizeOption, Value: sizeGB}}
 }
 
 func expectFault(t *testing.T, what string, err error, want string) {
@@ -81,23 +83,23 @@ func TestPassthroughHostRules(t *testing.T) {
 	ctx := context.Background()
 	h := tl.hosts[0]
 	expectFault(t, "unknown device", setPassthru(ctx, c, h, true, "0000:99:00.0"), "is not a PCI device of the host")
-	h.gpus[0].vgpus = []*vgpuSlot{{vm: tl.vms[1], profile: "grid_a100-4c", gpu: h.gpus[0], at: -1}}
-	expectFault(t, "GPU running vGPUs", setPassthru(ctx, c, h, true, h.gpus[1].pciID, h.gpus[0].pciID),
+	h.GPUs[0].VGPUs = []*gpu.Slot{{VM: tl.vms[1], Profile: "grid_a100-4c", GPU: h.GPUs[0], At: -1}}
+	expectFault(t, "GPU running vGPUs", setPassthru(ctx, c, h, true, h.GPUs[1].PciID, h.GPUs[0].PciID),
 		"is in use by vGPU virtual machines (pt-2)")
-	h.gpus[0].vgpus = nil
+	h.GPUs[0].VGPUs = nil
 	for _, g := range tl.state(t).Hosts[0].GPUs {
 		if g.PassthruEnabled {
 			t.Fatalf("a refused update changed nothing, yet %s is enabled", g.PciID)
 		}
 	}
-	if err := setPassthru(ctx, c, h, true, h.gpus[0].pciID, h.gpus[1].pciID); err != nil {
+	if err := setPassthru(ctx, c, h, true, h.GPUs[0].PciID, h.GPUs[1].PciID); err != nil {
 		t.Fatal(err)
 	}
 	gpus := tl.state(t).Hosts[0].GPUs
 	if !gpus[0].PassthruActive || !gpus[1].PassthruActive || gpus[2].PassthruEnabled {
 		t.Fatalf("passthrough active at once on the first two GPUs only: %+v", gpus)
 	}
-	if _, why := loadsOf(h)[0].fit("grid_a100-4c"); !strings.Contains(why, "passed through whole") {
+	if _, why := gpu.LoadsOf(h.Host)[0].Fit("grid_a100-4c"); !strings.Contains(why, "passed through whole") {
 		t.Errorf("a passthrough GPU takes no vGPU, got %q", why)
 	}
 }
@@ -106,15 +108,15 @@ func TestPassthroughPowerOnRules(t *testing.T) {
 	tl, c := startPassthroughLab(t)
 	ctx := context.Background()
 	h := tl.hosts[0]
-	if err := setPassthru(ctx, c, h, true, h.gpus[0].pciID, h.gpus[1].pciID); err != nil {
+	if err := setPassthru(ctx, c, h, true, h.GPUs[0].PciID, h.GPUs[1].PciID); err != nil {
 		t.Fatal(err)
 	}
 	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
 	expectFault(t, "static backing of a device not enabled", waitTask(vm.Reconfigure(ctx,
-		types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{staticGPU(h.gpus[2].pciID)}})),
+		types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{staticGPU(h.GPUs[2].PciID)}})),
 		"is not available for passthrough")
 	if err := waitTask(vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{
-		staticGPU(h.gpus[0].pciID), dynamicGPU(int32(h.gpus[0].model.DeviceID))}})); err != nil {
+		staticGPU(h.GPUs[0].PciID), dynamicGPU(int32(h.GPUs[0].Model.DeviceID))}})); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -140,8 +142,8 @@ func TestPassthroughPowerOnRules(t *testing.T) {
 	}
 	s := tl.state(t)
 	held := s.VMs[0].Passthrough
-	if len(held) != 2 || held[0].Backing != "static" || *held[0].GPU != h.gpus[0].pciID ||
-		held[1].Backing != "dynamic" || *held[1].GPU != h.gpus[1].pciID {
+	if len(held) != 2 || held[0].Backing != "static" || *held[0].GPU != h.GPUs[0].PciID ||
+		held[1].Backing != "dynamic" || *held[1].GPU != h.GPUs[1].PciID {
 		t.Fatalf("the VM holds GPUs 0 and 1: %+v", held)
 	}
 	if vmName := s.Hosts[0].GPUs[1].PassthroughVM; vmName == nil || *vmName != "pt-1" {
@@ -152,14 +154,14 @@ func TestPassthroughPowerOnRules(t *testing.T) {
 			Operation: types.VirtualDeviceConfigSpecOperationRemove,
 			Device:    &types.VirtualPCIPassthrough{VirtualDevice: types.VirtualDevice{Key: held[0].Key}}}}})),
 		"current state (Powered on)")
-	expectFault(t, "disable a held GPU", setPassthru(ctx, c, h, false, h.gpus[0].pciID), "is in use by virtual machine pt-1")
-	other := object.NewHostSystem(c.Client, tl.hosts[1].ref)
+	expectFault(t, "disable a held GPU", setPassthru(ctx, c, h, false, h.GPUs[0].PciID), "is in use by virtual machine pt-1")
+	other := object.NewHostSystem(c.Client, tl.hosts[1].Ref)
 	expectFault(t, "vMotion", waitTask(vm.Migrate(ctx, nil, other, types.VirtualMachineMovePriorityDefaultPriority, "")),
 		"not allowed with its attached device")
 
 	second := object.NewVirtualMachine(c.Client, tl.vms[1])
 	if err := waitTask(second.Reconfigure(ctx, types.VirtualMachineConfigSpec{MemoryReservationLockedToMax: types.NewBool(true),
-		DeviceChange: []types.BaseVirtualDeviceConfigSpec{staticGPU(h.gpus[1].pciID)}})); err != nil {
+		DeviceChange: []types.BaseVirtualDeviceConfigSpec{staticGPU(h.GPUs[1].PciID)}})); err != nil {
 		t.Fatal(err)
 	}
 	expectFault(t, "a GPU another VM holds", waitTask(second.PowerOn(ctx)), "in use by another virtual machine")

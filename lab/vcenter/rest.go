@@ -94,14 +94,14 @@ func (l *Lab) listHosts(c *vapi.Call) {
 	l.mu.Lock()
 	out := []map[string]string{}
 	for _, h := range l.hosts {
-		obj := l.hostObject(h.ref)
+		obj := l.hostObject(h.Ref)
 		if obj == nil || !names.Allows(obj.Name) {
 			continue
 		}
 		if len(clusters) > 0 && (obj.Parent == nil || !clusters[obj.Parent.Value]) {
 			continue
 		}
-		out = append(out, map[string]string{"host": h.ref.Value, "name": obj.Name,
+		out = append(out, map[string]string{"host": h.Ref.Value, "name": obj.Name,
 			"connection_state": vcenterapi.ConnectionStates[obj.Runtime.ConnectionState],
 			"power_state":      "POWERED_ON"})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/gpu"
 	"vcsim/labapi"
 	"vcsim/labtest"
 	"vcsim/stats"
@@ -106,7 +107,7 @@ func (tl *testLab) runVGPU(t *testing.T, ctx context.Context, c *govmomi.Client)
 	t.Helper()
 	host := tl.hosts[0]
 	if _, err := methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
-		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect}}); err != nil {
+		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: gpu.GraphicsSharedDirect}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: xorgService}); err != nil {
@@ -160,7 +161,7 @@ func TestLoginAndOneInventoryRead(t *testing.T) {
 		want := map[string]int{"esxi-01": 2, "esxi-02": 1, "esxi-sa": 0}[h.Name]
 		var nvidia int
 		for _, d := range h.Hardware.PciDevice {
-			if d.VendorId == nvidiaVendorID && d.ClassId == pciClass3D {
+			if d.VendorId == gpu.NVIDIAVendorID && d.ClassId == gpu.PCIClass3D {
 				nvidia++
 			}
 		}
@@ -186,7 +187,7 @@ func TestVGPUFlow(t *testing.T) {
 	ctx := context.Background()
 	host := tl.hosts[0]
 	_, err = methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
-		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: graphicsSharedDirect, SharedPassthruAssignmentPolicy: policyPerformance}})
+		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: gpu.GraphicsSharedDirect, SharedPassthruAssignmentPolicy: gpu.PolicyPerformance}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestVGPUFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(gm.GraphicsInfo) != 2 || len(gm.GraphicsInfo[0].Vm) != 1 || gm.GraphicsInfo[0].Vm[0] != tl.vms[0] ||
-		gm.GraphicsInfo[0].GraphicsType != graphicsSharedDirect {
+		gm.GraphicsInfo[0].GraphicsType != gpu.GraphicsSharedDirect {
 		t.Errorf("graphicsInfo after power-on: %+v", gm.GraphicsInfo)
 	}
 	s := tl.state(t)

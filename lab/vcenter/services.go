@@ -45,7 +45,7 @@ type serviceSystem struct {
 
 func newServiceSystem(h *hostState) *serviceSystem {
 	s := &serviceSystem{host: h}
-	s.Self = types.ManagedObjectReference{Type: "HostServiceSystem", Value: "serviceSystem-" + h.ref.Value}
+	s.Self = types.ManagedObjectReference{Type: "HostServiceSystem", Value: "serviceSystem-" + h.Ref.Value}
 	s.ServiceInfo = types.HostServiceInfo{Service: h.serviceList()}
 	return s
 }
@@ -72,7 +72,7 @@ func (h *hostState) service(id string) (*types.HostService, *vimfault.Fault) {
 	return nil, &vimfault.Fault{
 		Fault: &types.NotFound{},
 		Msg: fmt.Sprintf("The object or item referred to could not be found: service %q on host %s (services: %s)",
-			id, h.name, strings.Join(keys, ", ")),
+			id, h.Name, strings.Join(keys, ", ")),
 	}
 }
 
@@ -86,8 +86,8 @@ func (h *hostState) setRunning(id string, running, restart bool) *vimfault.Fault
 	s.Running = running
 	if id == xorgService && started {
 		h.xorgRestarts++
-		h.lab.logf("host %s: Xorg restarted (%d)", h.name, h.xorgRestarts)
-		h.applyGraphicsConfig()
+		h.lab.logf("host %s: Xorg restarted (%d)", h.Name, h.xorgRestarts)
+		h.ApplyConfig()
 		h.publish()
 	}
 	h.publishServices()
@@ -96,7 +96,7 @@ func (h *hostState) setRunning(id string, running, restart bool) *vimfault.Fault
 
 func (h *hostState) publishServices() {
 	h.lab.update(h.svc, types.PropertyChange{Name: "serviceInfo", Val: types.HostServiceInfo{Service: h.serviceList()}})
-	if host := h.lab.hostObject(h.ref); host != nil {
+	if host := h.lab.hostObject(h.Ref); host != nil {
 		h.lab.update(host, types.PropertyChange{
 			Name: "config.service", Val: &types.HostServiceInfo{Service: h.serviceList()},
 		})

@@ -19,7 +19,7 @@ func TestLabServedMethodsNeedASession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, cluster := tl.hosts[0].ref, tl.clusters[0]
+	host, cluster := tl.hosts[0].Ref, tl.clusters[0]
 	want := map[string]types.ManagedObjectReference{"GetResourceUsage": cluster, "DisconnectHost_Task": host,
 		"ReconnectHost_Task": host, "RefreshDatastore": tl.Lab.datacenterDatastore()}
 	calls := map[string]func() error{

@@ -23,7 +23,7 @@ var baseImageVibs = []string{"bmcal", "cpu-microcode", "crx", "esx-base", "esx-d
 // component, as vLCM's depots describe them. A VIB id reads <vendor>_<type>_<name>_<version>.
 func (m *imageConfigManager) FetchSoftwarePackages(*types.FetchSoftwarePackages) soap.HasFault {
 	v := m.host.lab.vlcm
-	installed := v.Installed(m.host.ref)
+	installed := v.Installed(m.host.Ref)
 	var packages []types.SoftwarePackage
 	for component, version := range installed {
 		if component == vlcm.BaseImageComponent {

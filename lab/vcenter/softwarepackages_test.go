@@ -21,7 +21,7 @@ func TestFetchSoftwarePackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0].ref, []string{"configManager.imageConfigManager"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.hosts[0].Ref, []string{"configManager.imageConfigManager"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	res, err := methods.FetchSoftwarePackages(ctx, c.Client, &types.FetchSoftwarePackages{
@@ -29,7 +29,7 @@ func TestFetchSoftwarePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := tl.vlcm.Installed(tl.hosts[0].ref)[vlcm.BaseImageComponent]
+	base := tl.vlcm.Installed(tl.hosts[0].Ref)[vlcm.BaseImageComponent]
 	found := false
 	for _, p := range res.Returnval {
 		if p.Name == "esx-base" {

@@ -28,7 +28,7 @@ func (l *Lab) seedTags(topo *topology.Topology) error {
 	l.tagging = tagging.New(taggingLab{l})
 	hosts, vms := map[string]string{}, map[string]string{}
 	for _, h := range l.hosts {
-		hosts[name(h.ref)] = h.ref.Value
+		hosts[name(h.Ref)] = h.Ref.Value
 	}
 	for _, ref := range l.vms {
 		vms[name(ref)] = ref.Value

@@ -18,8 +18,8 @@ func TestTopologyTagsThroughREST(t *testing.T) {
 	objects := []tagging.ObjectID{}
 	names := map[string]string{}
 	for _, h := range tl.hosts {
-		objects = append(objects, tagging.ObjectID{Type: "HostSystem", ID: h.ref.Value})
-		names[h.ref.Value] = name(h.ref)
+		objects = append(objects, tagging.ObjectID{Type: "HostSystem", ID: h.Ref.Value})
+		names[h.Ref.Value] = name(h.Ref)
 	}
 	for _, ref := range tl.vms {
 		objects = append(objects, tagging.ObjectID{Type: "VirtualMachine", ID: ref.Value})

@@ -8,6 +8,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/gpu"
 	"vcsim/labapi"
 	"vcsim/vlcm"
 )
@@ -19,7 +20,7 @@ type vlcmLab struct{ *Lab }
 func (l vlcmLab) Hosts() []vlcm.Host {
 	hosts := make([]vlcm.Host, 0, len(l.hosts))
 	for _, h := range l.hosts {
-		hosts = append(hosts, vlcm.Host{Ref: h.ref, Name: h.name})
+		hosts = append(hosts, vlcm.Host{Ref: h.Ref, Name: h.Name})
 	}
 	return hosts
 }
@@ -100,8 +101,8 @@ func (l *Lab) addVLCMState(s *labapi.State) {
 	s.Depots = l.vlcm.Depots()
 	for i := range s.Hosts {
 		for _, h := range l.hosts {
-			if h.ref.Value == s.Hosts[i].Moid {
-				s.Hosts[i].Components = l.vlcm.Installed(h.ref)
+			if h.Ref.Value == s.Hosts[i].Moid {
+				s.Hosts[i].Components = l.vlcm.Installed(h.Ref)
 			}
 		}
 	}
@@ -115,11 +116,11 @@ func (l *Lab) addVLCMState(s *labapi.State) {
 }
 
 // recordVGPU adds a vGPU start or stop to the lab's event record. The caller holds l.mu.
-func (l *Lab) recordVGPU(event string, vm *labVM, slot *vgpuSlot) {
+func (l *Lab) recordVGPU(event string, vm *labVM, slot *gpu.Slot) {
 	driver := ""
 	if l.vlcm != nil {
-		driver = l.vlcm.HostDriver(slot.gpu.host.ref)
+		driver = l.vlcm.HostDriver(slot.GPU.Host.Ref)
 	}
 	l.vgpuEvents = append(l.vgpuEvents, labapi.VGPUEvent{Seq: len(l.vgpuEvents) + 1, Event: event, VM: vm.Name,
-		Host: slot.gpu.host.name, GPU: slot.gpu.pciID, Profile: slot.profile, HostDriver: driver})
+		Host: slot.GPU.Host.Name, GPU: slot.GPU.PciID, Profile: slot.Profile, HostDriver: driver})
 }

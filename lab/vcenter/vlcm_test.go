@@ -95,7 +95,7 @@ func TestRemediationFailsOnHostThatCannotEvacuate(t *testing.T) {
 	}
 	data := info.Error.Data.(map[string]interface{})
 	if failed, skipped := data["failed_hosts"].([]interface{}), data["skipped_hosts"].([]interface{}); len(failed) != 1 ||
-		failed[0] != tl.hosts[0].ref.Value || len(skipped) != 1 || skipped[0] != tl.hosts[1].ref.Value {
+		failed[0] != tl.hosts[0].Ref.Value || len(skipped) != 1 || skipped[0] != tl.hosts[1].Ref.Value {
 		t.Errorf("apply result: %s", labtest.JSON(t, data))
 	}
 	s := tl.state(t)
@@ -107,7 +107,7 @@ func TestRemediationFailsOnHostThatCannotEvacuate(t *testing.T) {
 		HostStatus map[string]struct{ Status string } `json:"host_status"`
 	}
 	if code := a.Do(http.MethodGet, base+"/reports/last-apply-result", nil, &last); code != http.StatusOK ||
-		last.Status.Status != "ERROR" || last.HostStatus[tl.hosts[0].ref.Value].Status != "ERROR" {
+		last.Status.Status != "ERROR" || last.HostStatus[tl.hosts[0].Ref.Value].Status != "ERROR" {
 		t.Errorf("last apply result: %d %+v", code, last)
 	}
 }

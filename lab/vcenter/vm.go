@@ -5,10 +5,12 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/faults"
+	"vcsim/gpu"
 	"vcsim/simobj"
 	"vcsim/vimfault"
 )
@@ -24,9 +26,9 @@ type labVM struct {
 	simulator.VirtualMachine
 
 	lab   *Lab
-	slots []*vgpuSlot // running vGPUs while powered on
+	slots []*gpu.Slot // running vGPUs while powered on
 	// passthru maps passthrough device keys to the host GPUs they hold while powered on.
-	passthru map[int32]*gpuDevice
+	passthru map[int32]*gpu.Device
 	// epoch changes with every power state change; a pending guest shutdown only applies to the epoch it began in.
 	epoch           int
 	shutdownPending bool
@@ -135,10 +137,10 @@ func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Ta
 	if injected := l.faults.Take(faults.FailReconfigure, vm.Name, ""); injected != nil {
 		return fail(systemError(injected.Message))
 	}
-	if f := l.checkReconfigure(vm, &req.Spec); f != nil {
+	if f := gpu.CheckReconfigure(vm.managed(), l.host(*vm.Runtime.Host).gpuHost(), &req.Spec); f != nil {
 		return fail(f)
 	}
-	if f := l.checkPassthroughChange(vm, &req.Spec); f != nil {
+	if f := gpu.CheckPassthroughChange(vm.managed(), l.host(*vm.Runtime.Host).gpuHost(), &req.Spec); f != nil {
 		return fail(f)
 	}
 	keepUnsetBackings(vm, &req.Spec)
@@ -207,11 +209,11 @@ func (vm *labVM) PowerOnVMTask(ctx *simulator.Context, req *types.PowerOnVM_Task
 	if f := l.hostAccepts(host); f != nil {
 		return fail(f)
 	}
-	chosen, f := l.planPowerOn(vm, host)
+	chosen, f := gpu.PlanPowerOn(vm.managed(), host.gpuHost())
 	if f != nil {
 		return fail(f)
 	}
-	passthru, f := l.planPassthrough(vm, host)
+	passthru, f := gpu.PlanPassthrough(vm.managed(), host.gpuHost())
 	if f != nil {
 		return fail(f)
 	}
@@ -246,7 +248,7 @@ func (vm *labVM) ShutdownGuest(ctx *simulator.Context, req *types.ShutdownGuest)
 	l := vm.lab
 	body := &methods.ShutdownGuestBody{}
 	if state := vm.Runtime.PowerState; state != types.VirtualMachinePowerStatePoweredOn {
-		body.Fault_ = invalidPowerState(types.VirtualMachinePowerStatePoweredOn, state).SOAP()
+		body.Fault_ = gpu.InvalidPowerState(types.VirtualMachinePowerStatePoweredOn, state).SOAP()
 		return body
 	}
 	body.Res = &types.ShutdownGuestResponse{}
@@ -279,7 +281,7 @@ func (vm *labVM) MigrateVMTask(ctx *simulator.Context, req *types.MigrateVM_Task
 	l := vm.lab
 	ref := l.runTask(vm, "migrate", func(*simulator.Task) (types.AnyType, *vimfault.Fault) {
 		if req.State != "" && req.State != vm.Runtime.PowerState {
-			return nil, invalidPowerState(req.State, vm.Runtime.PowerState)
+			return nil, gpu.InvalidPowerState(req.State, vm.Runtime.PowerState)
 		}
 		return nil, l.migrate(vm, req.Host, req.Pool)
 	})
@@ -293,3 +295,8 @@ func (vm *labVM) RelocateVMTask(ctx *simulator.Context, req *types.RelocateVM_Ta
 	})
 	return &methods.RelocateVM_TaskBody{Res: &types.RelocateVM_TaskResponse{Returnval: ref}}
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// managed is the VM's managed object, as package gpu reads it.
+func (vm *labVM) managed() *mo.VirtualMachine { return &vm.VirtualMachine.VirtualMachine }

@@ -19,7 +19,7 @@ func TestNICOnDistributedPortGroup(t *testing.T) {
 	ctx := context.Background()
 	dvs := labtest.CreateDVS(t, c, folders, types.DVSConfigSpec{Name: "dvs-nic"})
 	task, err := dvs.Reconfigure(ctx, &types.DVSConfigSpec{ConfigVersion: "1",
-		Host: []types.DistributedVirtualSwitchHostMemberConfigSpec{{Operation: "add", Host: tl.hosts[0].ref}}})
+		Host: []types.DistributedVirtualSwitchHostMemberConfigSpec{{Operation: "add", Host: tl.hosts[0].Ref}}})
 	if err == nil {
 		err = task.Wait(ctx)
 	}

@@ -42,7 +42,7 @@ func TestStandardSwitchThroughTheHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		var seen mo.HostSystem
-		if err := vc.RetrieveOne(ctx, tl.hosts[0].ref, []string{"config.network.vswitch"}, &seen); err != nil {
+		if err := vc.RetrieveOne(ctx, tl.hosts[0].Ref, []string{"config.network.vswitch"}, &seen); err != nil {
 			t.Fatal(err)
 		}
 		for _, vswitch := range seen.Config.Network.Vswitch {
