@@ -18,3 +18,10 @@ func (g gpuLab) PassthruInfo(host types.ManagedObjectReference, pciID string) *t
 	}
 	return nil
 }
+
+// Publish copies a host's graphics state into the simulator's objects (hostState.publish).
+func (g gpuLab) Publish(host types.ManagedObjectReference) {
+	if h := g.l.host(host); h != nil {
+		h.publish()
+	}
+}

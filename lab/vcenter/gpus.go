@@ -25,7 +25,7 @@ type hostState struct {
 	rebootDuration    time.Duration
 	reboots           int
 
-	graphics *graphicsManager
+	graphics *gpu.GraphicsManager
 	svc      *serviceSystem
 }
 

@@ -15,6 +15,7 @@ import (
 	"vcsim/datastores"
 	"vcsim/dvs"
 	"vcsim/faults"
+	"vcsim/gpu"
 	"vcsim/hostd"
 	"vcsim/labapi"
 	"vcsim/settings"
@@ -151,7 +152,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	hw.PciDevice = append(append([]types.HostPciDevice(nil), obj.Hardware.PciDevice...), h.PCIDevices()...)
 	obj.Hardware = &hw
 
-	h.graphics = newGraphicsManager(h)
+	h.graphics = gpu.NewGraphicsManager(h.Host)
 	h.svc = newServiceSystem(h)
 	simulator.Map.Put(h.graphics)
 	simulator.Map.Put(h.svc)

@@ -1,7 +1,8 @@
 // Package gpu is the lab's GPU device model: a host's NVIDIA GPUs and NVSwitches, its graphics configuration and
 // Xorg's part in it, the vGPUs running on each GPU and vCenter's rules for placing them (equal-size and mixed-size
 // modes, the host's assignment policy), whole-GPU passthrough (DirectPath I/O) and the faults vCenter answers when a
-// rule refuses. What it needs of the lab (its log, VM names, the host's passthrough state) is its Lab interface.
+// rule refuses, and the host's HostGraphicsManager. What it needs of the lab (its log, VM names, the host's
+// passthrough state, publishing a change) is its Lab interface.
 package gpu
 
 import (
@@ -39,12 +40,14 @@ var (
 	assignmentPolicies        = []string{PolicyPerformance, PolicyConsolidation}
 )
 
-// Lab is what the device model needs of the lab: its log, the names of VMs, and a host's passthrough state
-// (HostPciPassthruInfo of a device, nil when it has none).
+// Lab is what the device model needs of the lab: its log, the names of VMs, a host's passthrough state
+// (HostPciPassthruInfo of a device, nil when it has none), and publishing a host's graphics state to the
+// simulator's objects (its GraphicsManager and HostSystem.config) once it changed.
 type Lab interface {
 	Logf(format string, args ...interface{})
 	VMName(ref types.ManagedObjectReference) string
 	PassthruInfo(host types.ManagedObjectReference, pciID string) *types.HostPciPassthruInfo
+	Publish(host types.ManagedObjectReference)
 }
 
 // Host is a host's GPUs and graphics settings.
@@ -62,7 +65,7 @@ type Host struct {
 }
 
 // NewHost is a host with the GPUs of a topology, in the PCI slots of topology.GPUBuses, all in graphics type basic
-// until Xorg starts; lab may be nil (no log, no VM names, no passthrough).
+// until Xorg starts; lab may be nil (no log, no VM names, no passthrough, nothing published).
 func NewHost(lab Lab, ref types.ManagedObjectReference, name string, gpus []*topology.GPUSpec, models *catalog.Catalog) *Host {
 	h := &Host{
 		Ref:  ref,
@@ -110,6 +113,12 @@ func (h *Host) vmName(ref types.ManagedObjectReference) string {
 		return ""
 	}
 	return h.lab.VMName(ref)
+}
+
+func (h *Host) publish() {
+	if h.lab != nil {
+		h.lab.Publish(h.Ref)
+	}
 }
 
 func (h *Host) passthruInfo(pciID string) *types.HostPciPassthruInfo {

@@ -10,7 +10,7 @@ import (
 	"vcsim/vgputypes"
 )
 
-// mixedHost is a host with the given gpus in Shared Direct and mixed-size mode, as after an Xorg restart.
+// mixedHost is a host with the given GPUs in Shared Direct and mixed-size mode, as after an Xorg restart.
 func mixedHost(t *testing.T, model string, count int) *Host {
 	t.Helper()
 	h := gpuHost(t, model, count)

@@ -15,7 +15,7 @@ func hostRef(value string) types.ManagedObjectReference {
 	return types.ManagedObjectReference{Type: "HostSystem", Value: value}
 }
 
-// gpuHost is a host with the given gpus, all in Shared Direct mode as after an Xorg restart.
+// gpuHost is a host with the given GPUs, all in Shared Direct mode as after an Xorg restart.
 func gpuHost(t *testing.T, model string, count int) *Host {
 	t.Helper()
 	models := labtest.Catalog(t)
