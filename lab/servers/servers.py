@@ -44,7 +44,7 @@ PREINSTALLED_DRIVER = {"version": "535.161.08", "cuda": "12.2"}
 SERVER_KNOWN_HOSTS = "server_known_hosts"
 # GPU buses: an HGX H100 board's as recorded (q_8xH100_80gb_hbm3_baremetal_ecc_on_driver535.161.txt), then more.
 GPU_BUSES = (0x19, 0x3B, 0x4C, 0x5D, 0x9B, 0xBB, 0xCB, 0xDB, 0x1A, 0x3C)
-# NVSwitches per GPU architecture (lab/vcenter/nvswitch.go: the PCI ID database's names), on buses 05...
+# NVSwitches per GPU architecture (lab/vcenter/gpu/nvswitch.go: the PCI ID database's names), on buses 05...
 NVSWITCH_MODELS = {"hopper": (0x22A3, "GH100 [H100 NVSwitch]"), "ampere": (0x1AF1, "GA100 [A100 NVSwitch]")}
 NVSWITCH_BUSES = (0x05, 0x06, 0x07, 0x08, 0x09, 0x0A)
 NVIDIA = 0x10DE

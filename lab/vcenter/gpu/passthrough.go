@@ -24,7 +24,7 @@ import (
 // Passthrough activation: HostPciPassthruConfig.applyNow unset takes effect at once where the device can be rebound
 // without a reboot (vSphere API 7.0.2+, HostCapability.deviceRebindWithoutRebootSupported); the lab's hosts can, as
 // ESXi 8 does for NVIDIA GPUs, unless the topology marks them passthrough_needs_reboot (an older ESXi, or a device
-// that needs it): there, and with applyNow false, passthruActive waits for the host's reboot (hostreboot.go).
+// that needs it): there, and with applyNow false, passthruActive waits for the host's reboot (the lab's hostreboot.go).
 
 // MMIOOption and MMIOSizeOption are the VM's advanced settings of its 64-bit MMIO window.
 const (
