@@ -16,7 +16,7 @@ func (c clusterLab) Inflight() interface{} { return c.l.inflight }
 func (c clusterLab) SetInflight(req interface{}) { c.l.inflight = req }
 
 func (c clusterLab) TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
-	return c.l.taskResult(t, nil, &vimfault.Fault{Fault: f.Fault, Msg: f.Msg})
+	return c.l.taskResult(t, nil, f)
 }
 
 func (c clusterLab) Update(obj mo.Reference, changes ...types.PropertyChange) {

@@ -13,7 +13,7 @@ type switchLab struct{ l *Lab }
 func (s switchLab) Inflight() interface{} { return s.l.inflight }
 
 func (s switchLab) TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
-	return s.l.taskResult(t, nil, &vimfault.Fault{Fault: f.Fault, Msg: f.Msg})
+	return s.l.taskResult(t, nil, f)
 }
 
 // VMNetworks reads the lab's VMs, which the simulator's own code cannot see.
