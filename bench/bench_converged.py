@@ -48,7 +48,8 @@ LAYERS = [
     ("servers", ("BIOS and cooling of the GPU servers through their BMCs",
                  "NVIDIA's data center driver stack on the GPU servers")),
     ("gpu_inventory", ("GPU inventory",)),
-    ("doctor", ("Doctor, reads on the hosts and guests", "Doctor")),
+    ("doctor", ("Doctor, reads on the hosts and guests", "Doctor, reads on the hosts, guests and bare-metal GPU servers",
+                "Doctor")),
     ("fleet_report", ("Fleet report",)),
 ]
 
