@@ -36,11 +36,17 @@ def lspci_source(guest):
 
 
 def nouveau_steps(guest, blacklist, blacklist_file, blacklist_content):
-    """``modprobe_dir`` and ``blacklist``: whether /etc/modprobe.d and the nouveau blacklist still need writing."""
+    """``modprobe_dir`` and ``blacklist``: whether /etc/modprobe.d and the nouveau blacklist still need writing.
+
+    A blacklist already in force is kept as it is: a ``blacklist nouveau`` line in any modprobe.d file (the file of
+    NVIDIA's guides, /etc/modprobe.d/blacklist-nouveau.conf with ``blacklist nouveau`` and ``options nouveau
+    modeset=0``, written by hand; a distribution's or a driver package's own) or on the kernel command line, as
+    gpu_guest_info's driver read finds it (``driver.nouveau.blacklisted``). Rewriting it to the role's bytes would
+    change nothing in what the kernel loads."""
     files = guest.get("files") or {}
+    in_force = bool(((guest.get("driver") or {}).get("nouveau") or {}).get("blacklisted"))
+    write = blacklist and not in_force
     return {
-        "modprobe_dir": blacklist and not file_as(files.get("/etc/modprobe.d") or {},
-                                                  {"type": "directory", "mode": "0755"}),
-        "blacklist": blacklist and not file_as(files.get(blacklist_file) or {},
-                                               {"content": blacklist_content, "mode": "0644"}),
+        "modprobe_dir": write and not file_as(files.get("/etc/modprobe.d") or {}, {"type": "directory", "mode": "0755"}),
+        "blacklist": write and not file_as(files.get(blacklist_file) or {}, {"content": blacklist_content, "mode": "0644"}),
     }

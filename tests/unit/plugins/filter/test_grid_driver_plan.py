@@ -114,3 +114,20 @@ def test_the_filter_names_itself_in_errors():
     assert guest_plans.FilterModule().filters()["grid_driver_plan"] is guest_plans.grid_driver_plan
     with pytest.raises(AnsibleFilterError, match="^grid_driver_plan: "):
         guest_plans.grid_driver_plan(GUEST, dict(PARAMS, grid_driver_version="banana"), host_version="525.105.14")
+
+
+def test_a_nouveau_blacklist_already_in_force_is_kept_as_it_is():
+    # NVIDIA's guide's file written by hand: the same directives as the role's, without its comments.
+    by_hand = "blacklist nouveau\noptions nouveau modeset=0\n"
+    guest = changed_guest(driver__nouveau={"loaded": False, "blacklisted": True, "blacklist_files": [BLACKLIST]})
+    guest["files"][BLACKLIST] = dict(guest["files"][BLACKLIST], checksum=hashlib.sha1(by_hand.encode()).hexdigest())
+    decided = plan(guest)
+    assert (decided["blacklist"], decided["modprobe_dir"], decided["converged"]) == (False, False, True)
+    # Elsewhere (another file, the kernel command line): the role's file is not added either.
+    elsewhere = changed_guest(driver__nouveau={"loaded": False, "blacklisted": True,
+                                               "blacklist_files": ["/usr/lib/modprobe.d/nvidia-graphics.conf"]})
+    elsewhere["files"] = {BLACKLIST: {"exists": False}, "/etc/modprobe.d": {"exists": False}}
+    assert plan(elsewhere)["converged"]
+    # Where the read finds no blacklist in force, the role's file is written.
+    guest["driver"]["nouveau"] = {"loaded": False, "blacklisted": False, "blacklist_files": []}
+    assert plan(guest)["blacklist"]

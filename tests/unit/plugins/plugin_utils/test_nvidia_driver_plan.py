@@ -195,3 +195,10 @@ def test_blacklist_and_persistence_differ():
     decided = plan(guest)
     assert (decided["blacklist"], decided["modprobe_dir"], decided["persistenced"]) == (True, True, True)
     assert decided["install"] is False and decided["converged"] is False
+
+
+def test_a_nouveau_blacklist_already_in_force_is_not_written_again():
+    guest = changed(files={}, driver__nouveau={"loaded": False, "blacklisted": True,
+                                               "blacklist_files": ["/etc/modprobe.d/nouveau-by-hand.conf"]})
+    decided = plan(guest)
+    assert (decided["blacklist"], decided["modprobe_dir"], decided["converged"]) == (False, False, True)
