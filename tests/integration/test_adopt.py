@@ -7,8 +7,8 @@ those VMs with their profiles; ``site.yml --check --diff`` changes nothing; the 
 host's GPU not in Shared Direct, and the lab BMCs' factory BIOS) and passes the rest; a real run changes what the
 doctor failed and nothing else: every VM that had its profile keeps its host and GPU.
 
-The lab runs no guest OS behind these VMs: the guest layer is left out (``--skip-tags guests``) and the doctor does
-not read the guests, so guest licenses are not part of this walk."""
+The lab runs no guest OS behind these VMs here: the guest layer is left out (``--skip-tags guests``) and the doctor
+does not read the guests; test_adopt_guests walks the guests, licensed by hand, on the same carve."""
 
 from __future__ import absolute_import, division, print_function
 
