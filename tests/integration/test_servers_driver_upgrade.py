@@ -85,3 +85,39 @@ def test_a_branch_upgrade_reboots_each_server_once_and_fabric_manager_follows_th
     rc, stats, changed, _checks, output = run_layer(tmp_path, None, *(STEPS + UPGRADE), state_dir=STATE_DIR)
     assert rc == 0 and changed == {}, (changed, output[-4000:])
     assert dict((name, boot(server)) for name, server in servers.items()) == after
+
+
+def server_state(server):
+    """What nvidia_driver manages on a server, as the server has it."""
+    return on(server, "sh", "-c", "dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\\n' 2>/dev/null "
+                                  "| grep -i nvidia; ls -l --time-style=+%s /etc/modprobe.d; "
+                                  "cat /var/lib/gpuops-lab/kernel.json 2>/dev/null; true")
+
+
+def test_nvidias_installer_with_dkms_on_a_fresh_server_and_a_grid_driver_refused(servers, tmp_path):
+    # pcie-01 from its installer to a working nvidia-smi through NVIDIA's .run with DKMS, no package involved.
+    runfile = ("-e", "nvidia_driver_source=runfile",
+               "-e", "nvidia_driver_runfile=/srv/lab-artifacts/NVIDIA-Linux-x86_64-535.161.08.run")
+    rc, stats, changed, _checks, output = run_layer(tmp_path, None, "--tags", "nvidia_driver", "-l", PCIE,
+                                                    *runfile, state_dir=STATE_DIR)
+    assert rc == 0, output[-8000:]
+    pcie = servers[PCIE]
+    kernel, version = running(pcie)
+    assert version == "535.161.08" and kernel["nvidia"]["version"] == "535.161.08", (kernel, version)
+    assert nvidia_packages(pcie) == [], "the .run installed packages"
+    assert "registered with DKMS" in on(pcie, "cat", "/var/log/nvidia-installer.log")
+    assert "blacklist nouveau" in on(pcie, "cat", "/etc/modprobe.d/blacklist-nouveau.conf")
+    rc, stats, changed, _checks, output = run_layer(tmp_path, None, "--tags", "nvidia_driver", "-l", PCIE,
+                                                    *runfile, state_dir=STATE_DIR)
+    assert rc == 0 and changed == {}, (changed, output[-4000:])
+
+    # hgx-01 with a vGPU guest's GRID driver put on by hand: refused, the server left as it was.
+    hgx = servers[HGX]
+    on(hgx, "dpkg", "-i", "/srv/lab-artifacts/nvidia-linux-grid-535_535.54.03_amd64.deb")
+    before = server_state(hgx)
+    assert "nvidia-linux-grid-535" in before
+    rc, stats, changed, _checks, output = run_layer(tmp_path, None, "--tags", "nvidia_driver", "-l", HGX,
+                                                    state_dir=STATE_DIR)
+    assert rc != 0 and stats[HGX]["failures"] == 1, output[-4000:]
+    assert "gpuops.vgpu.grid_driver" in output and "Nothing was changed." in output, output[-4000:]
+    assert changed == {} and server_state(hgx) == before

@@ -382,11 +382,14 @@ def build_container_toolkit(out, work):
     dpkg_deb(meta, os.path.join(out, "nvidia-container-toolkit_%s_amd64.deb" % TOOLKIT_VERSION))
 
 
-def datacenter_files(tree, fixtures, release, flavour):
+def datacenter_files(tree, fixtures, release, flavour, unit=True):
+    """The driver's files; ``unit``: with nvidia-persistenced's systemd unit, as NVIDIA's packages have it (its
+    installer ships only sample init scripts, nvidia-persistenced(1), INSTALLATION)."""
     version, cuda = release
     put(tree, "usr/bin/nvidia-smi", read("datacenter", "nvidia-smi"), 0o755)
     put(tree, "usr/bin/nvidia-persistenced", read("datacenter", "nvidia-persistenced"), 0o755)
-    put(tree, "lib/systemd/system/nvidia-persistenced.service", read("datacenter", "nvidia-persistenced.service"))
+    if unit:
+        put(tree, "lib/systemd/system/nvidia-persistenced.service", read("datacenter", "nvidia-persistenced.service"))
     put(tree, "usr/share/nvidia/lab-dc/modprobe.py", read("datacenter", "modprobe.py"), 0o755)
     put(tree, "usr/share/nvidia/lab-dc/driver.json", json.dumps({"version": version, "cuda": cuda, "flavour": flavour}))
     with open(os.path.join(fixtures, DATACENTER_RECORDING)) as handle:
@@ -416,7 +419,7 @@ def build_datacenter_driver(out, fixtures, work, release):
         put(tree, "usr/lib/nvidia/alternate-install-present", "cuda-drivers\n")
         dpkg_deb(tree, os.path.join(repo, "%s_%s-1_amd64.deb" % (package, version)))
     tree = os.path.join(work, "dc-run-" + version, "files")
-    datacenter_files(tree, fixtures, release, "open" if int(branch) >= 560 else "proprietary")
+    datacenter_files(tree, fixtures, release, "open" if int(branch) >= 560 else "proprietary", unit=False)
     put(tree, "usr/bin/nvidia-uninstall",
         "#!/bin/sh\n# Removes what the lab stand-in of NVIDIA's installer installed.\n"
         "systemctl disable --now nvidia-persistenced.service 2>/dev/null\n"

@@ -28,7 +28,9 @@ fi
 work=$(mktemp -d "$tmpdir/nvidia-installer.XXXXXX") || fail "Cannot write to $tmpdir"
 trap 'rm -rf "$work"' EXIT
 sed -n '/^__PAYLOAD__$/,$p' "$0" | tail -n +2 | base64 -d | tar -xz -C "$work" || fail "Corrupt payload."
-cp -a "$work/files/." /
+# Into the running system as the real installer writes its files: through /lib and the other directories that
+# merged /usr made links.
+tar -C "$work/files" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner || fail "Cannot install the files."
 @INSTALLED@
 echo "Installation of the NVIDIA Accelerated Graphics Driver for Linux-x86_64 (version: @DRIVER_VERSION@) is now complete." >>"$LOG"
 exit 0
