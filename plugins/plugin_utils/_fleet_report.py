@@ -16,10 +16,7 @@ from html import escape
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils import _fleet_drivers, _k8s_sharing
-
-# A server's GPUs as the report shows them, and its checks' verdicts from best to worst.
-SERVER_GPU_KEYS = ("index", "pci_bus_id", "name", "fabric_state", "fabric_status", "temperature_gpu_c")
-SERVER_VERDICTS = ("PASS", "SKIP", "WARN", "FAIL")
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._doctor_servers import GPU_KEYS as SERVER_GPU_KEYS
 
 STATUSES = ("FAIL", "WARN", "SKIP", "PASS")
 LAYERS = ("bmc", "host", "cluster", "vm", "guest", "server", "k8s")
@@ -179,7 +176,7 @@ def _servers(facts, findings):
             "dcgm": dict((k, (server.get("dcgm") or {}).get(k)) for k in ("status", "message", "source"))
             if server.get("dcgm") else None,
             "checks": checks,
-            "status": max([c["status"] for c in checks.values()] or ["SKIP"], key=SERVER_VERDICTS.index),
+            "status": min([c["status"] for c in checks.values()] or ["SKIP"], key=STATUSES.index),
         })
     return sorted(servers, key=lambda server: server["name"] or "")
 
