@@ -111,12 +111,21 @@ def start(name, argv, state_dir, ready_file):
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit("The lab's %s exited with code %s; see %s." % (name, proc.returncode, log.name))
+            sys.exit("The lab's %s exited with code %s; the end of %s:\n%s"
+                     % (name, proc.returncode, log.name, log_tail(log.name)))
         if os.path.exists(ready_file) and os.path.getsize(ready_file) > 0:
             return proc.pid
         time.sleep(0.1)
     stop_pid(proc.pid)
-    sys.exit("The lab's %s did not start within %s s; see %s." % (name, START_TIMEOUT, log.name))
+    sys.exit("The lab's %s did not start within %s s; the end of %s:\n%s"
+             % (name, START_TIMEOUT, log.name, log_tail(log.name)))
+
+
+def log_tail(path, lines=15):
+    """The last lines of a service's log, for the message that says it failed (CI keeps the message, not the log)."""
+    with open(path, "rb") as handle:
+        handle.seek(max(0, os.fstat(handle.fileno()).st_size - 8192))
+        return "\n".join(handle.read().decode("utf-8", "replace").splitlines()[-lines:])
 
 
 def stop_pid(pid, timeout=10):

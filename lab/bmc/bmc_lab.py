@@ -271,7 +271,10 @@ def main():
         bmc = Bmc(host["name"], int(host["bmc"]["port"]), vendor, load_profile(vendor, identity),
                   args.username, args.password, args.reset_seconds)
         server = BmcServer(bmc, ssl_context)
-        server.start(BmcApp(bmc, sushy_app, fresh_drivers(bmc, identity, args.state_dir), on_down=server.down))
+        try:
+            server.start(BmcApp(bmc, sushy_app, fresh_drivers(bmc, identity, args.state_dir), on_down=server.down))
+        except OSError as error:
+            raise SystemExit("The BMC of %s cannot listen on 127.0.0.1:%s: %s." % (host["name"], bmc.port, error))
         servers.append(server)
         baseuri = "https://127.0.0.1:%s" % bmc.port
         ready[host["name"]] = {"baseuri": baseuri, "vendor": vendor, "lab": baseuri + "/lab"}

@@ -14,12 +14,13 @@ GUEST_STANDINS = os.path.join(ROOT, "lab", "guests", "standins", "build.py")
 # Where lab/guests/guest-image.sh writes the podman settings this machine needs; `make lab` exports it too.
 CONTAINERS_CONF = os.path.join(ROOT, ".tmp", "molecule", "containers.conf")
 GUEST_LABEL = "owner=gpuops-lab"
-# Each guest's sshd is published on 127.0.0.1 at GUEST_SSH_PORT + its index (+ the lab's port offset), unless the
-# topology gives it an ssh_port; the lab's key pair and the guests' host keys are in the state directory.
-GUEST_SSH_PORT = 2201
-# Each guest's node exporter (port 9100 inside, gpuops.vgpu.gpu_monitoring) is published the same way from here
-# (9101, 9102, ...).
-GUEST_METRICS_PORT = 9101
+# Each guest's (and bare-metal server's) sshd is published on 127.0.0.1 at a port of GUEST_SSH_PORTS, its
+# ssh_port or the first plus its index, and its node exporter (port 9100 inside, gpuops.vgpu.gpu_monitoring) at the
+# same place in GUEST_METRICS_PORTS (9101, 9102, ...); both plus the lab's port offset. The ranges end below the BMCs
+# of a lab 1000 ports up (8441 + 1000), where each further integration worker runs its own.
+GUEST_SSH_PORTS = range(2201, 2541)
+GUEST_METRICS_PORTS = range(9101, 9101 + len(GUEST_SSH_PORTS))
+GUEST_SSH_PORT = GUEST_SSH_PORTS[0]
 GUEST_SSH_KEY = "guest_ssh_key"
 GUEST_KNOWN_HOSTS = "guest_known_hosts"
 # How long a guest's systemd may take to come up.
@@ -30,6 +31,16 @@ def podman(*args, **kwargs):
     env = dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF, GPUOPS_CONTAINERS_CONF=CONTAINERS_CONF)
     return subprocess.run(["podman"] + list(args), env=env, check=kwargs.get("check", True), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def guest_ports(guest, index, port_offset):
+    """The SSH and node exporter ports ``guest`` (the ``index``-th) is published at."""
+    base = guest.get("ssh_port", GUEST_SSH_PORT + index)
+    if base not in GUEST_SSH_PORTS:
+        sys.exit("Lab guest %s: ssh_port %s is outside %d-%d (before the port offset); pick one inside, clear of the "
+                 "other guests'." % (guest["name"], base, GUEST_SSH_PORTS[0], GUEST_SSH_PORTS[-1]))
+    metrics = guest.get("metrics_port", GUEST_METRICS_PORTS[base - GUEST_SSH_PORT])
+    return base + port_offset, metrics + port_offset
 
 
 def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GUEST_KNOWN_HOSTS, reboots=False):
@@ -62,10 +73,7 @@ def start_guests(guests, state_dir, port_offset=0, lab=None, known_hosts_file=GU
     started = {}
     for index, guest in enumerate(guests):
         container = guest["name"] if not port_offset else "%s-%d" % (guest["name"], port_offset)
-        port = guest.get("ssh_port", GUEST_SSH_PORT + index) + port_offset
-        # A guest given its own SSH port gets the metrics port beside it, so two sets of guests never collide.
-        metrics_port = guest.get("metrics_port", GUEST_METRICS_PORT + guest.get("ssh_port", GUEST_SSH_PORT + index)
-                                 - GUEST_SSH_PORT) + port_offset
+        port, metrics_port = guest_ports(guest, index, port_offset)
         reaches_lab = guest.get("passthrough") or guest.get("vgpu_vm")
         network = ["--network", "slirp4netns:allow_host_loopback=true"] if reaches_lab else []
         restart = ["--restart", "always"] if reboots else []

@@ -31,7 +31,7 @@ REBOOT_TASK = "gpuops.vgpu.nvidia_driver : Reboot to run the new kernel module"
 
 @pytest.fixture
 def servers(lab):
-    with lab_servers(lab, STATE_DIR, 300) as started:
+    with lab_servers(lab, STATE_DIR, 150) as started:
         yield started
 
 
