@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from collections.abc import Mapping
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpuops.vgpu.plugins.plugin_utils._lazy import lazy_module
@@ -23,7 +25,7 @@ _doctor_facts = lazy_module("plugin_utils._doctor_facts")
 
 FINDING_KEYS = ("layer", "object", "check", "status", "message")
 # What the doctor's gather entry point reads on a host or guest (roles/doctor/tasks/gather.yml).
-GATHERED_KINDS = ("host_nvidia_smi", "bmc_info", "bios", "guest_nvidia_smi", "guest_cuda", "server")
+GATHERED_KINDS = ("host_nvidia_smi", "bmc_info", "guest_nvidia_smi", "guest_cuda", "server")
 
 
 def _mapping(value, name, what):
@@ -97,17 +99,26 @@ def hosts_alike(gpu_inventory, nvidia_smi=None):
 
 def doctor_gathered(hostvars, names, kind):
     """``hostvars | gpuops.vgpu.doctor_gathered(names, kind)``: the reads of ``kind`` that the hosts ``names`` made on
-    themselves (the doctor role's ``gather`` entry point), each with its host as ``item`` like a loop's results."""
+    themselves (the doctor role's ``gather`` entry point registers each as ``doctor_gathered_<kind>``), each with its
+    host as ``item`` like a loop's results. A guest's CUDA version comes with its nvidia-smi read unless the toolkit
+    had to be read as a file."""
     if kind not in GATHERED_KINDS:
         raise AnsibleFilterError("doctor_gathered: unknown kind %r; known: %s." % (kind, ", ".join(GATHERED_KINDS)))
     found = []
     for name in names or []:
         if name not in hostvars:
             continue
-        gathered = hostvars[name].get("doctor_gathered") or {}
-        if kind in gathered:
-            found.append(dict(gathered[kind], item=name))
+        own = hostvars[name]
+        read = own.get("doctor_gathered_" + kind)
+        if kind == "guest_cuda" and not _made(read):
+            read = own.get("doctor_gathered_guest_nvidia_smi")
+        if _made(read):
+            found.append(dict(read, item=name))
     return found
+
+
+def _made(read):
+    return isinstance(read, Mapping) and not read.get("skipped")
 
 
 def doctor_cuda_as_file(home):

@@ -135,14 +135,28 @@ def test_hosts_that_differ():
 
 def test_doctor_gathered_hands_the_hosts_own_reads_on_like_a_loop():
     hostvars = {
-        "esxi-01": {"doctor_gathered": {"host_nvidia_smi": {"nvidia_smi": {"gpus": [1]}}, "bios": {"changed": False}}},
-        "esxi-02": {"doctor_gathered": {"bios": {"changed": True}}},
+        "esxi-01": {"doctor_gathered_host_nvidia_smi": {"nvidia_smi": {"gpus": [1]}},
+                    "doctor_gathered_bmc_info": {"changed": False}},
+        "esxi-02": {"doctor_gathered_bmc_info": {"changed": True},
+                    "doctor_gathered_host_nvidia_smi": {"skipped": True, "changed": False}},
         "esxi-03": {},
     }
     smi = doctor.doctor_gathered(hostvars, ["esxi-01", "esxi-02", "esxi-03", "not-in-inventory"], "host_nvidia_smi")
     assert smi == [{"nvidia_smi": {"gpus": [1]}, "item": "esxi-01"}]
-    bios = doctor.doctor_gathered(hostvars, ["esxi-02", "esxi-01"], "bios")
-    assert [result["item"] for result in bios] == ["esxi-02", "esxi-01"]
-    assert _doctor_facts._by_item({"results": bios})["esxi-02"]["changed"] is True
+    bmc = doctor.doctor_gathered(hostvars, ["esxi-02", "esxi-01"], "bmc_info")
+    assert [result["item"] for result in bmc] == ["esxi-02", "esxi-01"]
+    assert _doctor_facts._by_item({"results": bmc})["esxi-02"]["changed"] is True
     with pytest.raises(AnsibleFilterError, match="unknown kind 'smi'"):
         doctor.doctor_gathered(hostvars, ["esxi-01"], "smi")
+
+
+def test_a_guests_cuda_comes_with_its_nvidia_smi_read_unless_read_as_a_file():
+    read = {"nvidia_smi": {"driver_version": "535.54.03"}, "cuda": {"toolkits": []}}
+    version_json = {"content": "e30=", "encoding": "base64"}
+    hostvars = {
+        "guest-01": {"doctor_gathered_guest_nvidia_smi": read},
+        "guest-02": {"doctor_gathered_guest_nvidia_smi": read, "doctor_gathered_guest_cuda": version_json},
+        "guest-03": {"doctor_gathered_guest_cuda": {"skipped": True}},
+    }
+    cuda = doctor.doctor_gathered(hostvars, ["guest-01", "guest-02", "guest-03"], "guest_cuda")
+    assert cuda == [dict(read, item="guest-01"), dict(version_json, item="guest-02")]
