@@ -16,6 +16,8 @@ from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import fil
 
 GPU_KEYS = ("pci_bus_id", "name", "license_product", "license_status", "licensed", "license_expiry")
 DEFAULT_SERVICE = "nvidia-gridd"
+# The token's mode and owner NVIDIA's licensing guide asks for (root, 0744).
+TOKEN_MODE = "0744"
 _TOKEN_NAME = re.compile(r"^[^/]+\.tok$")
 
 
@@ -61,7 +63,8 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
         plan["error"] = ("Neither %s nor %s exists on %s: install the GRID guest driver first (gpuops.vgpu.grid_driver)."
                          % (params["grid_license_gridd_conf"], params["grid_license_gridd_template"], hostname))
         return plan
-    token_dir, token_file = params["token_dir"], params["token_file"]
+    token_dir = params["token_dir"]
+    token_name, token_file, placed = _token_in_place(files, state, params)
     settings = _settings_in_force(state, params)
     remove_old = bool(params.get("grid_license_remove_old_tokens"))
     find_tokens = remove_old and (state.get("token_dir") or {}).get("path") != token_dir
@@ -69,22 +72,54 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
     plan.update(
         create_conf=not conf.get("exists"),
         feature_type=settings.get("FeatureType") != str(params["grid_license_feature_type"]),
-        settings=dict((key, value) for key, value in params["options"].items() if settings.get(key) != str(value)),
+        settings=dict((key, value) for key, value in _options(params, settings).items()
+                      if settings.get(key) != str(value)),
         token_dir=not file_as(files.get(token_dir) or {}, {"type": "directory", "mode": "0755"}),
-        token=not file_as(files.get(token_file) or {}, {"checksum": params["token_checksum"], "mode": "0744"}),
+        token=not file_as(placed, {"checksum": params["token_checksum"]}),
         find_tokens=find_tokens,
         old_tokens=[token["path"] for token in state.get("tokens") or []
-                    if token.get("name") != params["token_name"]] if remove_old and not find_tokens else [],
+                    if token.get("name") != token_name] if remove_old and not find_tokens else [],
         start=not (service.get("active") and service.get("enabled")),
+        token_name=token_name,
+        token_file=token_file,
         licensed=state.get("licensed") is True,
     )
-    plan["changes"] = any(plan[step] for step in ("create_conf", "feature_type", "settings", "token_dir", "token", "find_tokens",
-                                                  "old_tokens", "start"))
+    # Only the mode of a token whose content is right: set without a restart, nvidia-gridd reads it as it did.
+    plan["token_mode"] = not plan["token"] and not file_as(placed, {"mode": TOKEN_MODE})
+    touches_gridd = any(plan[step] for step in ("create_conf", "feature_type", "settings", "token_dir", "token",
+                                                "find_tokens", "old_tokens", "start"))
+    plan["changes"] = touches_gridd or plan["token_mode"]
     plan["wait"] = bool(params.get("grid_license_wait")) and not check_mode and not (
-        plan["licensed"] and not plan["changes"])
+        plan["licensed"] and not touches_gridd)
     as_read = ((guest.get("nvidia_smi") or {}).get("gpus") or []) if plan["licensed"] and not plan["changes"] else []
-    plan["result"] = license_report(as_read, state, params, hostname, now=now)
+    plan["result"] = license_report(as_read, state, dict(params, token_file=token_file), hostname, now=now)
     return plan
+
+
+def _options(params, settings):
+    """The gridd.conf keys to set besides FeatureType: those asked, and ClientConfigTokenPath wherever the gridd.conf in
+    force names another token directory than the one the token goes to (else nvidia-gridd would not read it)."""
+    named = settings.get("ClientConfigTokenPath")
+    if named is not None and "ClientConfigTokenPath" not in params["options"] \
+            and (named.rstrip("/") or "/") != params["token_dir"]:
+        return dict(params["options"], ClientConfigTokenPath=params["token_dir"].rstrip("/") + "/")
+    return params["options"]
+
+
+def _token_in_place(files, state, params):
+    """The token file to keep (name, path, its state as read): the one asked for, or, where no file name was given
+    (``grid_license_token_filename``), a token of the directory nvidia-gridd reads with the same content under
+    another name, as a guest licensed by hand has it (the Licensing Portal names its downloads by date)."""
+    asked = (params["token_name"], params["token_file"], files.get(params["token_file"]) or {})
+    tokens = state.get("tokens") or []
+    if (params.get("token_name_given") or (state.get("token_dir") or {}).get("path") != params["token_dir"]
+            or any(token.get("name") == params["token_name"] for token in tokens)):
+        return asked
+    same = sorted(token["name"] for token in tokens if token.get("checksum") == params["token_checksum"])
+    if not same:
+        return asked
+    token = next(token for token in tokens if token["name"] == same[0])
+    return token["name"], token["path"], dict(token, exists=True, type="file")
 
 
 def days_left(expiry, now=None):

@@ -41,6 +41,9 @@ STOPPED = "gpu-vm-07"
 PORT_ABOVE_LAB_GUESTS = 160
 DRIVER_DEB = "nvidia-linux-grid-525_525.105.17_amd64.deb"  # R525 guest driver: the hosts run vGPU 15.2 (R525)
 TOKEN = "client_configuration_token_05-26-2022-00-08-28.tok"
+# gpu-vm-02's operator saved the same token under the date of another download and left it at mode 644: the token is
+# kept under its name, given NVIDIA's mode 744, and nvidia-gridd is not restarted for it.
+BY_OTHER_NAME, OTHER_NAME = "gpu-vm-02", "client_configuration_token_11-02-2026-09-15-00.tok"
 ARTIFACTS = "/srv/lab-artifacts"
 GUESTS_YML = os.path.join(ROOT, "playbooks", "guests.yml")
 DOCTOR = os.path.join(ROOT, "playbooks", "doctor.yml")
@@ -60,8 +63,8 @@ sed 's/^FeatureType=0$/FeatureType=1/' /etc/nvidia/gridd.conf.template >/etc/nvi
 mkdir -p /etc/nvidia/ClientConfigToken
 """
 TOKEN_BY_HAND = """set -e
-cp {artifacts}/{token} /etc/nvidia/ClientConfigToken/
-chmod 744 /etc/nvidia/ClientConfigToken/{token}
+cp {artifacts}/{token} /etc/nvidia/ClientConfigToken/{name}
+chmod {mode} /etc/nvidia/ClientConfigToken/{name}
 """
 RESTART_GRIDD = "systemctl restart nvidia-gridd\n"
 
@@ -119,7 +122,8 @@ def on_guest(guest, script):
 def license_by_hand(guests):
     for vm in GUESTS:
         script = INSTALL_BY_HAND + (TOKEN_BY_HAND if vm in LICENSED else "") + RESTART_GRIDD
-        done = on_guest(guests[vm], script.format(artifacts=ARTIFACTS, deb=DRIVER_DEB, token=TOKEN))
+        name, mode = (OTHER_NAME, "644") if vm == BY_OTHER_NAME else (TOKEN, "744")
+        done = on_guest(guests[vm], script.format(artifacts=ARTIFACTS, deb=DRIVER_DEB, token=TOKEN, name=name, mode=mode))
         assert done.returncode == 0, (vm, done.stdout, done.stderr)
     for vm in LICENSED:
         assert license_status(guests[vm], wait_for="Licensed").startswith("Licensed ("), vm
@@ -237,18 +241,27 @@ def test_hand_licensed_guests_are_adopted_and_only_the_unlicensed_one_changes(la
     assert [vm for vm in GUESTS if "FAIL" in verdicts[vm].values()] == [UNLICENSED]
     assert "grid_license" in fixes[UNLICENSED], fixes
     assert lab.vm(STOPPED)["power_state"] == "poweredOff" and verdicts[STOPPED] == {"guest_driver": "WARN"}, verdicts
-    # The check run's plan names what would change, on the unlicensed guest alone; the VM that does not run is left
-    # out, not unreachable.
+    # The check run's plan names what would change: the unlicensed guest, and the mode of the token kept under
+    # another name; the VM that does not run is left out, not unreachable.
     changed = [line for line in checked.stdout.splitlines() if line.startswith("changed: [")]
-    assert changed and all(line.startswith("changed: [%s]" % UNLICENSED) for line in changed), changed
+    assert changed and all(line.startswith(("changed: [%s]" % UNLICENSED, "changed: [%s]" % BY_OTHER_NAME))
+                           for line in changed), changed
     assert "unreachable=1" not in checked.stdout
 
     # The real run licenses the unlicensed guest: its token is placed and nvidia-gridd restarted, nothing else on it
-    # changes; the licensed guests are left exactly as they were (package, files and mtimes, the daemon's start).
+    # changes. The licensed guests are left as they were (package, files and mtimes, the daemon's start), but for the
+    # mode of the token kept under another name: same name, content and mtime, 744, nvidia-gridd not restarted.
     run = guest_layer(lab, inventory)
     assert run.returncode == 0 and "unreachable=1" not in run.stdout, run.stdout[-6000:]
     after = truth(guests)
-    assert dict((vm, after[vm]) for vm in LICENSED) == dict((vm, guest_truth[vm]) for vm in LICENSED)
+    other = "file /etc/nvidia/ClientConfigToken/%s " % OTHER_NAME
+    assert [line for line in after[BY_OTHER_NAME] if line.startswith(other)] == [
+        line.replace(other + "644 ", other + "744 ") for line in guest_truth[BY_OTHER_NAME] if line.startswith(other)]
+    assert [line for line in after[BY_OTHER_NAME] if not line.startswith(other)] == [
+        line for line in guest_truth[BY_OTHER_NAME] if not line.startswith(other)]
+    assert len([line for line in after[BY_OTHER_NAME] if line.startswith("file /etc/nvidia/ClientConfigToken/")]) == 1
+    assert dict((vm, after[vm]) for vm in LICENSED if vm != BY_OTHER_NAME) == dict(
+        (vm, guest_truth[vm]) for vm in LICENSED if vm != BY_OTHER_NAME)
     assert license_status(guests[UNLICENSED], wait_for="Licensed").startswith("Licensed (")
     moved = set(after[UNLICENSED]) ^ set(guest_truth[UNLICENSED])
     assert moved and all(line.startswith(("file /etc/nvidia/ClientConfigToken/", "gridd ", "license ", "loads "))

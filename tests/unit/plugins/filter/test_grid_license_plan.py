@@ -79,6 +79,34 @@ def test_settings_old_tokens_service_and_another_token_dir():
     assert plan(grid_license_service="other-gridd")["start"]
 
 
+def test_a_hand_placed_token_with_the_same_content_is_kept_under_its_name_and_given_its_mode():
+    by_hand = TOKEN_DIR + "/client_configuration_token_05-26-2022-00-08-28.tok"
+    guest = copy.deepcopy(GUEST)
+    del guest["files"][TOKEN]
+    guest["license"]["tokens"] = [dict(ROOT_OWNED, name=os.path.basename(by_hand), path=by_hand, mode="0644",
+                                       checksum="abc", size=3)]
+    decided = plan(guest)
+    assert (decided["token_name"], decided["token_file"]) == (os.path.basename(by_hand), by_hand)
+    assert not decided["token"] and decided["token_mode"] and decided["old_tokens"] == []
+    assert decided["changes"] and not decided["wait"]
+    assert decided["result"]["token_file"] == by_hand
+    guest["license"]["tokens"][0]["mode"] = "0744"
+    assert not plan(guest)["changes"] and not plan(guest)["wait"]
+    # Another content, or a file name asked for, is the token asked for: placed, the hand-placed one removed.
+    for other in (plan(guest, token_checksum="def"), plan(guest, token_name_given=True)):
+        assert other["token_file"] == TOKEN and other["token"] and other["old_tokens"] == [by_hand]
+        assert not other["token_mode"]
+
+
+def test_a_gridd_conf_that_names_another_token_directory_is_pointed_at_the_token():
+    guest = copy.deepcopy(GUEST)
+    guest["license"]["gridd_conf"]["settings"]["ClientConfigTokenPath"] = "/opt/nvidia/tokens/"
+    decided = plan(guest)
+    assert decided["settings"] == {"ClientConfigTokenPath": TOKEN_DIR + "/"}
+    guest["license"]["gridd_conf"]["settings"]["ClientConfigTokenPath"] = TOKEN_DIR + "/"
+    assert plan(guest)["settings"] == {}
+
+
 @pytest.mark.parametrize("params, errors, message", [
     ({"grid_license_token": False}, {}, "No client configuration token given: set grid_license_token_src"),
     ({"grid_license_token_src": "/x/site.tok"}, {}, "Both grid_license_token_src and grid_license_token are set"),
