@@ -91,6 +91,23 @@ def installed_version(guest, fmt):
     return driver.get("kernel_module_version") or (guest.get("nvidia_smi") or {}).get("driver_version") or ""
 
 
+def _mixed_install_error(plan, driver_state, hostname):
+    """A package over a runfile install, or the runfile over a package: both own the same files and libraries, and
+    NVIDIA's installer and the distributions' packaging refuse the mix (Debian's nvidia-installer-cleanup: "Such an
+    installation conflicts with the packaged drivers")."""
+    installed = driver_state.get("format")
+    if plan["format"] in ("deb", "rpm") and installed == "run":
+        return ("The GRID driver %s was installed on %s with NVIDIA's runfile; the %s package would conflict with it. "
+                "Remove it first (nvidia-uninstall), or give grid_driver_src the -grid.run of the version wanted. "
+                "Nothing was changed." % ((driver_state.get("runfile") or {}).get("version") or "", hostname,
+                                          plan["format"]))
+    if plan["format"] == "run" and installed in ("deb", "rpm"):
+        return ("The GRID driver %s is installed on %s as a %s package; NVIDIA's runfile would conflict with it. "
+                "Remove the package first (apt-get purge / dnf remove), or give grid_driver_src the package of the "
+                "version wanted. Nothing was changed." % (driver_state.get("version") or "", hostname, installed))
+    return ""
+
+
 def reboot_reasons(nouveau_loaded, smi, check_mode):
     """Why the driver cannot work before a reboot."""
     reasons = ["nouveau is loaded"] if nouveau_loaded else []
@@ -134,6 +151,9 @@ def grid_driver_plan(guest, params, host_version="", check_mode=False, hostname=
     )
     plan.update(nouveau_steps(guest, blacklist, blacklist_file, blacklist_content))
     plan["install"] = plan["installed_version"] != plan["version"]
+    plan["error"] = _mixed_install_error(plan, driver_state, hostname) if plan["install"] else ""
+    if plan["error"]:
+        return plan
     plan["converged"] = not (plan["install"] or plan["modprobe_dir"] or plan["blacklist"] or plan["reboot_reasons"])
     smi = guest.get("nvidia_smi") or {}
     if plan["converged"] and params.get("grid_driver_verify") and not check_mode and \

@@ -131,3 +131,18 @@ def test_a_nouveau_blacklist_already_in_force_is_kept_as_it_is():
     # Where the read finds no blacklist in force, the role's file is written.
     guest["driver"]["nouveau"] = {"loaded": False, "blacklisted": False, "blacklist_files": []}
     assert plan(guest)["blacklist"]
+
+
+def test_a_package_over_a_runfile_install_and_the_runfile_over_a_package_are_refused():
+    runfile_guest = changed_guest(driver__format="run", driver__version="510.47.03",
+                                  driver__runfile={"installed": True, "version": "510.47.03"},
+                                  driver__kernel_module_version="510.47.03")
+    refused = plan(runfile_guest)
+    assert refused["error"].startswith("The GRID driver 510.47.03 was installed on vm1 with NVIDIA's runfile; the deb")
+    assert "nvidia-uninstall" in refused["error"] and "Nothing was changed." in refused["error"]
+    runfile = "/mnt/NVIDIA-Linux-x86_64-510.47.03-grid.run"
+    assert plan(runfile_guest, grid_driver_remote_src=runfile)["converged"]
+    packaged = changed_guest(driver__kernel_module_version="510.47.03")
+    assert plan(packaged, grid_driver_remote_src=runfile)["converged"]
+    newer = plan(packaged, grid_driver_remote_src="/mnt/NVIDIA-Linux-x86_64-510.85.02-grid.run")
+    assert newer["error"].startswith("The GRID driver 510.47.03 is installed on vm1 as a deb package; NVIDIA's runfile")
