@@ -4,7 +4,9 @@ a BMC each cycling through the vendor profiles, an ESXi shell each) and 256 VMs,
 with N guest containers standing for the first N VMs. The first run, then the converged re-run; wall time, changes
 in the recap, SOAP requests from the lab's counters, and the seconds per layer from the test tree's remote_tasks
 callback; then the converged re-run of a baseline commit's collection (`git archive`) on the same converged lab, so
-that both converged figures come from one run. Results go to bench/results/site.json.
+that both converged figures come from one run. Each converged re-run starts once the machine has settled (the
+1-minute load average under SETTLED_LOAD, or after SETTLE_SECONDS), with the load at its start in the results.
+Results go to bench/results/site.json.
 """
 
 import argparse
@@ -31,6 +33,8 @@ STATE_DIR = os.path.join(ROOT, ".tmp", "bench-site")
 PORT_OFFSET = 800
 # Clear of the guests' published node exporters (9101 and up, lab/labctl.py) and of the integration tests' labs.
 BMC_BASE_PORT, SHELL_BASE_PORT = 9500, 2600
+# A measured re-run starts once the 1-minute load average is under this, or after SETTLE_SECONDS.
+SETTLED_LOAD, SETTLE_SECONDS = 2.0, 240
 PROFILE = "grid_p40-3q"  # 8 per P40: every host full
 PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
 LABCTL = [sys.executable, os.path.join(ROOT, "lab", "labctl.py")]
@@ -96,7 +100,17 @@ def lab_request(services, method, path):
     return json.loads(text) if text else None
 
 
+def settle(below=SETTLED_LOAD, longest=SETTLE_SECONDS):
+    """Wait until the 1-minute load average is under ``below`` (at most ``longest`` s): a run right after the first
+    one would share the cores with what the first run left working in the guests. Returns the load then."""
+    deadline = time.monotonic() + longest
+    while os.getloadavg()[0] >= below and time.monotonic() < deadline:
+        time.sleep(5)
+    return round(os.getloadavg()[0], 2)
+
+
 def run_site(services, inventory, name, forks, collections=None):
+    load_at_start = settle() if name != "first" else round(os.getloadavg()[0], 2)
     report = os.path.join(STATE_DIR, "remote-tasks-%s.json" % name)
     records = os.path.join(STATE_DIR, "records")
     os.makedirs(records, exist_ok=True)
@@ -132,7 +146,8 @@ def run_site(services, inventory, name, forks, collections=None):
     layers = {}
     for play, play_seconds in counts["play_seconds"]:
         layers[layer_of(play)] = round(layers.get(layer_of(play), 0.0) + play_seconds, 2)
-    return {"seconds": round(seconds, 1), "changed": sum(int(row[2]) for row in recap),
+    return {"seconds": round(seconds, 1), "load_at_start": load_at_start,
+            "load_at_end": round(os.getloadavg()[0], 2), "changed": sum(int(row[2]) for row in recap),
             "soap_requests": stats["soap_requests"], "rest_requests": stats["rest_requests"],
             "remote_tasks_per_guest_max": max(guests) if guests else None,
             "executions": sum(counts["executions"].values()), "module_runs": sum(counts["module_runs"].values()),
@@ -140,10 +155,10 @@ def run_site(services, inventory, name, forks, collections=None):
 
 
 def report(run, name):
-    print("  %-18s %7.1f s, %d changed, %d SOAP and %d REST requests, %d task executions, %d module runs, at most %s "
-          "remote tasks per guest" % (name, run["seconds"], run["changed"], run["soap_requests"], run["rest_requests"],
-                                      run["executions"], run["module_runs"], run["remote_tasks_per_guest_max"]),
-          flush=True)
+    print("  %-18s %7.1f s (load %s at the start), %d changed, %d SOAP and %d REST requests, %d task executions, "
+          "%d module runs, at most %s remote tasks per guest" % (
+              name, run["seconds"], run["load_at_start"], run["changed"], run["soap_requests"], run["rest_requests"],
+              run["executions"], run["module_runs"], run["remote_tasks_per_guest_max"]), flush=True)
     for layer, seconds in sorted(run["layer_seconds"].items(), key=lambda item: -item[1]):
         print("    %-20s %7.1f s" % (layer, seconds), flush=True)
 
