@@ -75,7 +75,7 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
         settings=dict((key, value) for key, value in _options(params, settings).items()
                       if settings.get(key) != str(value)),
         token_dir=not file_as(files.get(token_dir) or {}, {"type": "directory", "mode": "0755"}),
-        token=not file_as(placed, {"checksum": params["token_checksum"]}),
+        token=not (placed.get("exists") and placed.get("checksum") == params["token_checksum"]),
         find_tokens=find_tokens,
         old_tokens=[token["path"] for token in state.get("tokens") or []
                     if token.get("name") != token_name] if remove_old and not find_tokens else [],
@@ -84,7 +84,7 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
         token_file=token_file,
         licensed=state.get("licensed") is True,
     )
-    # Only the mode of a token whose content is right: set without a restart, nvidia-gridd reads it as it did.
+    # Only the mode or owner of a token whose content is right: set without a restart, nvidia-gridd reads it as it did.
     plan["token_mode"] = not plan["token"] and not file_as(placed, {"mode": TOKEN_MODE})
     touches_gridd = any(plan[step] for step in ("create_conf", "feature_type", "settings", "token_dir", "token",
                                                 "find_tokens", "old_tokens", "start"))
@@ -115,11 +115,9 @@ def _token_in_place(files, state, params):
     if (params.get("token_name_given") or (state.get("token_dir") or {}).get("path") != params["token_dir"]
             or any(token.get("name") == params["token_name"] for token in tokens)):
         return asked
-    same = sorted(token["name"] for token in tokens if token.get("checksum") == params["token_checksum"])
-    if not same:
-        return asked
-    token = next(token for token in tokens if token["name"] == same[0])
-    return token["name"], token["path"], dict(token, exists=True, type="file")
+    same = min((token for token in tokens if token.get("checksum") == params["token_checksum"]),
+               key=lambda token: token["name"], default=None)
+    return (same["name"], same["path"], dict(same, exists=True, type="file")) if same else asked
 
 
 def days_left(expiry, now=None):

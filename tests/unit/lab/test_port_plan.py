@@ -18,24 +18,15 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 WORKER_SPACING = 1000
 
 
-def _containers():
-    spec = importlib.util.spec_from_file_location("gpuops_lab_containers",
-                                                  os.path.join(REPO, "lab", "guests", "containers.py"))
+def _lab_module(name, *path):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO, "lab", *path))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-CONTAINERS = _containers()
-
-
-def _topology_hosts(topology):
-    hosts = list(topology.get("servers") or [])
-    for datacenter in topology["datacenters"]:
-        hosts.extend(datacenter.get("hosts") or [])
-        for cluster in datacenter.get("clusters") or []:
-            hosts.extend(cluster.get("hosts") or [])
-    return hosts
+CONTAINERS = _lab_module("gpuops_lab_containers", "guests", "containers.py")
+SHELLS = _lab_module("gpuops_lab_shells", "hosts", "shells.py")
 
 
 def lab_ports(offset):
@@ -44,7 +35,7 @@ def lab_ports(offset):
         topology = yaml.safe_load(handle)
     with open(os.path.join(REPO, "inventories", "lab", "group_vars", "all.yml")) as handle:
         ports = {"vcenter": {yaml.safe_load(handle)["vcenter_port"] + offset}}
-    hosts = _topology_hosts(topology)
+    hosts = list(SHELLS.topology_hosts(topology)) + list(topology.get("servers") or [])
     ports["bmc"] = set(host["bmc"]["port"] + offset for host in hosts if host.get("bmc"))
     ports["host shell"] = set(host["shell"]["port"] + offset for host in hosts if host.get("shell"))
     # A test may put a guest or a server anywhere in the guests' range: all of it is taken.

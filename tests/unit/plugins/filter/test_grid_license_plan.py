@@ -92,6 +92,9 @@ def test_a_hand_placed_token_with_the_same_content_is_kept_under_its_name_and_gi
     assert decided["result"]["token_file"] == by_hand
     guest["license"]["tokens"][0]["mode"] = "0744"
     assert not plan(guest)["changes"] and not plan(guest)["wait"]
+    guest["license"]["tokens"][0]["owner"] = "admin"
+    assert plan(guest)["token_mode"] and not plan(guest)["token"] and not plan(guest)["wait"]
+    guest["license"]["tokens"][0]["owner"] = "root"
     # Another content, or a file name asked for, is the token asked for: placed, the hand-placed one removed.
     for other in (plan(guest, token_checksum="def"), plan(guest, token_name_given=True)):
         assert other["token_file"] == TOKEN and other["token"] and other["old_tokens"] == [by_hand]
