@@ -22,10 +22,10 @@ round trip that costs a fraction of a module run. It holds what the probes read 
 to) of the files and services' unit files asked for and of the fixed places the probes read (package databases,
 modprobe.d, gridd.conf and the tokens, the toolkits under /usr/local, the loader and profile scripts, the
 directories searched for nvidia-smi, nvcc and nvidia-ctk, the kernel's modules), the boot id, the NVIDIA and
-nouveau lines of /proc/modules, and systemd's LoadState, ActiveState, UnitFileState and FragmentPath of the services
-asked for (nvidia-gridd's InvocationID too: a restart changes what nvidia-smi says of the license). What changes
-on its own without any of those, nvidia-smi's live answers and the clock's synchronisation, is as fresh as the
-read. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
+nouveau lines of /proc/modules, and systemd's LoadState, ActiveState, UnitFileState, FragmentPath, the time it last
+became active and NeedDaemonReload of the services asked for (nvidia-gridd's InvocationID too: a restart changes what
+nvidia-smi says of the license). What changes on its own without any of those, nvidia-smi's live answers and the
+clock's synchronisation, is as fresh as the read. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -150,7 +150,8 @@ def fingerprint_command(files, services, nvidia_smi_path=None):
         "echo @files; set --; for p in %s; do if [ -e \"$p\" ] || [ -h \"$p\" ]; then set -- \"$@\" \"$p\";" % quoted,
         "else echo \"F|$p|absent\"; fi; done; [ $# -eq 0 ] || { %s; };" % stat,
         "echo @services;",
-        ("systemctl show --property=LoadState,ActiveState,UnitFileState,FragmentPath -- %s 2>&1;" % units
+        ("systemctl show --property=LoadState,ActiveState,UnitFileState,FragmentPath,ActiveEnterTimestampMonotonic,"
+         "NeedDaemonReload -- %s 2>&1;" % units
          if services else ""),
         "echo @end",
     ])

@@ -4,8 +4,8 @@
 """The guest roles' plans: what grid_driver, grid_license and cuda_toolkit do on a guest, decided once from one
 gpu_guest_info read, and gpu_validate's verdicts. The logic is in ``plugin_utils/_grid_driver_plan.py``,
 ``_grid_license_plan.py``, ``_cuda_toolkit_plan.py`` and ``_gpu_validate_report.py``; the docs in the ``.yml`` file
-named after each filter; and which of a role's files differ from what it writes (``plugin_utils/_file_state.py``,
-``guest_files_to_write.yml``)."""
+named after each filter; which of a role's files differ from what it writes, and which changed since the service
+that reads them started (``plugin_utils/_file_state.py``, ``guest_files_to_write.yml``, ``guest_unapplied_files.yml``)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -68,6 +68,13 @@ def guest_files_to_write(files, states):
     return _file_state.files_to_write(files, states)
 
 
+@filter_errors(GpuopsError)
+def guest_unapplied_files(gpu_guest, services, files):
+    """``guest.gpu_guest | gpuops.vgpu.guest_unapplied_files({name: unit}, {name: paths})``: the files each service
+    has not read since they changed."""
+    return _file_state.unapplied_files(gpu_guest, services, files)
+
+
 class FilterModule(object):
     """The guest roles' plans."""
 
@@ -80,4 +87,5 @@ class FilterModule(object):
             "grid_license_report": grid_license_report,
             "grid_license_state": grid_license_state,
             "guest_files_to_write": guest_files_to_write,
+            "guest_unapplied_files": guest_unapplied_files,
         }

@@ -158,21 +158,25 @@ gpu_guest:
     files:
       description:
         - Per path of O(files), its state - C(exists), C(type) (C(file), C(directory), C(link), C(other)), C(mode),
-          C(owner), C(group), a file's C(checksum) (SHA-1) and C(size), a link's C(target) as written.
+          C(owner), C(group), C(mtime) (seconds since the epoch), a file's C(checksum) (SHA-1) and C(size), a link's
+          C(target) as written.
       type: dict
       returned: when O(files) is given
       sample: {/etc/ld.so.conf.d/cuda.conf: {exists: true, type: file, mode: "0644", owner: root, group: root,
-               checksum: 4a2ad9d7d1f3ab4d5f8f5b4e1c9d0e7f6a3b2c1d, size: 24}}
+               mtime: 1795000000.5, checksum: 4a2ad9d7d1f3ab4d5f8f5b4e1c9d0e7f6a3b2c1d, size: 24}}
     services:
       description:
         - Per unit of O(services), its state - C(exists), C(active), C(enabled), C(state) (systemd's ActiveState),
-          C(unit_file_state), C(unit_file) and C(systemd) (whether systemd runs; without it C(active) and
-          C(enabled) are null).
+          C(unit_file_state), C(unit_file), C(active_since) (when it last became active, in seconds since the epoch, from
+          systemd's monotonic ActiveEnterTimestamp taken to the guest's wall clock; null when it never did),
+          C(need_daemon_reload) (its unit file changed since systemd loaded it) and C(systemd) (whether systemd
+          runs; without it C(active), C(enabled), C(active_since) and C(need_daemon_reload) are null).
       type: dict
       returned: when O(services) is given
       sample: {prometheus-node-exporter: {exists: true, active: true, enabled: true, state: active,
                unit_file_state: enabled, unit_file: /lib/systemd/system/prometheus-node-exporter.service,
-               systemd: true, name: prometheus-node-exporter}}
+               active_since: 1795000000.25, need_daemon_reload: false, systemd: true,
+               name: prometheus-node-exporter}}
     os:
       description: C(family) (C(Debian), C(RedHat), C(Suse)), C(distribution), C(version), C(name), C(kernel),
         C(package_format) (C(deb) or C(rpm)) and C(package_manager) (C(apt), C(dnf), C(dnf5), C(yum), C(zypper)).

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Whether a path as ``gpu_guest_info`` described it is already what a copy, file or link task would leave, and
-which of several are not."""
+"""Whether a path as ``gpu_guest_info`` described it is already what a copy, file or link task would leave, which of
+several are not, and which a running service has not read since they changed."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -48,3 +48,32 @@ def files_to_write(wanted_files, states):
         if not file_as((states or {}).get(wanted["path"]) or {}, asked):
             stale.append(wanted)
     return stale
+
+
+def changed_since_start(service, states):
+    """The paths of ``states`` (``gpu_guest.files`` entries) modified after ``service`` (a ``gpu_guest_info``
+    service) last became active, sorted: a change the service has not read, as a run stopped between a file's change
+    and the restart leaves it. Empty where the service is not active or its start time is unknown."""
+    since = (service or {}).get("active_since")
+    if not (service or {}).get("active") or not isinstance(since, (int, float)):
+        return []
+    return sorted(state["path"] for state in states
+                  if (state or {}).get("exists") and isinstance(state.get("mtime"), (int, float))
+                  and state["mtime"] > since)
+
+
+def unapplied_files(gpu_guest, services, files):
+    """Per name of ``services`` (``{name: systemd unit}``), the paths of ``files`` (``{name: path or paths}``) that
+    ``gpu_guest`` (a ``gpu_guest_info`` read of those files and units) shows changed since the unit last became
+    active (``changed_since_start``); only the names with some."""
+    if not isinstance(gpu_guest, dict) or not isinstance(services, dict) or not isinstance(files, dict):
+        raise InputError("give a gpu_guest_info read, {name: systemd unit} and {name: the paths it reads}")
+    read_services, read_files = gpu_guest.get("services") or {}, gpu_guest.get("files") or {}
+    unapplied = {}
+    for name, unit in services.items():
+        paths = files.get(name) or []
+        paths = [paths] if isinstance(paths, str) else paths
+        changed = changed_since_start(read_services.get(unit), [read_files.get(path) or {} for path in paths])
+        if changed:
+            unapplied[name] = changed
+    return unapplied

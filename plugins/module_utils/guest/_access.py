@@ -160,7 +160,8 @@ class GuestFiles(object):
         return sorted(self._guest(real) for real in glob.glob(os.path.join(self.root, pattern.lstrip("/"))))
 
     def describe(self, path, checksum=False):
-        """Name, size, mode and owner of ``path`` (and the SHA-1 of its bytes with ``checksum``), never its content."""
+        """Name, size, mode, owner and modification time of ``path`` (and the SHA-1 of its bytes with ``checksum``),
+        never its content."""
         real = self.real(path)
         info = os.stat(real)
         described = {
@@ -170,6 +171,7 @@ class GuestFiles(object):
             "mode": "%04o" % stat.S_IMODE(info.st_mode),
             "owner": _user(info.st_uid),
             "group": _group(info.st_gid),
+            "mtime": info.st_mtime,
         }
         if checksum:
             digest = hashlib.sha1()

@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import os
 import re
+import time
 
 # ID and ID_LIKE of /etc/os-release, to the family names Ansible's facts use.
 OS_FAMILIES = {
@@ -160,12 +161,14 @@ def read_service(guest, name):
     unit = name if "." in name else name + ".service"
     unit_file = next((path for path in (d + "/" + unit for d in UNIT_DIRS) if guest.files.exists(path)), None)
     facts = {"name": name, "unit_file": unit_file, "systemd": systemd_running(guest), "exists": unit_file is not None,
-             "active": None, "state": None, "enabled": None, "unit_file_state": None}
+             "active": None, "state": None, "enabled": None, "unit_file_state": None, "active_since": None,
+             "need_daemon_reload": None}
     systemctl = guest.which("systemctl")
     if not facts["systemd"] or systemctl is None:
         return facts
     out = guest.output([systemctl, "show", unit, "--no-pager",
-                        "--property=LoadState,ActiveState,SubState,UnitFileState"])
+                        "--property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,"
+                        "NeedDaemonReload"])
     props = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     facts.update(
         exists=props.get("LoadState") == "loaded",
@@ -173,8 +176,33 @@ def read_service(guest, name):
         state=props.get("ActiveState") or None,
         enabled=props.get("UnitFileState") in ("enabled", "enabled-runtime"),
         unit_file_state=props.get("UnitFileState") or None,
+        active_since=_active_since(props.get("ActiveEnterTimestampMonotonic")),
+        # The unit file (or a drop-in) changed since systemd loaded it: systemd runs the old one until a daemon-reload.
+        need_daemon_reload=props.get("NeedDaemonReload") == "yes",
     )
     return facts
+
+
+def clocks():
+    """The wall clock and CLOCK_MONOTONIC (systemd's monotonic timestamps), in seconds."""
+    return time.time(), time.monotonic()
+
+
+def _active_since(monotonic_usec):
+    """When the unit last became active, in seconds since the epoch, or None where it never did.
+
+    systemd stamps the state change on CLOCK_MONOTONIC; it is taken back to the wall clock as the distance from now,
+    so that it compares with a file's modification time. A step of the wall clock since (VMware Tools after a
+    suspend, for one) moves the answer by as much.
+    """
+    try:
+        since = int(monotonic_usec or 0)
+    except ValueError:
+        return None
+    if since <= 0:
+        return None
+    wall, monotonic = clocks()
+    return round(wall - (monotonic - since / 1e6), 6)
 
 
 def systemd_running(guest):

@@ -63,7 +63,8 @@ def test_everything_in_one_read(guest, capsys):
     assert set(env["LC_ALL"] for env in guest.environments) == {"C"}
     assert sorted(guest.calls) == sorted([
         "lspci -nnk -d 10de:", "modinfo nvidia",
-        "systemctl show nvidia-gridd.service --no-pager --property=LoadState,ActiveState,SubState,UnitFileState",
+        "systemctl show nvidia-gridd.service --no-pager"
+        " --property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,NeedDaemonReload",
         "timedatectl show --property=NTPSynchronized --value", "nvidia-smi -q -x", "nvidia-smi -q"])
     assert TOKEN.strip() not in json.dumps(result) and TOKEN.split(".")[2].strip() not in json.dumps(result)
 

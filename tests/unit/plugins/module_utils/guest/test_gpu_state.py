@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest import _system as guest_system
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import (
     PROBES,
     Guest,
@@ -131,7 +132,7 @@ def test_token_content_never_appears(fake):
     tokens = state["license"]["tokens"]
     assert [(t["name"], t["mode"], t["size"]) for t in tokens] == [
         (TOKEN_NAME, "0744", len(TOKEN)), ("old.tok", "0600", len(TOKEN))]
-    assert sorted(tokens[0]) == ["checksum", "group", "mode", "name", "owner", "path", "size"]
+    assert sorted(tokens[0]) == ["checksum", "group", "mode", "mtime", "name", "owner", "path", "size"]
     # The checksum tells tokens apart without their content.
     assert len(tokens[0]["checksum"]) == 40 and tokens[0]["checksum"] != tokens[1]["checksum"]
 
@@ -357,18 +358,27 @@ def test_files_are_described_for_the_tasks_that_manage_them(fake):
     assert TOKEN not in json.dumps(files)
 
 
-def test_services_are_described_for_the_tasks_that_start_them(fake):
+def test_services_are_described_for_the_tasks_that_start_them(fake, monkeypatch):
     fake.debian()
     fake.file("/lib/systemd/system/prometheus-node-exporter.service", "")
+    show = (" --no-pager --property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,"
+            "NeedDaemonReload")
     fake.program("/usr/bin/systemctl", {
-        "show prometheus-node-exporter.service --no-pager --property=LoadState,ActiveState,SubState,UnitFileState":
-            (0, "LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\n", ""),
-        "show gpu-metrics.timer --no-pager --property=LoadState,ActiveState,SubState,UnitFileState":
-            (0, "LoadState=loaded\nActiveState=inactive\nSubState=dead\nUnitFileState=disabled\n", "")})
+        "show prometheus-node-exporter.service" + show:
+            (0, "LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\n"
+                "ActiveEnterTimestampMonotonic=7500000\n", ""),
+        "show gpu-metrics.timer" + show:
+            (0, "LoadState=loaded\nActiveState=inactive\nSubState=dead\nUnitFileState=disabled\n"
+                "ActiveEnterTimestampMonotonic=0\nNeedDaemonReload=yes\n", "")})
+    # Now: 1,800,000,000 s on the wall clock, 10 s on CLOCK_MONOTONIC; the exporter became active at 7.5 s.
+    monkeypatch.setattr(guest_system, "clocks", lambda: (1800000000.0, 10.0))
     guest = Guest(GuestFiles(fake.root), fake.run, path_dirs=[])
     state = read_gpu_state(guest, [], services=["prometheus-node-exporter", "gpu-metrics.timer"])
     exporter, timer = state["services"]["prometheus-node-exporter"], state["services"]["gpu-metrics.timer"]
     assert (exporter["active"], exporter["enabled"], exporter["unit_file"]) == (
         True, True, "/lib/systemd/system/prometheus-node-exporter.service")
-    assert (timer["active"], timer["enabled"], timer["state"]) == (False, False, "inactive")
+    assert exporter["active_since"] == 1799999997.5
+    assert (timer["active"], timer["enabled"], timer["state"], timer["active_since"]) == (
+        False, False, "inactive", None)
+    assert (exporter["need_daemon_reload"], timer["need_daemon_reload"]) == (False, True)
     assert state["gathered"] == [] and state["errors"] == {}
