@@ -12,7 +12,7 @@ import datetime
 import re
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import license_state
-from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import file_as
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import changed_since_start, file_as
 
 GPU_KEYS = ("pci_bus_id", "name", "license_product", "license_status", "licensed", "license_expiry")
 DEFAULT_SERVICE = "nvidia-gridd"
@@ -51,8 +51,8 @@ def _settings_in_force(license_state, params):
 
 def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
     """The plan: ``error``, the steps that differ (``create_conf``, ``settings``, ``token_dir``, ``token``,
-    ``find_tokens``, ``old_tokens``, ``start``), ``changes``, ``wait`` and ``result`` (the role's result when no
-    step runs)."""
+    ``find_tokens``, ``old_tokens``, ``start``, ``unapplied``: the files changed since nvidia-gridd started),
+    ``changes``, ``wait`` and ``result`` (the role's result when no step runs)."""
     plan = {"error": _input_error(params) or _read_error(guest, hostname)}
     if plan["error"]:
         return plan
@@ -80,6 +80,9 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
         old_tokens=[token["path"] for token in state.get("tokens") or []
                     if token.get("name") != token_name] if remove_old and not find_tokens else [],
         start=not (service.get("active") and service.get("enabled")),
+        # gridd.conf, the token or the token directory (a token added or removed) changed since nvidia-gridd started:
+        # a run stopped before its restart. nvidia-gridd reads them only when it starts.
+        unapplied=changed_since_start(service, [conf, placed, files.get(token_dir)]),
         token_name=token_name,
         token_file=token_file,
         licensed=state.get("licensed") is True,
@@ -87,7 +90,7 @@ def grid_license_plan(guest, params, check_mode=False, hostname="", now=None):
     # Only the mode or owner of a token whose content is right: set without a restart, nvidia-gridd reads it as it did.
     plan["token_mode"] = not plan["token"] and not file_as(placed, {"mode": TOKEN_MODE})
     touches_gridd = any(plan[step] for step in ("create_conf", "feature_type", "settings", "token_dir", "token",
-                                                "find_tokens", "old_tokens", "start"))
+                                                "find_tokens", "old_tokens", "start", "unapplied"))
     plan["changes"] = touches_gridd or plan["token_mode"]
     plan["wait"] = bool(params.get("grid_license_wait")) and not check_mode and not (
         plan["licensed"] and not touches_gridd)
@@ -143,6 +146,14 @@ def _warnings(state, params, hostname, days):
     return warnings
 
 
+def _unapplied_note(params, hostname, restarted):
+    unapplied = params.get("unapplied") or []
+    if not unapplied:
+        return []
+    return ["nvidia-gridd on %s had been running since before %s changed (a run stopped before restarting it): %s."
+            % (hostname, ", ".join(unapplied), "restarted it" if restarted else "it is to be restarted")]
+
+
 def license_report(gpus, state, params, hostname="", restarted=False, changed=False, now=None):
     """The role's ``grid_license_result`` from the GPUs nvidia-smi reported (empty when not read)."""
     summary = license_state({"present": True, "gpus": gpus})
@@ -156,7 +167,8 @@ def license_report(gpus, state, params, hostname="", restarted=False, changed=Fa
         "feature_type": params["grid_license_feature_type"],
         "token_file": params["token_file"],
         "restarted": restarted,
+        "unapplied": list(params.get("unapplied") or []),
         "clock_synchronized": state.get("clock_synchronized") if params.get("grid_license_check_clock") else None,
-        "warnings": _warnings(state, params, hostname, days),
+        "warnings": _warnings(state, params, hostname, days) + _unapplied_note(params, hostname, restarted),
         "changed": changed,
     }

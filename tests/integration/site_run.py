@@ -145,24 +145,34 @@ def runs_until_success(run_once, max_runs):
     return runs
 
 
-def kill_at_task(argv, env, kill_at, delay):
+def kill_at_task(argv, env, kill_at, delay, when_done=False):
     """Run ``argv`` and SIGKILL it with its workers and modules ``delay`` seconds into its kill_at-th task banner
     (mid-task, where a change may be on its way), or into the first banner that contains ``kill_at`` when it is
-    text; the task's banner, or None when the run ended first."""
+    text; with ``when_done``, the moment that task's first result is printed instead, before the next task starts.
+    The task's banner, or None when the run ended first."""
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             universal_newlines=True, start_new_session=True)
-    seen, killed = 0, None
+    seen, banner, killed = 0, None, None
     for line in proc.stdout:
         if line.startswith("TASK ["):
             seen += 1
             if seen == kill_at or (not isinstance(kill_at, int) and kill_at in line):
-                time.sleep(delay)
-                kill_tree(proc.pid)
-                killed = line.strip()
-                break
+                banner = line.strip()
+                if not when_done:
+                    time.sleep(delay)
+                    killed = _kill(proc, banner)
+                    break
+        elif banner and line.startswith(("ok: ", "changed: ", "skipping: ", "fatal: ")):
+            killed = _kill(proc, banner)
+            break
     proc.stdout.close()
     proc.wait()
     return killed
+
+
+def _kill(proc, banner):
+    kill_tree(proc.pid)
+    return banner
 
 
 def kill_tree(pid):

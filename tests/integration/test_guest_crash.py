@@ -14,9 +14,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import random
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -29,6 +31,8 @@ TASK_BANNERS = 90
 MAX_RUNS = 3
 TOKEN_DIR = "/etc/nvidia/ClientConfigToken"
 GRIDD_CONF = "/etc/nvidia/gridd.conf"
+# The lab's token of another license server (lab/guests/standins/build.py).
+OTHER_TOKEN = "client_configuration_token_01-03-2022-09-15-00.tok"
 SETTING = re.compile(r"^\s*(#.*)?$|^[A-Za-z][A-Za-z0-9]*=\S*$")
 
 
@@ -95,3 +99,35 @@ def test_guest_converge_killed_at_a_seeded_task_converges_on_the_next_run(guest,
     recap = [line for line in again.stdout.splitlines() if line.startswith(GUEST + " ")]
     assert again.returncode == 0 and recap and "changed=0" in recap[-1], "seed %d, killed at %s:\n%s" % (
         seed, killed, again.stdout[-4000:])
+
+
+def held_license(guest):
+    """What the nvidia-gridd stand-in holds: the server and the token it read when it started."""
+    return json.loads(on_guest(guest, "cat", "/run/nvidia-gridd/license.json").stdout or "{}")
+
+
+def test_a_token_placed_by_a_run_killed_before_the_restart_is_taken_up_by_the_next_run(guest):
+    """Killed after the new token is placed and the old one removed, before nvidia-gridd restarts: the daemon still
+    holds the old license, the files say converged. The next run sees the files newer than the daemon's start,
+    restarts it and says so; the run after changes nothing."""
+    first = run(guest)
+    assert first.returncode == 0, first.stdout[-4000:]
+    assert held_license(guest)["server"] == "dls.gpuops.lab"
+    other = ("-e", "grid_license_token_src={{ lab_standins }}/%s" % OTHER_TOKEN)
+    argv, env = guests_command(guest, *other)
+    # The moment the old token is removed: a kill at the restart's banner can come after its systemctl is on its way.
+    killed = kill_at_task(argv, env, "Remove older tokens", 0, when_done=True)
+    assert killed, "the run ended before it removed the old token"
+    time.sleep(3)  # whatever the killed run had on its way has reached the guest
+    tokens = on_guest(guest, "sh", "-c", "ls %s" % TOKEN_DIR).stdout.split()
+    assert tokens == [OTHER_TOKEN] and held_license(guest)["server"] == "dls.gpuops.lab", (tokens, held_license(guest))
+
+    again = run(guest, *other)
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert held_license(guest)["server"] == "dls-old.gpuops.lab"
+    assert "%s/%s changed (a run stopped before restarting it): restarted it" % (TOKEN_DIR, OTHER_TOKEN) in again.stdout, \
+        again.stdout[-4000:]
+    last = run(guest, *other)
+    recap = [line for line in last.stdout.splitlines() if line.startswith(GUEST + " ")]
+    assert last.returncode == 0 and recap and "changed=0" in recap[-1], last.stdout[-4000:]
+    assert "had been running since before" not in last.stdout

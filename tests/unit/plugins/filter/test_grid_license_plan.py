@@ -52,8 +52,8 @@ def test_a_licensed_converged_guest_needs_no_step_and_reports_as_read():
     assert decided["result"] == {
         "licensed": True, "gpus": [dict((k, v) for k, v in GPU.items() if k != "uuid")],
         "product": "NVIDIA Virtual Compute Server", "expiry": "2026-12-26T00:00:00Z", "days_left": 30.0,
-        "feature_type": 1, "token_file": TOKEN, "restarted": False, "clock_synchronized": True, "warnings": [],
-        "changed": False}
+        "feature_type": 1, "token_file": TOKEN, "restarted": False, "unapplied": [], "clock_synchronized": True,
+        "warnings": [], "changed": False}
 
 
 def test_a_lost_token_is_the_only_step():
@@ -77,6 +77,33 @@ def test_settings_old_tokens_service_and_another_token_dir():
     elsewhere = plan(token_dir="/opt/tokens", token_file="/opt/tokens/site.tok")
     assert elsewhere["find_tokens"] and elsewhere["old_tokens"] == [] and elsewhere["token_dir"]
     assert plan(grid_license_service="other-gridd")["start"]
+
+
+@pytest.mark.parametrize("changed, unapplied", [
+    ((), []),
+    ((TOKEN,), [TOKEN]),  # the token placed, the run stopped before the restart
+    ((TOKEN_DIR,), [TOKEN_DIR]),  # older tokens removed, the same
+    ((CONF, TOKEN), [TOKEN, CONF]),
+])
+def test_files_changed_since_nvidia_gridd_started_restart_it(changed, unapplied):
+    guest = copy.deepcopy(GUEST)
+    guest["license"]["service"]["active_since"] = 1000.0
+    for path in (TOKEN, TOKEN_DIR, CONF):
+        guest["files"][path].update(path=path, mtime=1000.5 if path in changed else 999.0)
+    decided = plan(guest)
+    assert decided["unapplied"] == unapplied
+    assert decided["changes"] == bool(unapplied) and decided["wait"] == bool(unapplied)
+    if unapplied:
+        params = dict(PARAMS, unapplied=unapplied)
+        assert license_plan.license_report([GPU], guest["license"], params, "vm1", now=NOW)["warnings"][-1] == (
+            "nvidia-gridd on vm1 had been running since before %s changed (a run stopped before restarting it): it "
+            "is to be restarted." % ", ".join(unapplied))
+        report = license_plan.license_report([GPU], guest["license"], params, "vm1", restarted=True, now=NOW)
+        assert report["unapplied"] == unapplied and report["warnings"][-1].endswith(": restarted it.")
+    # Not running, or no start time known: nothing to compare with (a stopped service is started anyway).
+    for service in ({"active": False, "enabled": True, "active_since": 1000.0}, {"active": True, "enabled": True}):
+        guest["license"]["service"] = service
+        assert plan(guest)["unapplied"] == []
 
 
 def test_a_hand_placed_token_with_the_same_content_is_kept_under_its_name_and_given_its_mode():
