@@ -36,6 +36,17 @@ NVENC_PATTERNS = (
 _NVENC_ERROR_LINE = re.compile(r"nvenc|Error|error|Unknown encoder|Cannot load")
 
 
+# The roles of the guest layers whose changes each check's outcome rests on.
+_DRIVER_ROLES = ("grid_driver", "nvidia_driver")
+CHECKED_AFTER = {
+    "driver": _DRIVER_ROLES,
+    "license": _DRIVER_ROLES + ("grid_license",),
+    "profile": _DRIVER_ROLES,
+    "nvcc": _DRIVER_ROLES + ("cuda_toolkit",),
+    "cuda_program": _DRIVER_ROLES + ("cuda_toolkit",),
+    "nvenc": _DRIVER_ROLES,
+    "pytorch": _DRIVER_ROLES + ("cuda_toolkit", "cudnn"),
+}
 def smi_facts(guest):
     """What nvidia-smi said in the read: the read itself where the driver works, else ``present`` false, no GPUs and
     why (``kind``, ``msg``)."""
@@ -51,7 +62,7 @@ def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=N
     """The role's result from ``guest`` (``gpu_guest_info``'s ``gpu_guest``), ``outcomes`` (``command_batch``'s, by
     command name) and ``params`` (the role's inputs: ``license``, ``vgpu_profile``, ``nvcc``, ``cuda_home``,
     ``cuda_version``, ``cuda_program``, ``marker``, ``nvenc``, ``nvenc_required``, ``ffmpeg``, ``nvenc_encoder``,
-    ``pytorch_python``). ``passthrough``, ``nccl`` and ``dcgm`` are those checks as judged elsewhere.
+    ``pytorch_python``, and in check mode ``pending``: the roles earlier in the run that would change the guest). ``passthrough``, ``nccl`` and ``dcgm`` are those checks as judged elsewhere.
 
     Returns ``passed``, ``failed`` and ``warnings`` (check names) and ``checks`` (name to ``status`` and ``message``
     and the check's details), in the order the role reports them.
@@ -68,9 +79,22 @@ def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=N
     checks["pytorch"] = _pytorch(outcomes.get("pytorch", _SKIPPED), params)
     checks["nccl"] = nccl or {"status": "skipped", "message": "not checked"}
     checks["dcgm"] = dcgm or {"status": "skipped", "message": "not checked"}
+    if check_mode:
+        _after_pending_changes(checks, params.get("pending") or [])
     failed = [name for name, check in checks.items() if check["status"] == "failed"]
     return {"passed": not failed, "failed": failed,
             "warnings": [name for name, check in checks.items() if check["status"] == "warning"], "checks": checks}
+
+
+def _after_pending_changes(checks, pending):
+    """In check mode, a check that fails on what a role earlier in the run would change first (``pending``: the roles
+    whose result says they would change the guest) is not a verdict: it is skipped, saying which roles and what it
+    found."""
+    for name, check in checks.items():
+        roles = [role for role in CHECKED_AFTER.get(name, ()) if role in pending]
+        if check["status"] == "failed" and roles:
+            check.update(status="skipped", message="not judged in check mode: %s would change the guest first (%s)"
+                         % (" and ".join(roles), check["message"]))
 
 
 def _names(gpus):

@@ -121,6 +121,22 @@ def test_check_mode_does_not_judge_the_test_program():
     assert report(check_mode=True)["checks"]["cuda_program"]["status"] == "skipped"
 
 
+def test_in_check_mode_a_check_resting_on_a_pending_change_is_not_judged():
+    """The toolkit is only to be linked and the guest to be licensed by roles earlier in the check run: nvcc's and
+    the license's failures are not verdicts; with nothing pending, or in a real run, they are."""
+    missing = {"rc": 127, "stdout": "", "stderr": "/usr/local/cuda/bin/nvcc: No such file or directory"}
+    read, outcomes = guest(UNLICENSED), {"nvcc": missing, "nvenc": NVENC_REFUSED, "pytorch": TORCH_OK}
+    pending = report(read, outcomes, check_mode=True, pending=["cuda_toolkit", "grid_license"])
+    assert pending["passed"] and pending["failed"] == []
+    for name, role in (("nvcc", "cuda_toolkit"), ("license", "grid_license")):
+        assert pending["checks"][name]["status"] == "skipped", name
+        assert pending["checks"][name]["message"].startswith(
+            "not judged in check mode: %s would change the guest first (" % role), pending["checks"][name]
+    assert report(read, outcomes, check_mode=True, pending=["cudnn"])["failed"] == ["license", "nvcc"]
+    assert report(read, outcomes, check_mode=True)["failed"] == ["license", "nvcc"]
+    assert report(read, outcomes, pending=["cuda_toolkit", "grid_license"])["failed"] == ["license", "nvcc"]
+
+
 @pytest.mark.parametrize("ffmpeg, required, category, status", [
     ({"rc": 0, "stdout": "", "stderr": "frame=   60 fps=0.0 q=9.0 Lsize=N/A time=00:00:02.00\n"}, False, "ok", "ok"),
     ({"rc": 1, "stdout": "", "stderr": "Unknown encoder 'h264_nvenc'\n"}, False, "no_encoder", "failed"),
