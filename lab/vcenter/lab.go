@@ -14,6 +14,7 @@ import (
 	"vcsim/clusters"
 	"vcsim/datastores"
 	"vcsim/dvs"
+	"vcsim/events"
 	"vcsim/faults"
 	"vcsim/gpu"
 	"vcsim/hostd"
@@ -64,10 +65,9 @@ type Lab struct {
 	datastores      *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
 	guestIPs        map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
 
-	// events is vCenter's event history as the lab keeps it (events.go); eventKey the last event it holds.
+	// eventLog is vCenter's event history as the lab keeps it (package events).
 	// caller is the user of the session whose request is being served, for the events that name it.
-	events   []types.BaseEvent
-	eventKey int32
+	eventLog events.History
 	caller   string
 
 	// inflight is the decoded request being served, for the task hooks that need its arguments.

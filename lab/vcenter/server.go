@@ -103,7 +103,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	l.mu.Lock()
 	defer func() {
 		l.current, l.inflight, l.caller = types.ManagedObjectReference{}, nil, ""
-		l.drainEvents()
+		l.eventLog.Drain(l.ctx)
 		l.mu.Unlock()
 	}()
 	defer func() {
@@ -129,7 +129,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 		l.serveResourceUsage(rec, call) ||
 		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) || l.serveSetField(rec, call, body) ||
 		l.serveRenameSnapshot(rec, call, body) || l.serveUnregisterAndDestroy(rec, call) ||
-		l.switches.Serve(rec, call, body) || l.serveQueryEvents(rec, call, body) {
+		l.switches.Serve(rec, call, body) || l.eventLog.Serve(l.ctx, rec, call, body) {
 		return
 	}
 	l.escapeNewVMPath(r, call, body)

@@ -111,6 +111,9 @@ func resourceConfig(vm *labVM) *types.ResourceConfigSpec {
 }
 
 // powerChanged records a power state change made by the simulator: tools state, epoch and vGPU slots.
+// SimulatorVM is the simulator's VM the lab VM extends (events.VMObject).
+func (vm *labVM) SimulatorVM() *simulator.VirtualMachine { return &vm.VirtualMachine }
+
 func (vm *labVM) powerChanged() {
 	vm.epoch++
 	vm.shutdownPending = false
