@@ -47,6 +47,8 @@ CHECKED_AFTER = {
     "nvenc": _DRIVER_ROLES,
     "pytorch": _DRIVER_ROLES + ("cuda_toolkit", "cudnn"),
 }
+
+
 def smi_facts(guest):
     """What nvidia-smi said in the read: the read itself where the driver works, else ``present`` false, no GPUs and
     why (``kind``, ``msg``)."""
@@ -62,7 +64,8 @@ def gpu_validate_report(guest, outcomes, params, check_mode=False, passthrough=N
     """The role's result from ``guest`` (``gpu_guest_info``'s ``gpu_guest``), ``outcomes`` (``command_batch``'s, by
     command name) and ``params`` (the role's inputs: ``license``, ``vgpu_profile``, ``nvcc``, ``cuda_home``,
     ``cuda_version``, ``cuda_program``, ``marker``, ``nvenc``, ``nvenc_required``, ``ffmpeg``, ``nvenc_encoder``,
-    ``pytorch_python``, and in check mode ``pending``: the roles earlier in the run that would change the guest). ``passthrough``, ``nccl`` and ``dcgm`` are those checks as judged elsewhere.
+    ``pytorch_python``, and in check mode ``pending``: the roles earlier in the run that would change the guest).
+    ``passthrough``, ``nccl`` and ``dcgm`` are those checks as judged elsewhere.
 
     Returns ``passed``, ``failed`` and ``warnings`` (check names) and ``checks`` (name to ``status`` and ``message``
     and the check's details), in the order the role reports them.
