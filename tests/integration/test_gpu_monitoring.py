@@ -30,7 +30,6 @@ import pytest
 import yaml
 
 from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
-from site_run import kill_at_task
 
 sys.path.insert(0, os.path.join(ROOT, "lab", "guests"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "roles", "gpu_monitoring"))
@@ -79,19 +78,14 @@ def on_guest(guests, name, *command):
 
 
 def play(guests, *args):
-    argv, env = play_command(guests, *args)
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, check=False)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
+               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
+                           guests["inventory"], guests["playbook"]] + list(args), cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:]
     return dict((line.split()[0], line) for line in proc.stdout.splitlines() if line.split()[:1] and
                 line.split()[0] in GUESTS and "ok=" in line)
-
-
-def play_command(guests, *args):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"),
-               ANSIBLE_ROLES_PATH=os.path.join(ROOT, "roles"), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
-    return [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", guests["inventory"],
-            guests["playbook"]] + list(args), env
 
 
 def free_port():
@@ -164,31 +158,6 @@ def test_role_installs_idempotently_and_prometheus_reads_what_nvidia_smi_reports
 
     with prometheus_server(guests, tmp_path) as prometheus:
         compare_with_nvidia_smi(guests, prometheus)
-
-
-def test_a_timer_written_by_a_run_killed_before_the_reload_is_loaded_by_the_next_run(guests):
-    """Killed the moment the timer's new interval is written, before systemd reloads: systemd still runs the old
-    timer (NeedDaemonReload=yes) and the file says converged. The next run reloads systemd; the timer runs the new
-    interval and the run after changes nothing."""
-    name, timer = GUESTS[0], "gpuops-gpu-metrics.timer"
-    play(guests, "--limit", name)
-
-    def timer_state():
-        out = on_guest(guests, name, "systemctl", "show", timer, "-p", "NeedDaemonReload", "-p", "TimersMonotonic")
-        return out.stdout
-    argv, env = play_command(guests, "--limit", name, "-e", "gpu_monitoring_interval=7s")
-    killed = kill_at_task(argv, env, "Install the collector, its service and its timer", 0, when_done=True)
-    assert killed, "the run ended before it wrote the timer"
-    time.sleep(2)
-    assert "OnUnitActiveSec=7s" in on_guest(guests, name, "cat", "/etc/systemd/system/" + timer).stdout
-    assert "NeedDaemonReload=yes" in timer_state() and "OnUnitActiveUSec=5s" in timer_state(), timer_state()
-    try:
-        play(guests, "--limit", name, "-e", "gpu_monitoring_interval=7s")
-        assert "NeedDaemonReload=no" in timer_state() and "OnUnitActiveUSec=7s" in timer_state(), timer_state()
-        assert "changed=0" in play(guests, "--limit", name, "-e", "gpu_monitoring_interval=7s")[name]
-    finally:
-        play(guests, "--limit", name)
-    assert "NeedDaemonReload=no" in timer_state() and "OnUnitActiveUSec=5s" in timer_state(), timer_state()
 
 
 def compare_with_nvidia_smi(guests, prometheus):

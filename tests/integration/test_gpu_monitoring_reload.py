@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""gpuops.vgpu.gpu_monitoring after a run killed the moment it wrote the collector's timer with a new interval, before
+systemd's daemon-reload: systemd still runs the old timer (NeedDaemonReload=yes) while the file says converged. The
+next run reloads systemd, the timer runs the new interval, and the run after changes nothing. On a lab guest of its
+own, through playbooks/guests.yml."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+import subprocess
+import time
+
+import pytest
+
+from guest_run import ROOT, guests_command, lab_guest, on_guest
+from site_run import kill_at_task
+
+GUEST = "monitor-reload"
+TIMER = "gpuops-gpu-metrics.timer"
+
+
+@pytest.fixture
+def guest():
+    with lab_guest(GUEST, 140) as started:
+        yield started
+
+
+def run(guest, *args):
+    argv, env = guests_command(guest, *args)
+    done = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False, timeout=900)
+    assert done.returncode == 0, done.stdout[-6000:]
+    return done.stdout
+
+
+def timer_state(guest):
+    """systemd's view of the timer: whether it waits for a daemon-reload, and the interval it runs."""
+    out = on_guest(guest, "systemctl", "show", TIMER, "-p", "NeedDaemonReload", "-p", "TimersMonotonic").stdout
+    interval = re.search(r"OnUnitActiveUSec=(\S+)", out)
+    return "NeedDaemonReload=yes" in out, interval.group(1) if interval else None
+
+
+def test_a_timer_written_by_a_run_killed_before_the_reload_is_loaded_by_the_next_run(guest):
+    run(guest)
+    _stale, before = timer_state(guest)
+    interval = "7s" if before != "7s" else "9s"
+    argv, env = guests_command(guest, "-e", "gpu_monitoring_interval=%s" % interval)
+    killed = kill_at_task(argv, env, "Install the collector, its service and its timer", 0, when_done=True)
+    assert killed, "the run ended before it wrote the timer"
+    time.sleep(2)  # whatever the killed run had on its way has reached the guest
+    assert "OnUnitActiveSec=%s" % interval in on_guest(guest, "cat", "/etc/systemd/system/" + TIMER).stdout
+    assert timer_state(guest) == (True, before)
+
+    run(guest, "-e", "gpu_monitoring_interval=%s" % interval)
+    assert timer_state(guest) == (False, interval)
+    again = run(guest, "-e", "gpu_monitoring_interval=%s" % interval)
+    recap = [line for line in again.splitlines() if line.startswith(GUEST + " ")]
+    assert recap and "changed=0" in recap[-1], again[-4000:]
