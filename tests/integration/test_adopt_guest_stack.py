@@ -60,9 +60,10 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends promet
 
 # What the hand set-up installed, read with podman exec: the packages, every file of the toolkit (with cuDNN) and of
 # the driver's configuration and of a runfile's install (mode, size, mtime), the daemons' processes and the license
-# nvidia-gridd holds.
+# nvidia-gridd holds. Nothing on standard error, which podman exec may interleave anywhere.
 GROUND_TRUTH = r"""
-dpkg-query -W -f '${Package} ${Version} ${Status}\n' 'nvidia-linux-grid-*' prometheus-node-exporter | sed 's/^/package /'
+dpkg-query -W -f '${Package} ${Version} ${Status}\n' 'nvidia-linux-grid-*' prometheus-node-exporter 2>/dev/null \
+  | sed 's/^/package /'
 find /usr/local/cuda-11.6 /etc/nvidia /etc/modprobe.d /usr/bin/nvidia-smi /usr/bin/nvidia-uninstall \
   /var/log/nvidia-installer.log -xdev -printf 'file %p %m %s %T@ %l\n' 2>/dev/null | sort
 for unit in nvidia-gridd prometheus-node-exporter; do
