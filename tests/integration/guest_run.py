@@ -9,7 +9,9 @@ __metaclass__ = type
 
 import contextlib
 import os
+import subprocess
 import sys
+import time
 
 from conftest import LAB_CONTROL, PORT_OFFSET, ROOT
 
@@ -38,6 +40,22 @@ def lab_guest(name, port_above_lab_guests):
 
 def on_guest(guest, *command):
     return LAB_CONTROL.podman("exec", guest["container"], *command, check=False)
+
+
+def run_guests(guest, *args):
+    """One guests.yml run on ``guest``, its output with standard error, at most 15 minutes."""
+    argv, env = guests_command(guest, *args)
+    return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False, timeout=900)
+
+
+def wait_idle(guest, seconds=60):
+    """Wait until no Ansible module runs on ``guest``: a killed controller does not stop what its SSH sessions
+    already started there, so a test reads the guest once that has ended."""
+    deadline = time.monotonic() + seconds
+    while on_guest(guest, "pgrep", "-f", "AnsiballZ_").returncode == 0:
+        assert time.monotonic() < deadline, "an Ansible module still runs on the guest after %d s" % seconds
+        time.sleep(0.5)
 
 
 def guests_command(guest, *args, **env_extra):

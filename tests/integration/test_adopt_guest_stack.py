@@ -15,12 +15,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-import subprocess
 import time
 
 import pytest
 
-from guest_run import ROOT, guests_command, lab_guest, on_guest
+from guest_run import lab_guest, on_guest, run_guests
 
 GUEST = "adopt-stack"
 ARTIFACTS = "/srv/lab-artifacts"
@@ -92,9 +91,7 @@ def guest():
 
 
 def run(guest, *args):
-    argv, env = guests_command(guest, *args)
-    return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, check=False, timeout=900)
+    return run_guests(guest, *args)
 
 
 def changed_tasks(output):

@@ -11,12 +11,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-import subprocess
-import time
 
 import pytest
 
-from guest_run import ROOT, guests_command, lab_guest, on_guest
+from guest_run import guests_command, lab_guest, on_guest, run_guests, wait_idle
 from site_run import kill_at_task
 
 GUEST = "monitor-reload"
@@ -30,9 +28,7 @@ def guest():
 
 
 def run(guest, *args):
-    argv, env = guests_command(guest, *args)
-    done = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, check=False, timeout=900)
+    done = run_guests(guest, *args)
     assert done.returncode == 0, done.stdout[-6000:]
     return done.stdout
 
@@ -51,7 +47,7 @@ def test_a_timer_written_by_a_run_killed_before_the_reload_is_loaded_by_the_next
     argv, env = guests_command(guest, "-e", "gpu_monitoring_interval=%s" % interval)
     killed = kill_at_task(argv, env, "Install the collector, its service and its timer", 0, when_done=True)
     assert killed, "the run ended before it wrote the timer"
-    time.sleep(2)  # whatever the killed run had on its way has reached the guest
+    wait_idle(guest)
     assert "OnUnitActiveSec=%s" % interval in on_guest(guest, "cat", "/etc/systemd/system/" + TIMER).stdout
     assert timer_state(guest) == (True, before)
 

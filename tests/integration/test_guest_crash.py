@@ -17,12 +17,10 @@ __metaclass__ = type
 import json
 import random
 import re
-import subprocess
-import time
 
 import pytest
 
-from guest_run import ROOT, guests_command, lab_guest, on_guest
+from guest_run import guests_command, lab_guest, on_guest, run_guests, wait_idle
 from site_run import kill_at_task, log_trial, seeds
 
 GUEST = "crash-guest"
@@ -49,9 +47,7 @@ def run_and_kill(guest, kill_at, delay):
 
 
 def run(guest, *args):
-    argv, env = guests_command(guest, *args)
-    return subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, check=False)
+    return run_guests(guest, *args)
 
 
 def leftovers(guest):
@@ -118,7 +114,7 @@ def test_a_token_placed_by_a_run_killed_before_the_restart_is_taken_up_by_the_ne
     # The moment the old token is removed: a kill at the restart's banner can come after its systemctl is on its way.
     killed = kill_at_task(argv, env, "Remove older tokens", 0, when_done=True)
     assert killed, "the run ended before it removed the old token"
-    time.sleep(3)  # whatever the killed run had on its way has reached the guest
+    wait_idle(guest)
     tokens = on_guest(guest, "sh", "-c", "ls %s" % TOKEN_DIR).stdout.split()
     assert tokens == [OTHER_TOKEN] and held_license(guest)["server"] == "dls.gpuops.lab", (tokens, held_license(guest))
 
