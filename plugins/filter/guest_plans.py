@@ -4,8 +4,9 @@
 """The guest roles' plans: what grid_driver, grid_license and cuda_toolkit do on a guest, decided once from one
 gpu_guest_info read, and gpu_validate's verdicts. The logic is in ``plugin_utils/_grid_driver_plan.py``,
 ``_grid_license_plan.py``, ``_cuda_toolkit_plan.py`` and ``_gpu_validate_report.py``; the docs in the ``.yml`` file
-named after each filter; which of a role's files differ from what it writes, and which changed since the service
-that reads them started (``plugin_utils/_file_state.py``, ``guest_files_to_write.yml``, ``guest_unapplied_files.yml``)."""
+named after each filter; which of a role's files differ from what it writes, which changed since the service that
+reads them started, and which services run a program replaced since (``plugin_utils/_file_state.py``,
+``guest_files_to_write.yml``, ``guest_unapplied_files.yml``, ``guest_replaced_services.yml``)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -75,6 +76,13 @@ def guest_unapplied_files(gpu_guest, services, files):
     return _file_state.unapplied_files(gpu_guest, services, files)
 
 
+@filter_errors(GpuopsError)
+def guest_replaced_services(gpu_guest, units):
+    """``guest.gpu_guest | gpuops.vgpu.guest_replaced_services([unit, ...])``: the units that run a program a package
+    replaced since they started."""
+    return _file_state.replaced_services(gpu_guest, units)
+
+
 class FilterModule(object):
     """The guest roles' plans."""
 
@@ -87,5 +95,6 @@ class FilterModule(object):
             "grid_license_report": grid_license_report,
             "grid_license_state": grid_license_state,
             "guest_files_to_write": guest_files_to_write,
+            "guest_replaced_services": guest_replaced_services,
             "guest_unapplied_files": guest_unapplied_files,
         }

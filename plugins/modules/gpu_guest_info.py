@@ -169,13 +169,17 @@ gpu_guest:
         - Per unit of O(services), its state - C(exists), C(active), C(enabled), C(state) (systemd's ActiveState),
           C(unit_file_state), C(unit_file), C(active_since) (when it last became active, in seconds since the epoch, from
           systemd's monotonic ActiveEnterTimestamp taken to the guest's wall clock; null when it never did),
-          C(need_daemon_reload) (its unit file changed since systemd loaded it) and C(systemd) (whether systemd
-          runs; without it C(active), C(enabled), C(active_since) and C(need_daemon_reload) are null).
+          C(need_daemon_reload) (its unit file changed since systemd loaded it), C(executable) (the program of its
+          first ExecStart) with C(executable_changed_at) (when that file was last put in place, its inode's change
+          time in seconds since the epoch: a package upgrade sets it, where it keeps the packaged modification
+          time; null when absent) and C(systemd) (whether systemd runs; without it C(active), C(enabled),
+          C(active_since), C(need_daemon_reload) and C(executable) are null).
       type: dict
       returned: when O(services) is given
       sample: {prometheus-node-exporter: {exists: true, active: true, enabled: true, state: active,
                unit_file_state: enabled, unit_file: /lib/systemd/system/prometheus-node-exporter.service,
                active_since: 1795000000.25, need_daemon_reload: false, systemd: true,
+               executable: /usr/bin/prometheus-node-exporter, executable_changed_at: 1794990000.5,
                name: prometheus-node-exporter}}
     os:
       description: C(family) (C(Debian), C(RedHat), C(Suse)), C(distribution), C(version), C(name), C(kernel),

@@ -28,6 +28,7 @@ import re
 
 from ansible_collections.gpuops.vgpu.plugins.module_utils._errors import InputError
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._system import NVSWITCH_CLASS
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._file_state import replaced_since_start
 
 # The first branch whose Debian package carries no branch in its name.
 UNVERSIONED_NAME_FROM = 580
@@ -77,8 +78,10 @@ def plan(driver_version, nvswitches, version=None, src=None, package_manager="ap
     ``nvidia_smi``), when there is one.
     ``installed`` is the Fabric Manager version its packages hold; ``remove``, its Fabric Manager packages of another
     name (another branch's: both hold the same daemon and unit), to go before the new one comes; ``converged`` says
-    that nothing is to do: that version installed, its service enabled and running, and the fabric ready in the
-    read's nvidia-smi report."""
+    that nothing is to do: that version installed, its service enabled and running the program installed, and the
+    fabric ready in the read's nvidia-smi report. ``restart`` says that the service runs a program its package has
+    replaced since it started (a run stopped between the upgrade and the restart): only a restart starts the new
+    one."""
     _branch(driver_version)
     file_version = package_file_version(src) if src else None
     if src and file_version is None and not version:
@@ -97,13 +100,15 @@ def plan(driver_version, nvswitches, version=None, src=None, package_manager="ap
     installed = installed_version(packages)
     if not nvswitches:
         return {"needed": False, "package": name, "version": asked, "package_spec": None, "remove": [],
-                "installed": installed, "converged": True,
+                "installed": installed, "restart": False, "converged": True,
                 "reason": "no NVSwitch on the PCI bus: Fabric Manager is for NVSwitch systems only"}
     separator = "-" if package_manager == "dnf" else "="
+    restart = replaced_since_start(((machine or {}).get("services") or {}).get(service))
     return {"needed": True, "package": name, "version": asked,
             "package_spec": src or "%s%s%s-1" % (name, separator, asked),
             "remove": sorted(other for other in packages or {} if _INSTALLED_NAME.match(other) and other != name),
-            "installed": installed, "converged": machine is not None and _runs(machine, asked, service),
+            "installed": installed, "restart": restart,
+            "converged": machine is not None and _runs(machine, asked, service) and not restart,
             "reason": "%d NVSwitch(es): %s" % (len(nvswitches), ", ".join(nvswitches))}
 
 

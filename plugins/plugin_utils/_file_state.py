@@ -62,6 +62,17 @@ def changed_since_start(service, states):
                   and state["mtime"] > since)
 
 
+def replaced_since_start(service):
+    """Whether the program ``service`` (a ``gpu_guest_info`` service) starts was put in place after the service last
+    became active: the daemon still runs the program a package upgrade replaced, as a run stopped between the upgrade
+    and the restart leaves it (the inode's change time: package managers keep a packaged file's mtime). False where
+    the service is not active or either time is unknown."""
+    service = service or {}
+    since, changed = service.get("active_since"), service.get("executable_changed_at")
+    return (bool(service.get("active")) and isinstance(since, (int, float)) and isinstance(changed, (int, float))
+            and changed > since)
+
+
 def unapplied_files(gpu_guest, services, files):
     """Per name of ``services`` (``{name: systemd unit}``), the paths of ``files`` (``{name: path or paths}``) that
     ``gpu_guest`` (a ``gpu_guest_info`` read of those files and units) shows changed since the unit last became
@@ -77,3 +88,12 @@ def unapplied_files(gpu_guest, services, files):
         if changed:
             unapplied[name] = changed
     return unapplied
+
+
+def replaced_services(gpu_guest, units):
+    """Of ``units`` (systemd units ``gpu_guest`` read), those that run a program replaced since they started
+    (``replaced_since_start``), sorted."""
+    if not isinstance(gpu_guest, dict) or not isinstance(units, (list, tuple)):
+        raise InputError("give a gpu_guest_info read and the list of the units it read")
+    read_services = gpu_guest.get("services") or {}
+    return sorted(unit for unit in units if replaced_since_start(read_services.get(unit)))

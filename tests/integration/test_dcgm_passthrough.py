@@ -126,6 +126,35 @@ def test_the_role_installs_dcgm_and_starts_its_host_engine_and_the_check_passes(
         "DCGM 4.2.3 level 1: software pass"
 
 
+def main_pid(guest, unit):
+    return on_guest(guest, "systemctl", "show", "-p", "MainPID", "--value", unit).strip()
+
+
+def test_a_host_engine_running_the_program_its_package_replaced_is_started_anew(guest, tmp_path):
+    rc, _results, output = play(tmp_path, guest, [dcgm_role()])
+    assert rc == 0, output[-4000:]
+    started = main_pid(guest, "nvidia-dcgm")
+    assert started not in ("", "0")
+    # What a run stopped between DCGM's upgrade and the restart leaves: the package put a new nv-hostengine in place
+    # (the core package has no maintainer script to restart it) while the old one keeps running.
+    on_guest(guest, "dpkg", "-i", PACKAGES[0])
+    assert main_pid(guest, "nvidia-dcgm") == started
+
+    rc, results, output = play(tmp_path, guest, [dcgm_role()])
+    assert rc == 0, output[-4000:]
+    restart = "Enable and start the host engine, anew where it runs a replaced program"
+    assert [name for name, result in results.items() if result.get("changed")] == [restart]
+    assert results[restart]["state"] == "started"
+    now = main_pid(guest, "nvidia-dcgm")
+    assert now not in ("", "0", started), "the host engine still runs the replaced program"
+    assert on_guest(guest, "systemctl", "is-active", "nvidia-dcgm").strip() == "active"
+
+    rc, again, output = play(tmp_path, guest, [dcgm_role()])
+    assert rc == 0, output[-4000:]
+    assert [name for name, result in again.items() if result.get("changed")] == []
+    assert main_pid(guest, "nvidia-dcgm") == now
+
+
 def test_a_hot_gpu_fails_the_check_naming_the_gpu_the_tests_and_dcgms_message(lab, guest, pair, tmp_path):
     rc, _results, output = play(tmp_path, guest, [dcgm_role()])
     assert rc == 0, output[-4000:]

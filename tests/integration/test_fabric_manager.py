@@ -122,6 +122,33 @@ def test_fabric_manager_completes_the_hgx_fabric_at_the_drivers_version_and_a_se
     assert snapshot(hgx) == state
 
 
+def test_a_fabric_manager_running_the_program_its_package_replaced_is_restarted(fresh, tmp_path):
+    hgx = fresh[HGX]
+    rc, _results, output = play(tmp_path, HGX)
+    assert rc == 0, output[-6000:]
+    started = main_pid(hgx)
+    assert started not in ("", "0")
+    # What a run stopped between Fabric Manager's upgrade and its restart leaves: the package put a new
+    # nv-fabricmanager in place (it has no maintainer script to restart it) while the old daemon keeps running.
+    on(hgx, "dpkg", "-i", MATCHING)
+    assert main_pid(hgx) == started
+
+    rc, results, output = play(tmp_path, HGX)
+    assert rc == 0, output[-6000:]
+    assert changed(results[HGX]) == ["Enable and start Fabric Manager after the driver"]
+    now = main_pid(hgx)
+    assert now not in ("", "0", started), "Fabric Manager still runs the replaced program"
+    assert snapshot(hgx)["fabric"] == [("Completed", "Success")] * 8
+
+    rc, again, output = play(tmp_path, HGX)
+    assert rc == 0, output[-4000:]
+    assert changed(again[HGX]) == [] and main_pid(hgx) == now
+
+
+def main_pid(server):
+    return on(server, "systemctl", "show", "-p", "MainPID", "--value", "nvidia-fabricmanager").strip()
+
+
 @pytest.mark.parametrize("role_vars", [{"fabric_manager_remote_src": OTHER},
                                        {"fabric_manager_version": "535.154.05"}], ids=["package-file", "version"])
 def test_another_version_than_the_drivers_is_refused_and_the_server_is_left_as_it_was(fresh, tmp_path, role_vars):

@@ -159,6 +159,16 @@ class GuestFiles(object):
         """Guest paths matching ``pattern``, sorted."""
         return sorted(self._guest(real) for real in glob.glob(os.path.join(self.root, pattern.lstrip("/"))))
 
+    def changed_at(self, path):
+        """When the inode of ``path`` (its links followed) last changed (st_ctime: a package manager renaming a new
+        file into place sets it, where it keeps the packaged mtime), or None when it does not exist."""
+        try:
+            return os.stat(self.real(path)).st_ctime
+        except (IOError, OSError) as err:
+            if err.errno in _MISSING:
+                return None
+            raise
+
     def describe(self, path, checksum=False):
         """Name, size, mode, owner and modification time of ``path`` (and the SHA-1 of its bytes with ``checksum``),
         never its content."""

@@ -35,6 +35,7 @@ _GPU_CLASSES = ("0300", "0302")  # VGA and 3D controllers
 NVSWITCH_CLASS = "0680"
 # lspci -k, under a device: "\tKernel driver in use: nouveau"
 _LSPCI_DRIVER_RE = re.compile(r"^\s+Kernel driver in use:\s*(\S+)")
+_EXEC_PATH_RE = re.compile(r"\bpath=(/[^ ;]+)")
 UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
 
 
@@ -162,13 +163,13 @@ def read_service(guest, name):
     unit_file = next((path for path in (d + "/" + unit for d in UNIT_DIRS) if guest.files.exists(path)), None)
     facts = {"name": name, "unit_file": unit_file, "systemd": systemd_running(guest), "exists": unit_file is not None,
              "active": None, "state": None, "enabled": None, "unit_file_state": None, "active_since": None,
-             "need_daemon_reload": None}
+             "need_daemon_reload": None, "executable": None, "executable_changed_at": None}
     systemctl = guest.which("systemctl")
     if not facts["systemd"] or systemctl is None:
         return facts
     out = guest.output([systemctl, "show", unit, "--no-pager",
                         "--property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,"
-                        "NeedDaemonReload"])
+                        "NeedDaemonReload,ExecStart"])
     props = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     facts.update(
         exists=props.get("LoadState") == "loaded",
@@ -180,7 +181,18 @@ def read_service(guest, name):
         # The unit file (or a drop-in) changed since systemd loaded it: systemd runs the old one until a daemon-reload.
         need_daemon_reload=props.get("NeedDaemonReload") == "yes",
     )
+    # The program the unit starts, and when a package last put it in place: newer than the start, the daemon still
+    # runs the program it replaced.
+    executable = _exec_path(props.get("ExecStart"))
+    if executable:
+        facts.update(executable=executable, executable_changed_at=guest.files.changed_at(executable))
     return facts
+
+
+def _exec_path(exec_start):
+    """The program of systemd's first ExecStart entry (``{ path=/usr/bin/x ; argv[]=... }``), or None."""
+    match = _EXEC_PATH_RE.search(exec_start or "")
+    return match.group(1) if match else None
 
 
 def clocks():

@@ -64,7 +64,7 @@ def test_everything_in_one_read(guest, capsys):
     assert sorted(guest.calls) == sorted([
         "lspci -nnk -d 10de:", "modinfo nvidia",
         "systemctl show nvidia-gridd.service --no-pager"
-        " --property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,NeedDaemonReload",
+        " --property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,NeedDaemonReload,ExecStart",
         "timedatectl show --property=NTPSynchronized --value", "nvidia-smi -q -x", "nvidia-smi -q"])
     assert TOKEN.strip() not in json.dumps(result) and TOKEN.split(".")[2].strip() not in json.dumps(result)
 

@@ -85,7 +85,7 @@ def test_package_names_follow_nvidias_repositories(version, manager, name):
 def test_the_plan_installs_the_drivers_exact_version_where_nvswitches_are():
     plan = _fabric.plan("535.161.08", ["05:00.0", "06:00.0"])
     assert plan == {"needed": True, "package": "nvidia-fabricmanager-535", "version": "535.161.08",
-                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1", "remove": [], "installed": None,
+                    "package_spec": "nvidia-fabricmanager-535=535.161.08-1", "remove": [], "installed": None, "restart": False,
                     "converged": False, "reason": "2 NVSwitch(es): 05:00.0, 06:00.0"}
     assert _fabric.plan("535.161.08", ["05:00.0"], package_manager="dnf")["package_spec"] == \
         "nvidia-fabric-manager-535.161.08-1"
@@ -119,6 +119,19 @@ def test_a_machine_running_the_drivers_fabric_manager_with_the_fabric_completed_
 ])
 def test_anything_short_of_that_is_work_to_do(read):
     assert _fabric.plan("535.161.08", ["05:00.0"], machine=read)["converged"] is False
+
+
+def test_a_service_running_the_program_its_package_replaced_since_it_started_is_restarted():
+    # A run stopped between the package's upgrade and the restart: the old daemon still runs, the fabric still ready.
+    read = machine(RUNNING)
+    unit = read["services"]["nvidia-fabricmanager"]
+    unit.update(active_since=1000.0, executable="/usr/bin/nv-fabricmanager", executable_changed_at=1200.0)
+    plan = _fabric.plan("535.161.08", ["05:00.0"], machine=read)
+    assert (plan["restart"], plan["converged"]) == (True, False)
+    unit.update(active_since=1300.0)  # restarted since
+    plan = _fabric.plan("535.161.08", ["05:00.0"], machine=read)
+    assert (plan["restart"], plan["converged"]) == (False, True)
+    assert _fabric.plan("535.161.08", [], machine=read)["restart"] is False
 
 
 def test_a_branch_upgrade_removes_the_other_branchs_package_first():

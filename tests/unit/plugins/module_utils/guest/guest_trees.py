@@ -27,7 +27,7 @@ TOKEN = ("eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJOTFMiLCJsYWJfbGljZW5zZ
 DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n'
 ROCKY = 'NAME="Rocky Linux"\nVERSION_ID="9.3"\nID="rocky"\nID_LIKE="rhel centos fedora"\nPRETTY_NAME="Rocky Linux 9.3"\n'
 SYSTEMCTL_SHOW = ("systemctl show nvidia-gridd.service --no-pager "
-                  "--property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,NeedDaemonReload")
+                  "--property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,NeedDaemonReload,ExecStart")
 
 
 def dpkg_stanza(name, version, status="install ok installed"):

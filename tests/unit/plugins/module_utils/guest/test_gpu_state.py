@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import hashlib
 import json
+import os
 
 import pytest
 
@@ -361,12 +362,15 @@ def test_files_are_described_for_the_tasks_that_manage_them(fake):
 def test_services_are_described_for_the_tasks_that_start_them(fake, monkeypatch):
     fake.debian()
     fake.file("/lib/systemd/system/prometheus-node-exporter.service", "")
+    fake.file("/usr/bin/prometheus-node-exporter", "", mode=0o755)
     show = (" --no-pager --property=LoadState,ActiveState,SubState,UnitFileState,ActiveEnterTimestampMonotonic,"
-            "NeedDaemonReload")
+            "NeedDaemonReload,ExecStart")
     fake.program("/usr/bin/systemctl", {
         "show prometheus-node-exporter.service" + show:
             (0, "LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\n"
-                "ActiveEnterTimestampMonotonic=7500000\n", ""),
+                "ActiveEnterTimestampMonotonic=7500000\nExecStart={ path=/usr/bin/prometheus-node-exporter ; "
+                "argv[]=/usr/bin/prometheus-node-exporter $ARGS ; ignore_errors=no ; start_time=[n/a] ; "
+                "stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }\n", ""),
         "show gpu-metrics.timer" + show:
             (0, "LoadState=loaded\nActiveState=inactive\nSubState=dead\nUnitFileState=disabled\n"
                 "ActiveEnterTimestampMonotonic=0\nNeedDaemonReload=yes\n", "")})
@@ -381,4 +385,9 @@ def test_services_are_described_for_the_tasks_that_start_them(fake, monkeypatch)
     assert (timer["active"], timer["enabled"], timer["state"], timer["active_since"]) == (
         False, False, "inactive", None)
     assert (exporter["need_daemon_reload"], timer["need_daemon_reload"]) == (False, True)
+    # The program the unit starts, and when it was put in place (the inode's change time).
+    program = os.path.join(fake.root, "usr/bin/prometheus-node-exporter")
+    assert exporter["executable"] == "/usr/bin/prometheus-node-exporter"
+    assert exporter["executable_changed_at"] == os.stat(program).st_ctime
+    assert (timer["executable"], timer["executable_changed_at"]) == (None, None)
     assert state["gathered"] == [] and state["errors"] == {}
