@@ -67,11 +67,3 @@ func (h *hostState) gpuHost() *gpu.Host {
 	}
 	return h.Host
 }
-
-func gpuHosts(states []*hostState) []*gpu.Host {
-	hosts := make([]*gpu.Host, len(states))
-	for i, h := range states {
-		hosts[i] = h.Host
-	}
-	return hosts
-}

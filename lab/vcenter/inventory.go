@@ -17,6 +17,8 @@ import (
 	"vcsim/clusters"
 	"vcsim/datastores"
 	"vcsim/dvs"
+	"vcsim/envbrowser"
+	"vcsim/gpu"
 	"vcsim/hostnet"
 	"vcsim/settings"
 	"vcsim/topology"
@@ -262,6 +264,19 @@ func (l *Lab) wrapSimulatorObjects() {
 
 func (l *Lab) wrapBrowser(ref, owner types.ManagedObjectReference) {
 	if b, ok := simulator.Map.Get(ref).(*simulator.EnvironmentBrowser); ok {
-		simulator.Map.Put(&envBrowser{EnvironmentBrowser: *b, lab: l, owner: owner})
+		simulator.Map.Put(envbrowser.New(b, envBrowserLab{l}, owner))
 	}
+}
+
+// envBrowserLab is the lab as package envbrowser sees it (envbrowser.Lab).
+type envBrowserLab struct{ l *Lab }
+
+func (e envBrowserLab) GPUHosts(refs []types.ManagedObjectReference) []*gpu.Host {
+	var hosts []*gpu.Host
+	for _, ref := range refs {
+		if h := e.l.host(ref); h != nil {
+			hosts = append(hosts, h.Host)
+		}
+	}
+	return hosts
 }

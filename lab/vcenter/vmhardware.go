@@ -13,7 +13,7 @@ import (
 	"vcsim/vimfault"
 )
 
-// newestHardwareVersion is the newest of esxiHardwareVersions (hardwareversions.go), vSphere 8.0 U2's.
+// newestHardwareVersion is the newest of envbrowser.HardwareVersions, vSphere 8.0 U2's.
 const newestHardwareVersion = 21
 
 func hardwareKey(version int) string { return fmt.Sprintf("vmx-%02d", version) }

@@ -9,6 +9,8 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/envbrowser"
 )
 
 // The environment browser offers up to vmx-21; UpgradeVM_Task goes to the version asked, or the newest, and refuses
@@ -106,7 +108,8 @@ func TestControllersListTheirDevices(t *testing.T) {
 
 // The version UpgradeVM_Task goes to by default is the newest the environment browser offers.
 func TestNewestHardwareVersionIsOffered(t *testing.T) {
-	if last := esxiHardwareVersions[len(esxiHardwareVersions)-1]; last != hardwareKey(newestHardwareVersion) {
+	versions := envbrowser.HardwareVersions()
+	if last := versions[len(versions)-1]; last != hardwareKey(newestHardwareVersion) {
 		t.Errorf("newest offered %s, UpgradeVM_Task's default %s", last, hardwareKey(newestHardwareVersion))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package envbrowser
 
 import (
 	"context"
@@ -13,12 +13,9 @@ import (
 func TestGuestOSDescriptorsAreComplete(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.c
 	var cluster mo.ClusterComputeResource
-	if err := c.RetrieveOne(ctx, tl.clusters[0], []string{"environmentBrowser"}, &cluster); err != nil {
+	if err := c.RetrieveOne(ctx, tl.cluster, []string{"environmentBrowser"}, &cluster); err != nil {
 		t.Fatal(err)
 	}
 	query := func(ids ...string) []types.GuestOsDescriptor {

@@ -1,4 +1,7 @@
-package main
+// Package envbrowser is a compute resource's EnvironmentBrowser as vCenter answers it: the vGPU profiles and GPU
+// models of the hosts in QueryConfigTarget, every guest OS descriptor filled in (QueryConfigOptionEx) and the
+// hardware versions of ESXi 8.0 U2 (QueryConfigOptionDescriptor).
+package envbrowser
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -12,15 +15,26 @@ import (
 	"vcsim/vimfault"
 )
 
-// envBrowser is a compute resource's EnvironmentBrowser that also reports the vGPU profiles its hosts offer.
-type envBrowser struct {
+// Lab is what the browser needs of the lab.
+type Lab interface {
+	// GPUHosts is the GPUs of each of the hosts the lab knows among refs, in the order of refs.
+	GPUHosts(refs []types.ManagedObjectReference) []*gpu.Host
+}
+
+// Browser is a compute resource's EnvironmentBrowser that also reports the vGPU profiles its hosts offer.
+type Browser struct {
 	simulator.EnvironmentBrowser
 
-	lab   *Lab
+	lab   Lab
 	owner types.ManagedObjectReference // the cluster or standalone compute resource
 }
 
-func (b *envBrowser) hosts() []types.ManagedObjectReference {
+// New is the browser that takes the place of the simulator's browser b of the compute resource owner.
+func New(b *simulator.EnvironmentBrowser, lab Lab, owner types.ManagedObjectReference) *Browser {
+	return &Browser{EnvironmentBrowser: *b, lab: lab, owner: owner}
+}
+
+func (b *Browser) hosts() []types.ManagedObjectReference {
 	switch cr := simulator.Map.Get(b.owner).(type) {
 	case *simulator.ClusterComputeResource:
 		return cr.Host
@@ -32,7 +46,7 @@ func (b *envBrowser) hosts() []types.ManagedObjectReference {
 
 // QueryConfigTarget adds sharedGpuPassthroughTypes, vgpuProfileInfo and vgpuDeviceInfo: the profiles and GPU models
 // of the given host, or the union over the compute resource's hosts.
-func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryConfigTarget) soap.HasFault {
+func (b *Browser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryConfigTarget) soap.HasFault {
 	hosts := b.hosts()
 	if req.Host != nil {
 		if simulator.FindReference(hosts, *req.Host) == nil {
@@ -46,13 +60,8 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 		return body
 	}
 	seen := map[string]bool{}
-	var states []*hostState
-	for _, ref := range hosts {
-		h := b.lab.host(ref)
-		if h == nil {
-			continue
-		}
-		states = append(states, h)
+	gpuHosts := b.lab.GPUHosts(hosts)
+	for _, h := range gpuHosts {
 		for _, p := range h.Profiles {
 			if seen[p] {
 				continue
@@ -67,7 +76,7 @@ func (b *envBrowser) QueryConfigTarget(ctx *simulator.Context, req *types.QueryC
 	}
 	return &vgputypes.QueryConfigTargetBody{Res: &vgputypes.QueryConfigTargetResponse{Returnval: &vgputypes.ConfigTarget{
 		ConfigTarget:    *body.Res.Returnval,
-		VgpuDeviceInfo:  gpu.VGPUDeviceInfo(gpuHosts(states)),
-		VgpuProfileInfo: gpu.VGPUProfileInfo(gpuHosts(states)),
+		VgpuDeviceInfo:  gpu.VGPUDeviceInfo(gpuHosts),
+		VgpuProfileInfo: gpu.VGPUProfileInfo(gpuHosts),
 	}}}
 }

@@ -1,4 +1,4 @@
-package main
+package envbrowser
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ var guestOSNames = map[string]string{
 // them. The values are those of a 64-bit guest on ESXi 8.0 at hardware version 20 and later: at most 768 vCPUs and
 // 24 TB of memory (vSphere 8.0 configuration maximums), BIOS or EFI with EFI recommended, VMXNET 3 and (Linux)
 // paravirtual SCSI recommended. Per-guest recommendations beyond these are representative, not each confirmed.
-func (b *envBrowser) QueryConfigOptionEx(req *types.QueryConfigOptionEx) soap.HasFault {
+func (b *Browser) QueryConfigOptionEx(req *types.QueryConfigOptionEx) soap.HasFault {
 	body := b.EnvironmentBrowser.QueryConfigOptionEx(req).(*methods.QueryConfigOptionExBody)
 	if body.Res != nil && body.Res.Returnval != nil {
 		for i := range body.Res.Returnval.GuestOSDescriptor {

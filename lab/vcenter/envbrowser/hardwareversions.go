@@ -1,4 +1,4 @@
-package main
+package envbrowser
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -14,9 +14,12 @@ import (
 var esxiHardwareVersions = []string{"vmx-04", "vmx-07", "vmx-08", "vmx-09", "vmx-10", "vmx-11", "vmx-13", "vmx-14",
 	"vmx-15", "vmx-17", "vmx-18", "vmx-19", "vmx-20", "vmx-21"}
 
+// HardwareVersions is the list the browser offers, oldest first: the last is the default.
+func HardwareVersions() []string { return append([]string(nil), esxiHardwareVersions...) }
+
 // QueryConfigOptionDescriptor lists the hardware versions the compute resource's hosts support, the newest the
 // default (the simulator lists one version, vmx-13, and no default).
-func (b *envBrowser) QueryConfigOptionDescriptor(ctx *simulator.Context,
+func (b *Browser) QueryConfigOptionDescriptor(ctx *simulator.Context,
 	req *types.QueryConfigOptionDescriptor) soap.HasFault {
 	hosts := b.hosts()
 	descriptors := make([]types.VirtualMachineConfigOptionDescriptor, len(esxiHardwareVersions))
