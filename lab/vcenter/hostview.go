@@ -5,6 +5,7 @@ import (
 
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/about"
 	"vcsim/hostd"
 )
 
@@ -25,4 +26,4 @@ func (l hostdLab) HostNamed(name string) (types.ManagedObjectReference, bool) {
 
 func (l hostdLab) Login() hostd.Login { return l.hostdLogin }
 
-func (l hostdLab) About(a types.AboutInfo) types.AboutInfo { return esxiAbout(a) }
+func (l hostdLab) About(a types.AboutInfo) types.AboutInfo { return about.ESXi(a) }

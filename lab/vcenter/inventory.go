@@ -23,6 +23,7 @@ import (
 	"vcsim/settings"
 	"vcsim/topology"
 	"vcsim/vapi"
+	"vcsim/vcmanagers"
 	"vcsim/vlcm"
 )
 
@@ -35,7 +36,7 @@ const (
 // objects that get GPU behaviour. dataDir holds the datastores' files.
 func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir string) error {
 	installPropertyCollector()
-	installScheduledTaskManager()
+	vcmanagers.InstallScheduledTaskManager()
 	dvs.InstallManager()
 	ctx := context.Background()
 	c, err := vim25.NewClient(ctx, model.Service)
@@ -249,7 +250,7 @@ func (l *Lab) wrapSimulatorObjects() {
 	l.settings = settings.NewManager(om, settings.VCenterOptions, false)
 	simulator.Map.Put(l.settings)
 	if auth, ok := simulator.Map.Get(*vpx.ServiceContent.AuthorizationManager).(*simulator.AuthorizationManager); ok {
-		simulator.Map.Put(newAuthorizationManager(auth))
+		simulator.Map.Put(vcmanagers.NewAuthorizationManager(auth))
 	}
 	for _, ref := range l.clusters {
 		cluster := simulator.Map.Get(ref).(*simulator.ClusterComputeResource)

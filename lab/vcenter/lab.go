@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/about"
 	"vcsim/catalog"
 	"vcsim/chaos"
 	"vcsim/clusters"
@@ -165,7 +166,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	booted := hostsBooted
 	obj.Runtime.BootTime = &booted
 
-	product := esxiAbout(obj.Config.Product)
+	product := about.ESXi(obj.Config.Product)
 	obj.Config.Product = product
 	obj.Summary.Config.Product = &product
 	obj.Config.GraphicsInfo = h.GraphicsInfo()

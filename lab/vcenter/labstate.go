@@ -15,6 +15,7 @@ import (
 	"vcsim/simobj"
 	"vcsim/stats"
 	"vcsim/topology"
+	"vcsim/vcmanagers"
 )
 
 // labapiLab is the lab as its own endpoints (package labapi) see it.
@@ -140,7 +141,7 @@ func clusterState(c *simulator.ClusterComputeResource) labapi.Cluster {
 		Datacenter:   name(dc),
 		Hosts:        make([]string, 0, len(c.Host)),
 		DRS:          labapi.Automation{Enabled: isTrue(cfg.DrsConfig.Enabled), Behavior: string(cfg.DrsConfig.DefaultVmBehavior)},
-		CustomValues: customValues(&c.ManagedEntity),
+		CustomValues: vcmanagers.CustomValues(&c.ManagedEntity),
 	}
 	if d := cfg.DpmConfigInfo; d != nil {
 		j.DPM = labapi.Automation{Enabled: isTrue(d.Enabled), Behavior: string(d.DefaultDpmBehavior)}
@@ -162,7 +163,7 @@ func (h *hostState) state(obj *simulator.HostSystem) labapi.Host {
 		MaintenanceMode:        obj.Runtime.InMaintenanceMode,
 		BootTime:               obj.Runtime.BootTime,
 		Reboots:                h.reboots,
-		CustomValues:           customValues(&obj.ManagedEntity),
+		CustomValues:           vcmanagers.CustomValues(&obj.ManagedEntity),
 		PassthroughNeedsReboot: h.rebindNeedsReboot,
 		XorgRestarts:           h.xorgRestarts,
 		SupportedProfiles:      h.ProfileList(),
@@ -230,7 +231,7 @@ func (l *Lab) vmState(vm *labVM) labapi.VM {
 		MemoryReservationLockedToMax: isTrue(vm.Config.MemoryReservationLockedToMax),
 		VGPUs:                        []labapi.VGPU{},
 		Passthrough:                  l.passthroughState(vm),
-		CustomValues:                 customValues(&vm.ManagedEntity),
+		CustomValues:                 vcmanagers.CustomValues(&vm.ManagedEntity),
 	}
 	for _, d := range gpu.VGPUs(vm.Config.Hardware.Device) {
 		v := labapi.VGPU{Key: d.Key, Profile: d.Profile}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 
+	"vcsim/about"
 	"vcsim/catalog"
 	"vcsim/hostd"
 	"vcsim/topology"
@@ -162,7 +163,7 @@ func NewSimulator(models *catalog.Catalog, topo *topology.Topology, dataDir stri
 	model := simulator.VPX()
 	model.Datacenter, model.Portgroup, model.Host, model.Cluster, model.ClusterHost = 0, 0, 0, 0, 0
 	model.Datastore, model.Machine, model.Autostart = 0, 0, false
-	model.ServiceContent.About = vcenterAbout(model.ServiceContent.About)
+	model.ServiceContent.About = about.VCenter(model.ServiceContent.About)
 	if err := model.Create(); err != nil {
 		return nil, nil, err
 	}

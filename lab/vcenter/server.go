@@ -17,6 +17,7 @@ import (
 	"vcsim/hostd"
 	"vcsim/labapi"
 	"vcsim/soaphttp"
+	"vcsim/vcmanagers"
 )
 
 // Property collector calls that block until something changes run outside the lab's lock.
@@ -127,8 +128,9 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	l.caller = l.callerOf(svc, r, call)
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.serveResourceUsage(rec, call) ||
-		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) || l.serveSetField(rec, call, body) ||
-		l.serveRenameSnapshot(rec, call, body) || l.serveUnregisterAndDestroy(rec, call) ||
+		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) ||
+		vcmanagers.ServeSetField(rec, call, body) || l.serveRenameSnapshot(rec, call, body) ||
+		l.serveUnregisterAndDestroy(rec, call) ||
 		l.switches.Serve(rec, call, body) || l.eventLog.Serve(l.ctx, rec, call, body) {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package vcmanagers
 
 import (
 	"fmt"
@@ -26,7 +26,9 @@ type scheduledTask struct {
 	manager *scheduledTaskManager
 }
 
-func installScheduledTaskManager() {
+// InstallScheduledTaskManager puts the ScheduledTaskManager in the simulator's registry, under the reference the
+// service content names.
+func InstallScheduledTaskManager() {
 	content := simulator.Map.Get(vim25.ServiceInstance).(*simulator.ServiceInstance).Content
 	m := &scheduledTaskManager{}
 	m.Self = *content.ScheduledTaskManager

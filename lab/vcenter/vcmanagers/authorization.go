@@ -1,4 +1,8 @@
-package main
+// Package vcmanagers holds vCenter's own service managers that the lab keeps beside the simulator's and that need
+// nothing of the lab: the AuthorizationManager with vCenter Server's roles (authorization.go), the
+// ScheduledTaskManager and its scheduled tasks (scheduledtasks.go), and CustomFieldsManager.SetField as vCenter
+// answers it, with the custom values an entity holds by field name (customfields.go).
+package vcmanagers
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -7,11 +11,11 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// authorizationManager is vCenter's AuthorizationManager: the simulator's system roles (Admin, ReadOnly, View,
+// AuthorizationManager is vCenter's AuthorizationManager: the simulator's system roles (Admin, ReadOnly, View,
 // Anonymous, NoAccess, NoCryptoAdmin) and the roles a vCenter Server adds beside them, which clients name (the
 // vSphere Client's labels are what community.vmware's vmware_object_role_permission maps to these names).
 // AddAuthorizationRole returns the new role's id, as the API defines (int), and never reuses an id.
-type authorizationManager struct {
+type AuthorizationManager struct {
 	simulator.AuthorizationManager
 }
 
@@ -62,8 +66,10 @@ var vcenterRoles = []struct {
 			"InventoryService.Tagging.ModifyUsedByForTag"}},
 }
 
-func newAuthorizationManager(sim *simulator.AuthorizationManager) *authorizationManager {
-	m := &authorizationManager{AuthorizationManager: *sim}
+// NewAuthorizationManager is the simulator's AuthorizationManager sim, its roles, permissions and privileges, with
+// vCenter's roles added; it takes sim's place in the registry when put there.
+func NewAuthorizationManager(sim *simulator.AuthorizationManager) *AuthorizationManager {
+	m := &AuthorizationManager{AuthorizationManager: *sim}
 	m.RoleList = append([]types.AuthorizationRole(nil), sim.RoleList...)
 	for _, role := range vcenterRoles {
 		privileges := append([]string{"System.Anonymous", "System.Read", "System.View"}, role.privileges...)
@@ -73,7 +79,8 @@ func newAuthorizationManager(sim *simulator.AuthorizationManager) *authorization
 	return m
 }
 
-func (m *authorizationManager) AddAuthorizationRole(req *types.AddAuthorizationRole) soap.HasFault {
+// AddAuthorizationRole adds a role as the simulator does and gives it the id after the highest one in use.
+func (m *AuthorizationManager) AddAuthorizationRole(req *types.AddAuthorizationRole) soap.HasFault {
 	next := int32(0)
 	for _, role := range m.RoleList {
 		if role.RoleId >= next {

@@ -1,4 +1,4 @@
-package main
+package vcmanagers
 
 import (
 	"fmt"
@@ -11,14 +11,15 @@ import (
 	"vcsim/soaphttp"
 )
 
-// serveSetField answers CustomFieldsManager.SetField as vCenter does: it assigns the value of a custom field on an
+// ServeSetField answers CustomFieldsManager.SetField as vCenter does: it assigns the value of a custom field on an
 // entity, replacing the value the entity already had for that field (vSphere Web Services API,
 // CustomFieldsManager.SetField: "Assigns a value to a custom field on an entity"). The simulator appends a second
 // value for the same key instead, so a reader would see the old value first. AddCustomFieldDef stays the
 // simulator's: it refuses a name that exists with DuplicateName ("Thrown if a custom field with the name already
 // exists"), which is what makes taking gpuops.vgpu's cluster lock atomic; requests are served one at a time under
-// the lab's lock.
-func (l *Lab) serveSetField(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
+// the lab's lock. ServeSetField runs where a simulator method would, outside any object's lock: it takes the
+// entity's lock in the simulator's registry for the change. It answers false for any other request.
+func ServeSetField(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
 	if call.Method != "SetField" || call.This.Type != "CustomFieldsManager" {
 		return false
 	}
@@ -42,7 +43,7 @@ func (l *Lab) serveSetField(w http.ResponseWriter, call soaphttp.Call, body []by
 			fmt.Sprintf(`<obj type="%s">%s</obj>`, req.Entity.Type, req.Entity.Value))
 		return true
 	}
-	l.locked(req.Entity, func() {
+	simulator.Map.WithLock(req.Entity, func() {
 		entity := obj.Entity()
 		entity.CustomValue = withField(entity.CustomValue, req.Key, req.Value)
 		entity.Value = withField(entity.Value, req.Key, req.Value)
@@ -86,8 +87,8 @@ func newFieldValue(key int32, value string) *types.CustomFieldStringValue {
 	return &types.CustomFieldStringValue{CustomFieldValue: types.CustomFieldValue{Key: key}, Value: value}
 }
 
-// customValues is an entity's custom attributes by field name, for /lab/state.
-func customValues(entity *mo.ManagedEntity) map[string]string {
+// CustomValues is an entity's custom attributes by field name, for /lab/state.
+func CustomValues(entity *mo.ManagedEntity) map[string]string {
 	names := map[int32]string{}
 	for _, def := range simulator.Map.CustomFieldsManager().Field {
 		names[def.Key] = def.Name

@@ -1,4 +1,4 @@
-package main
+package vcmanagers
 
 import (
 	"context"
@@ -12,12 +12,8 @@ import (
 // vCenter lists its sample and service roles beside the system ones, and a role added through the API gets an id
 // of its own, returned to the caller, that a later add does not reuse.
 func TestVCenterRoles(t *testing.T) {
-	tl := startLab(t)
+	c := startLab(t).c
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref := *c.ServiceContent.AuthorizationManager
 	roles := func() map[string]types.AuthorizationRole {
 		var m mo.AuthorizationManager

@@ -1,4 +1,6 @@
-package main
+// Package about holds the product the lab presents: vCenter Server's about info (content.about) and each host's
+// (config.product, and the host view's content.about).
+package about
 
 import (
 	"github.com/vmware/govmomi/vim25/types"
@@ -17,14 +19,16 @@ const (
 	esxiBuild          = "22380479"
 )
 
-func vcenterAbout(a types.AboutInfo) types.AboutInfo {
+// VCenter is a with vCenter Server's version, build and API version.
+func VCenter(a types.AboutInfo) types.AboutInfo {
 	a.Version, a.Build, a.ApiVersion = productVersion, vcenterBuild, apiVersion
 	a.FullName = "VMware vCenter Server " + productVersion + " build-" + vcenterBuild
 	a.LicenseProductVersion = "8.0"
 	return a
 }
 
-func esxiAbout(a types.AboutInfo) types.AboutInfo {
+// ESXi is a with the version, build and API version of ESXi on the lab's hosts.
+func ESXi(a types.AboutInfo) types.AboutInfo {
 	a.Version, a.Build, a.ApiVersion = esxiProductVersion, esxiBuild, esxiAPIVersion
 	a.FullName = "VMware ESXi " + esxiProductVersion + " build-" + esxiBuild
 	a.LicenseProductVersion = "8.0"
