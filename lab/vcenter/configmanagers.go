@@ -10,6 +10,7 @@ import (
 	"vcsim/datastores"
 	"vcsim/hostconfig"
 	"vcsim/hostnet"
+	"vcsim/imageconfig"
 	"vcsim/settings"
 	"vcsim/simobj"
 )
@@ -106,15 +107,16 @@ func pciPassthruInfo(devices []types.HostPciDevice) []types.BaseHostPciPassthruI
 }
 
 // attachConfigManagers gives a host its vSAN, power, date and time systems and lockdown mode (package hostconfig),
-// its PCI passthrough system, its network system and VMkernel NIC manager as vCenter reports them (package hostnet),
-// its file systems (package datastores), and an object for every other configManager reference the simulator leaves
-// pointing at nothing (hostconfig.AddPlaceholders).
+// its image configuration manager (package imageconfig), its PCI passthrough system, its network system and VMkernel
+// NIC manager as vCenter reports them (package hostnet), its file systems (package datastores), and an object for
+// every other configManager reference the simulator leaves pointing at nothing (hostconfig.AddPlaceholders).
 func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	vsan := hostconfig.NewVsanSystem(obj)
 	passthru := newPciPassthruSystem(h, obj.Hardware.PciDevice)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
-	power, clock, image := hostconfig.NewPowerSystem(obj), hostconfig.NewDateTimeSystem(obj), newImageConfigManager(h)
+	power, clock, image := hostconfig.NewPowerSystem(obj), hostconfig.NewDateTimeSystem(obj),
+		imageconfig.New(h.Ref, imageConfigLab{l})
 	simulator.Map.Put(power)
 	simulator.Map.Put(clock)
 	simulator.Map.Put(image)

@@ -7,7 +7,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 )
 
-// Every lab host fills capability, as a connected ESXi host does.
+// Every lab host fills capability (package hostconfig), as a connected ESXi host does, with whether its devices
+// rebind without a reboot.
 func TestHostCapability(t *testing.T) {
 	tl := startLab(t)
 	c, err := tl.connect(t, "s3cret")
@@ -20,8 +21,8 @@ func TestHostCapability(t *testing.T) {
 			t.Fatal(err)
 		}
 		hc := host.Capability
-		if hc == nil || !hc.VmotionSupported || !hc.MaintenanceModeSupported || !isTrue(hc.VmDirectPathGen2Supported) ||
-			hc.MaxRunningVMs == 0 {
+		if hc == nil || !hc.VmotionSupported || hc.MaxRunningVMs == 0 || hc.DeviceRebindWithoutRebootSupported == nil ||
+			*hc.DeviceRebindWithoutRebootSupported == h.rebindNeedsReboot {
 			t.Errorf("host %s capability: %+v", h.Name, hc)
 		}
 	}

@@ -2,35 +2,40 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
-// A host's image acceptance level starts at partner, takes another known level and refuses an unknown one.
-func TestHostImageAcceptance(t *testing.T) {
-	_, c, ref := startLabHostManager(t, "configManager.imageConfigManager")
-	ctx := context.Background()
-	level := func() string {
-		res, err := methods.HostImageConfigGetAcceptance(ctx, c.Client, &types.HostImageConfigGetAcceptance{This: ref})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Returnval
+// A lab host's image configuration manager (package imageconfig) lists the VIBs of what vLCM records the host runs:
+// esx-base at its base image's version and release date, and a driver vLCM remediated the host to, as its depot
+// describes it.
+func TestImageConfigManagerReadsVLCM(t *testing.T) {
+	tl, c, ref := startLabHostManager(t, "configManager.imageConfigManager")
+	tl.vlcm.SetRemediationDelay(0)
+	a := tl.login(t)
+	base := imageWithDriver(t, tl, a)
+	if info := a.Task(http.MethodPost, base+"?action=apply&vmw-task=true",
+		map[string]interface{}{"accept_eula": true}); info.Status != "SUCCEEDED" {
+		t.Fatalf("apply: %s", labtest.ErrorText(info))
 	}
-	if got := level(); got != "partner" {
-		t.Fatalf("acceptance at start: %q, want partner", got)
-	}
-	if _, err := methods.UpdateHostImageAcceptanceLevel(ctx, c.Client, &types.UpdateHostImageAcceptanceLevel{This: ref,
-		NewAcceptanceLevel: "anything"}); err == nil {
-		t.Error("an unknown acceptance level was taken")
-	}
-	if _, err := methods.UpdateHostImageAcceptanceLevel(ctx, c.Client, &types.UpdateHostImageAcceptanceLevel{This: ref,
-		NewAcceptanceLevel: "community"}); err != nil {
+	res, err := methods.FetchSoftwarePackages(context.Background(), c.Client, &types.FetchSoftwarePackages{This: ref})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := level(); got != "community" {
-		t.Errorf("acceptance after the update: %q", got)
+	installed := tl.state(t).Hosts[0].Components
+	listed := map[string]types.SoftwarePackage{}
+	for _, p := range res.Returnval {
+		listed[p.Name] = p
+	}
+	if p := listed["esx-base"]; p.Version == "" || p.Version != installed["ESXi"] || p.CreationDate == nil {
+		t.Errorf("esx-base at %q not listed with its release date: %+v", installed["ESXi"], p)
+	}
+	if p := listed[driver]; installed[driver] != version || p.Version != version {
+		t.Errorf("the driver at %s not listed: %+v (host runs %v)", version, p, installed)
 	}
 }

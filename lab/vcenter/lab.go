@@ -18,6 +18,7 @@ import (
 	"vcsim/events"
 	"vcsim/faults"
 	"vcsim/gpu"
+	"vcsim/hostconfig"
 	"vcsim/hostd"
 	"vcsim/labapi"
 	"vcsim/settings"
@@ -161,7 +162,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.ConfigManager.GraphicsManager = &gm
 	obj.ConfigManager.ServiceSystem = &ss
 	l.attachConfigManagers(h, obj)
-	obj.Capability = hostCapability()
+	obj.Capability = hostconfig.Capability()
 	obj.Capability.DeviceRebindWithoutRebootSupported = types.NewBool(!h.rebindNeedsReboot)
 	booted := hostsBooted
 	obj.Runtime.BootTime = &booted

@@ -7,11 +7,26 @@ import (
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/bundle"
 	"vcsim/faults"
 	"vcsim/gpu"
 	"vcsim/labapi"
 	"vcsim/vlcm"
 )
+
+// imageConfigLab is the lab as a host's image configuration manager (package imageconfig) sees it: vLCM's record of
+// what the host runs, read at each call (the hosts get their managers before the lab starts vLCM).
+type imageConfigLab struct{ *Lab }
+
+func (l imageConfigLab) Installed(host types.ManagedObjectReference) map[string]string {
+	return l.vlcm.Installed(host)
+}
+
+func (l imageConfigLab) BaseImage(version string) *vlcm.BaseImage { return l.vlcm.BaseImage(version) }
+
+func (l imageConfigLab) Component(name, version string) *bundle.Component {
+	return l.vlcm.Component(name, version)
+}
 
 // vlcmLab is the lab as vSphere Lifecycle Manager (package vlcm) sees it: its hosts and clusters, maintenance mode
 // and VM power by the lab's rules, the vGPU event record. vLCM calls it holding l.mu.

@@ -1,4 +1,4 @@
-package main
+package imageconfig
 
 import (
 	"sort"
@@ -21,9 +21,9 @@ var baseImageVibs = []string{"bmcal", "cpu-microcode", "crx", "esx-base", "esx-d
 // FetchSoftwarePackages lists the VIBs installed on the host (vSphere Web Services API, HostImageConfigManager
 // .fetchSoftwarePackages, returning SoftwarePackage): the base image's VIBs and those of every other installed
 // component, as vLCM's depots describe them. A VIB id reads <vendor>_<type>_<name>_<version>.
-func (m *imageConfigManager) FetchSoftwarePackages(*types.FetchSoftwarePackages) soap.HasFault {
-	v := m.host.lab.vlcm
-	installed := v.Installed(m.host.Ref)
+func (m *Manager) FetchSoftwarePackages(*types.FetchSoftwarePackages) soap.HasFault {
+	v := m.lab
+	installed := v.Installed(m.host)
 	var packages []types.SoftwarePackage
 	for component, version := range installed {
 		if component == vlcm.BaseImageComponent {

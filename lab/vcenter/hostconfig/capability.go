@@ -1,13 +1,14 @@
-package main
+package hostconfig
 
 import "github.com/vmware/govmomi/vim25/types"
 
-// hostCapability is what an ESXi 8.0 host reports in HostSystem.capability (vSphere Web Services API,
+// Capability is what an ESXi 8.0 host reports in HostSystem.capability (vSphere Web Services API,
 // HostCapability), which every connected host fills and the simulator leaves unset: vMotion, storage vMotion,
 // maintenance mode, DirectPath I/O, NFS and iSCSI, and the per-host limits of the ESXi 8.0 configuration maximums
 // (1024 VMs and 4096 virtual CPUs a host, 8 virtual CPUs for a fault-tolerant VM). The limits are the published
-// maximums, not read from a recording of a host's capability.
-func hostCapability() *types.HostCapability {
+// maximums, not read from a recording of a host's capability. Each call answers a value of its own, which the
+// caller may change (the lab sets deviceRebindWithoutRebootSupported per host).
+func Capability() *types.HostCapability {
 	yes := types.NewBool(true)
 	return &types.HostCapability{
 		RecursiveResourcePoolsSupported:         true,
