@@ -171,7 +171,7 @@ gpu_guest:
           systemd's monotonic ActiveEnterTimestamp taken to the guest's wall clock; null when it never did),
           C(need_daemon_reload) (its unit file changed since systemd loaded it), C(executable) (the program of its
           first ExecStart) with C(executable_changed_at) (when that file was last put in place, its inode's change
-          time in seconds since the epoch: a package upgrade sets it, where it keeps the packaged modification
+          time in seconds since the epoch, which a package upgrade sets where it keeps the packaged modification
           time; null when absent) and C(systemd) (whether systemd runs; without it C(active), C(enabled),
           C(active_since), C(need_daemon_reload) and C(executable) are null).
       type: dict
