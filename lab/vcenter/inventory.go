@@ -20,6 +20,7 @@ import (
 	"vcsim/envbrowser"
 	"vcsim/gpu"
 	"vcsim/hostnet"
+	"vcsim/propcollector"
 	"vcsim/settings"
 	"vcsim/topology"
 	"vcsim/vapi"
@@ -35,7 +36,7 @@ const (
 // Build creates the topology's inventory in an empty simulator (no DC0, no default hosts or VMs) and wraps the
 // objects that get GPU behaviour. dataDir holds the datastores' files.
 func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir string) error {
-	installPropertyCollector()
+	propcollector.Install()
 	vcmanagers.InstallScheduledTaskManager()
 	dvs.InstallManager()
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package main
+package propcollector
 
 import (
 	"github.com/vmware/govmomi/simulator"
@@ -26,6 +26,7 @@ func (pc *propertyCollector) RetrieveProperties(ctx *simulator.Context, req *typ
 	return res
 }
 
+// extendObjects puts the lab's graphics types (with vgpuMode) in the property values of hosts and graphics managers.
 func extendObjects(ctx *simulator.Context, objects []types.ObjectContent) {
 	for i := range objects {
 		o := &objects[i]

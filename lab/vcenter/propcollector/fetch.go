@@ -1,4 +1,8 @@
-package main
+// Package propcollector is the lab's PropertyCollector: the simulator's with vCenter's answer to Fetch (an unset
+// property reads as unset, the properties of vSphere 8.0.2 the simulator's types predate) and with the lab's vGPU
+// types in the graphics properties of hosts and their graphics managers (RetrievePropertiesEx, RetrieveProperties).
+// It needs nothing of the lab: Install puts it in place of the simulator's.
+package propcollector
 
 import (
 	"reflect"
@@ -22,7 +26,7 @@ type propertyCollector struct {
 }
 
 // fetchBody and FetchResponse have the wire shape of Fetch's response (the simulator names the response element
-// after the Go type); the simulator's own types are internal.
+// after the Go type, so FetchResponse keeps its name); the simulator's own types are internal.
 type fetchBody struct {
 	Res    *FetchResponse `xml:"urn:vim25 FetchResponse,omitempty"`
 	Fault_ *soap.Fault    `xml:"http://schemas.xmlsoap.org/soap/envelope/ Fault,omitempty"`
@@ -34,9 +38,9 @@ type FetchResponse struct {
 
 func (b *fetchBody) Fault() *soap.Fault { return b.Fault_ }
 
-// installPropertyCollector puts the lab's property collector in place of the simulator's. Sessions clone the
-// registered object's type, so every session's collector is the lab's.
-func installPropertyCollector() {
+// Install puts the lab's property collector in place of the simulator's, in a model already created. Sessions clone
+// the registered object's type, so every session's collector is the lab's.
+func Install() {
 	content := simulator.Map.Get(vim25.ServiceInstance).(*simulator.ServiceInstance).Content
 	pc := &propertyCollector{}
 	pc.Self = content.PropertyCollector
