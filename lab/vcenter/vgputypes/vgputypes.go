@@ -3,7 +3,7 @@
 // VirtualMachineVgpuProfileInfo, VirtualMachineVgpuDeviceInfo, ConfigTarget.vgpuProfileInfo/vgpuDeviceInfo and
 // HostGraphicsManager.RetrieveVgpuProfileInfo/RetrieveVgpuDeviceInfo (7.0.3.0). The simulator marshals a value under
 // its Go type's name, so these types carry the WSDL names; the managed objects keep govmomi's types, and the lab's
-// property collector answers with these in their place (extendProperty).
+// property collector (package propcollector) answers with these in their place.
 package vgputypes
 
 import (
