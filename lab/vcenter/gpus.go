@@ -7,6 +7,7 @@ import (
 
 	"vcsim/catalog"
 	"vcsim/gpu"
+	"vcsim/hostservices"
 	"vcsim/topology"
 )
 
@@ -17,7 +18,6 @@ type hostState struct {
 	lab *Lab
 
 	xorgRestarts int
-	services     []types.HostService
 
 	// rebindNeedsReboot: passthrough changes wait for a reboot (HostCapability.deviceRebindWithoutRebootSupported
 	// false); rebootDuration is how long a reboot keeps the host away; reboots counts them.
@@ -26,14 +26,13 @@ type hostState struct {
 	reboots           int
 
 	graphics *gpu.GraphicsManager
-	svc      *serviceSystem
+	svc      *hostservices.System
 }
 
 func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*topology.GPUSpec, models *catalog.Catalog) *hostState {
 	return &hostState{
 		Host:           gpu.NewHost(gpuLab{l}, ref, name, gpus, models),
 		lab:            l,
-		services:       defaultServices(),
 		rebootDuration: topology.DefaultRebootDuration,
 	}
 }

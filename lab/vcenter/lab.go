@@ -20,6 +20,7 @@ import (
 	"vcsim/gpu"
 	"vcsim/hostconfig"
 	"vcsim/hostd"
+	"vcsim/hostservices"
 	"vcsim/labapi"
 	"vcsim/settings"
 	"vcsim/stats"
@@ -155,7 +156,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.Hardware = &hw
 
 	h.graphics = gpu.NewGraphicsManager(h.Host)
-	h.svc = newServiceSystem(h)
+	h.svc = hostservices.New(servicesLab{l}, h.Ref, h.Name)
 	simulator.Map.Put(h.graphics)
 	simulator.Map.Put(h.svc)
 	gm, ss := h.graphics.Self, h.svc.Self
@@ -174,7 +175,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.Config.GraphicsConfig = h.GraphicsConfig()
 	obj.Config.SharedPassthruGpuTypes = h.ProfileList()
 	obj.Config.SharedGpuCapabilities = h.SharedGpuCapabilities()
-	obj.Config.Service = &types.HostServiceInfo{Service: h.serviceList()}
+	obj.Config.Service = &types.HostServiceInfo{Service: h.svc.List()}
 
 	l.hosts = append(l.hosts, h)
 	l.hostByRef[h.Ref] = h

@@ -127,7 +127,6 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	l.current = call.This
 	l.caller = l.callerOf(svc, r, call)
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
-		l.serveResourceUsage(rec, call) ||
 		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) ||
 		vcmanagers.ServeSetField(rec, call, body) || l.serveRenameSnapshot(rec, call, body) ||
 		l.serveUnregisterAndDestroy(rec, call) ||

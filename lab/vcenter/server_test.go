@@ -20,6 +20,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/gpu"
+	"vcsim/hostservices"
 	"vcsim/labapi"
 	"vcsim/labtest"
 	"vcsim/stats"
@@ -110,7 +111,7 @@ func (tl *testLab) runVGPU(t *testing.T, ctx context.Context, c *govmomi.Client)
 		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: gpu.GraphicsSharedDirect}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: xorgService}); err != nil {
+	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: hostservices.Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
@@ -191,7 +192,7 @@ func TestVGPUFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: xorgService}); err != nil {
+	if _, err := methods.RestartService(ctx, c, &types.RestartService{This: host.svc.Self, Id: hostservices.Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	vm := object.NewVirtualMachine(c.Client, tl.vms[0])

@@ -1,9 +1,10 @@
 // Package clusters holds a cluster's settings as vCenter keeps them, over the simulator's objects: DRS, DPM and HA
 // through ReconfigureComputeResource_Task and its older form ReconfigureCluster_Task (with modify semantics, checked
 // before any change), vCenter's defaults for a cluster created through the API and its creation spec, the older
-// configuration kept in step with configurationEx, and Destroy_Task of an empty cluster. What it needs of the lab is
-// its Lab interface: the request being served (the task hooks' arguments), failing a task with vCenter's message,
-// property updates, and forgetting a destroyed cluster.
+// configuration kept in step with configurationEx, Destroy_Task of an empty cluster, and GetResourceUsage (use and
+// capacity summed over the connected hosts and their datastores). What it needs of the lab is its Lab interface: the
+// request being served (the task hooks' arguments), failing a task with vCenter's message, property updates, and
+// forgetting a destroyed cluster.
 package clusters
 
 import (
@@ -46,10 +47,10 @@ type Clusters struct{ lab Lab }
 
 func New(lab Lab) *Clusters { return &Clusters{lab: lab} }
 
-// Serve answers the cluster methods the lab implements itself (ReconfigureCluster_Task, Destroy_Task of a
-// cluster), and says whether it did.
+// Serve answers the cluster methods the lab implements itself (GetResourceUsage, ReconfigureCluster_Task,
+// Destroy_Task of a cluster), and says whether it did.
 func (c *Clusters) Serve(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
-	return c.serveClusterDestroy(w, call) || c.serveReconfigureCluster(w, call, body)
+	return serveResourceUsage(w, call) || c.serveClusterDestroy(w, call) || c.serveReconfigureCluster(w, call, body)
 }
 
 const defaultMigrationRate = 3

@@ -1,4 +1,4 @@
-package main
+package clusters
 
 import (
 	"encoding/xml"
@@ -13,7 +13,7 @@ import (
 // serveResourceUsage answers ClusterComputeResource.GetResourceUsage, which the simulator lacks (vSphere Web
 // Services API, since 6.0: a ClusterResourceUsageSummary with the cluster's CPU, memory and storage use and
 // capacity). Capacity and use are the sums over the cluster's connected hosts and its datastores.
-func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool {
+func serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool {
 	if call.Method != "GetResourceUsage" || call.This.Type != "ClusterComputeResource" {
 		return false
 	}
@@ -24,7 +24,7 @@ func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool
 	}
 	usage := types.ClusterResourceUsageSummary{}
 	for _, ref := range cluster.Host {
-		host := l.hostObject(ref)
+		host := hostObject(ref)
 		if host == nil || host.Runtime.ConnectionState != types.HostSystemConnectionStateConnected {
 			continue
 		}
@@ -37,7 +37,7 @@ func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool
 	}
 	datastores := map[types.ManagedObjectReference]bool{}
 	for _, ref := range cluster.Host {
-		if host := l.hostObject(ref); host != nil {
+		if host := hostObject(ref); host != nil {
 			for _, ds := range host.Datastore {
 				datastores[ds] = true
 			}
@@ -59,4 +59,9 @@ func (l *Lab) serveResourceUsage(w http.ResponseWriter, call soaphttp.Call) bool
 	}
 	soaphttp.WriteResponse(w, string(body))
 	return true
+}
+
+func hostObject(ref types.ManagedObjectReference) *simulator.HostSystem {
+	h, _ := simulator.Map.Get(ref).(*simulator.HostSystem)
+	return h
 }
