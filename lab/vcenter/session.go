@@ -9,14 +9,15 @@ import (
 
 	"github.com/vmware/govmomi/simulator"
 
+	"vcsim/folders"
 	"vcsim/soaphttp"
 )
 
 // labServedMethods are the SOAP methods the lab answers itself, before the simulator's dispatcher (and so before
 // its session check) sees them.
 var labServedMethods = map[string]bool{"GetResourceUsage": true, "RefreshDatastore": true,
-	"UnregisterAndDestroy_Task": true,
-	"CreateNasDatastore":        true}
+	folders.Method:       true,
+	"CreateNasDatastore": true}
 
 func init() {
 	for method := range hostConnectionMethods {
