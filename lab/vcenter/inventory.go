@@ -19,6 +19,7 @@ import (
 	"vcsim/dvs"
 	"vcsim/envbrowser"
 	"vcsim/gpu"
+	"vcsim/guestnet"
 	"vcsim/hostnet"
 	"vcsim/propcollector"
 	"vcsim/settings"
@@ -45,7 +46,7 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 		return err
 	}
 	l.datastores = datastores.New(datastoreLab{l}, dataDir, topo.NFSExports)
-	l.recordGuestIPs(topo)
+	l.guestAddresses = guestnet.New(topo)
 	root := object.NewRootFolder(c)
 	for _, spec := range topo.Datacenters {
 		if err := l.buildDatacenter(ctx, c, root, spec, dataDir); err != nil {

@@ -18,6 +18,7 @@ import (
 	"vcsim/events"
 	"vcsim/faults"
 	"vcsim/gpu"
+	"vcsim/guestnet"
 	"vcsim/hostconfig"
 	"vcsim/hostd"
 	"vcsim/hostservices"
@@ -66,7 +67,7 @@ type Lab struct {
 	clusterSettings *clusters.Clusters     // DRS, DPM, HA, cluster creation and destruction (package clusters)
 	switches        *dvs.Switches          // distributed switches (package dvs)
 	datastores      *datastores.Datastores // shared and NFS datastores, datastore maintenance (package datastores)
-	guestIPs        map[string]string      // VM name -> the guest address Tools reports while it runs (guestnet.go)
+	guestAddresses  guestnet.Addresses     // the guest address Tools reports of a VM while it runs (package guestnet)
 
 	// eventLog is vCenter's event history as the lab keeps it (package events).
 	// caller is the user of the session whose request is being served, for the events that name it.

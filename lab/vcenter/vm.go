@@ -43,7 +43,7 @@ func (l *Lab) adopt(obj *simulator.VirtualMachine) *labVM {
 	vm.Guest.ToolsStatus, vm.Guest.ToolsRunningStatus, vm.Guest.GuestState = toolsState(running)
 	vm.Summary.Guest.ToolsStatus = vm.Guest.ToolsStatus
 	vm.Summary.Guest.ToolsRunningStatus = vm.Guest.ToolsRunningStatus
-	l.setGuestNet(&vm.VirtualMachine, running)
+	l.guestAddresses.Set(&vm.VirtualMachine, running)
 	if vm.Config.MemoryReservationLockedToMax == nil {
 		vm.Config.MemoryReservationLockedToMax = types.NewBool(false)
 	}
@@ -128,7 +128,7 @@ func (vm *labVM) powerChanged() {
 		{Name: "guest.guestState", Val: guestState},
 		{Name: "summary.guest.toolsStatus", Val: status},
 		{Name: "summary.guest.toolsRunningStatus", Val: runningStatus},
-	}, vm.lab.guestNetChanges(&vm.VirtualMachine, running)...)...)
+	}, vm.lab.guestAddresses.Changes(&vm.VirtualMachine, running)...)...)
 }
 
 func (vm *labVM) ReconfigVMTask(ctx *simulator.Context, req *types.ReconfigVM_Task) soap.HasFault {

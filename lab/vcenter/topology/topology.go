@@ -107,7 +107,7 @@ type VMSpec struct {
 	// Tags are vSphere tags attached to the VM at start, "category:tag" (package tagging).
 	Tags []string `json:"tags,omitempty"`
 	// GuestIP is the address of the VM's guest OS, which VMware Tools reports (guest.ipAddress, guest.net) while
-	// the VM runs; none by default (guestnet.go).
+	// the VM runs; none by default (package guestnet).
 	GuestIP string `json:"guest_ip,omitempty"`
 }
 
