@@ -87,11 +87,7 @@ func (l *Lab) rebootHost(h *hostState, obj *simulator.HostSystem, force bool) *v
 // finishReboot is the host back from its reboot: pending passthrough active, a new boot time, connected.
 func (l *Lab) finishReboot(h *hostState, obj *simulator.HostSystem) {
 	if s := h.passthruSystem(); s != nil {
-		for _, info := range s.PciPassthruInfo {
-			e := info.GetHostPciPassthruInfo()
-			e.PassthruActive = e.PassthruEnabled
-		}
-		s.publish()
+		s.Rebooted()
 	}
 	now := time.Now()
 	l.update(obj, types.PropertyChange{Name: "runtime.bootTime", Val: &now})

@@ -8,28 +8,23 @@ import (
 
 	"vcsim/gpu"
 	"vcsim/labapi"
+	"vcsim/pcipassthru"
 )
 
-// passthruSystem is the host's HostPciPassthruSystem, or nil.
-func (h *hostState) passthruSystem() *pciPassthruSystem {
+// passthruSystem is the host's HostPciPassthruSystem (package pcipassthru), or nil.
+func (h *hostState) passthruSystem() *pcipassthru.System {
 	obj := h.lab.hostObject(h.Ref)
 	if obj == nil || obj.ConfigManager.PciPassthruSystem == nil {
 		return nil
 	}
-	s, _ := simulator.Map.Get(*obj.ConfigManager.PciPassthruSystem).(*pciPassthruSystem)
+	s, _ := simulator.Map.Get(*obj.ConfigManager.PciPassthruSystem).(*pcipassthru.System)
 	return s
 }
 
 // passthruInfo is the host's HostPciPassthruInfo entry for a device, or nil.
 func (h *hostState) passthruInfo(id string) *types.HostPciPassthruInfo {
-	s := h.passthruSystem()
-	if s == nil {
-		return nil
-	}
-	for _, info := range s.PciPassthruInfo {
-		if e := info.GetHostPciPassthruInfo(); e.Id == id {
-			return e
-		}
+	if s := h.passthruSystem(); s != nil {
+		return s.Info(id)
 	}
 	return nil
 }
