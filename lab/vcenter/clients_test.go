@@ -16,10 +16,7 @@ import (
 // The lab serves Fetch with its own property collector (package propcollector): an unset property reads as unset.
 func TestFetchAnswersUnsetPropertiesUnset(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	if value, err := labtest.Fetch(t, c.Client.Client, tl.vms[0], "snapshot"); err != nil || value != nil {
 		t.Errorf("Fetch snapshot: got %v, %v; want unset", value, err)
 	}
@@ -28,10 +25,7 @@ func TestFetchAnswersUnsetPropertiesUnset(t *testing.T) {
 func TestHostConfigManagers(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	seen := map[types.ManagedObjectReference]bool{}
 	for _, h := range tl.hosts {
 		var host mo.HostSystem
@@ -88,10 +82,7 @@ func TestHostConfigManagers(t *testing.T) {
 func TestClusterConfigurationDefaults(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	configOf := func(ref types.ManagedObjectReference) *types.ClusterConfigInfoEx {
 		var cluster mo.ClusterComputeResource
 		if err := c.RetrieveOne(ctx, ref, []string{"configurationEx"}, &cluster); err != nil {
@@ -150,10 +141,7 @@ func TestClusterConfigurationDefaults(t *testing.T) {
 func TestCreatedVMHasToolsInstallRecord(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	var existing mo.VirtualMachine
 	if err := c.RetrieveOne(ctx, tl.vms[0], []string{"parent", "resourcePool", "config.tools", "config.extraConfig",
 		"datastore"},

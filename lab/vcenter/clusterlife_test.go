@@ -15,10 +15,7 @@ import (
 func TestClusterCreateAndDestroy(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	dc := object.NewDatacenter(c.Client, tl.datacenters[0])
 	folders, err := dc.Folders(ctx)
 	if err != nil {

@@ -14,10 +14,7 @@ import (
 func TestEnvironmentBrowsersAreTheLabs(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	t4 := tl.hosts[1]
 	cr, _, _ := computeResource(tl.hostObject(t4.Ref))
 	target, err := methods.QueryConfigTarget(ctx, c.Client, &types.QueryConfigTarget{This: *environmentBrowserOf(cr),

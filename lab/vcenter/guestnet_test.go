@@ -15,10 +15,7 @@ func TestGuestAddressFollowsPower(t *testing.T) {
 	tl := startLabWith(t, `{"datacenters": [{"name": "dc", "hosts": [{"name": "esx-1"}], "vms": [
 		{"name": "vm-a", "host": "esx-1", "guest_ip": "127.0.0.1", "power_state": "poweredOn"}]}]}`)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ref := tl.vmNamed(t, "vm-a")
 	read := func() mo.VirtualMachine {
 		var vm mo.VirtualMachine

@@ -11,10 +11,7 @@ import (
 // rebind without a reboot.
 func TestHostCapability(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	for _, h := range tl.hosts {
 		var host mo.HostSystem
 		if err := c.RetrieveOne(context.Background(), h.Ref, []string{"capability"}, &host); err != nil {

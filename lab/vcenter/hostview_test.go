@@ -74,10 +74,7 @@ func TestAutoStartThroughTheHost(t *testing.T) {
 		t.Errorf("start order 0: got %v, want InvalidArgument", err)
 	}
 
-	vc, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	vc := tl.client(t)
 	var seen mo.HostSystem
 	if err := property.DefaultCollector(vc.Client).RetrieveOne(ctx, tl.hosts[0].Ref, []string{"config.autoStart"},
 		&seen); err != nil {

@@ -13,10 +13,7 @@ import (
 func startLabFolders(t *testing.T) (*testLab, *govmomi.Client, *object.DatacenterFolders) {
 	t.Helper()
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	folders, err := object.NewDatacenter(c.Client, tl.datacenters[0]).Folders(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -29,10 +26,7 @@ func startLabFolders(t *testing.T) (*testLab, *govmomi.Client, *object.Datacente
 func startLabHostManager(t *testing.T, path string) (*testLab, *govmomi.Client, types.ManagedObjectReference) {
 	t.Helper()
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	var content []types.ObjectContent
 	if err := c.PropertyCollector().Retrieve(context.Background(), []types.ManagedObjectReference{tl.hosts[0].Ref},
 		[]string{path}, &content); err != nil {

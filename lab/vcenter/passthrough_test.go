@@ -28,10 +28,7 @@ func startPassthroughLab(t *testing.T) (*testLab, *govmomi.Client) {
 func startConnectedLab(t *testing.T, topology string) (*testLab, *govmomi.Client) {
 	t.Helper()
 	tl := startLabWith(t, topology)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	return tl, c
 }
 

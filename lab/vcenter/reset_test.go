@@ -93,10 +93,7 @@ func eventMaxAge(t *testing.T, ctx context.Context, c *object.OptionManager) int
 func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 	tl := startResettableLab(t, testTopology)
 	start := tl.state(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	options := object.NewOptionManager(c.Client, *c.ServiceContent.Setting)
 	maxAge := eventMaxAge(t, ctx, options)
@@ -147,10 +144,7 @@ func TestResetPutsTheLabBackToItsStart(t *testing.T) {
 	if code := a.Do(http.MethodGet, "/api/session", nil, nil); code != http.StatusUnauthorized {
 		t.Errorf("a REST session of the replaced lab answers %d", code)
 	}
-	c, err = tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c = tl.client(t)
 	if got := eventMaxAge(t, ctx, object.NewOptionManager(c.Client, *c.ServiceContent.Setting)); got != maxAge {
 		t.Errorf("event.maxAge after the reset: %v, want %v", got, maxAge)
 	}

@@ -77,6 +77,16 @@ func (tl *testLab) connect(t *testing.T, password string) (*govmomi.Client, erro
 	return govmomi.NewClient(context.Background(), &u, true)
 }
 
+// client is a session of the lab's user, logged in with its password; the test stops where the login fails.
+func (tl *testLab) client(t *testing.T) *govmomi.Client {
+	t.Helper()
+	c, err := tl.connect(t, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func (tl *testLab) call(t *testing.T, method, path string, body, out interface{}) int {
 	t.Helper()
 	var data bytes.Buffer
@@ -137,10 +147,7 @@ func TestLoginAndOneInventoryRead(t *testing.T) {
 	if _, err := tl.connect(t, "wrong"); err == nil || !strings.Contains(err.Error(), "Login failure") {
 		t.Fatalf("wrong password: %v", err)
 	}
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	v, err := view.NewManager(c.Client).CreateContainerView(ctx, c.ServiceContent.RootFolder, nil, true)
 	if err != nil {
@@ -181,13 +188,10 @@ func TestLoginAndOneInventoryRead(t *testing.T) {
 
 func TestVGPUFlow(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	host := tl.hosts[0]
-	_, err = methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
+	_, err := methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,
 		Config: types.HostGraphicsConfig{HostDefaultGraphicsType: gpu.GraphicsSharedDirect, SharedPassthruAssignmentPolicy: gpu.PolicyPerformance}})
 	if err != nil {
 		t.Fatal(err)
@@ -236,10 +240,7 @@ func TestVGPUFlow(t *testing.T) {
 
 func TestFaultsOverHTTP(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	if code := tl.call(t, http.MethodPost, "/lab/faults", map[string]interface{}{"kind": "drop_connection"}, nil); code != http.StatusCreated {
 		t.Fatalf("POST /lab/faults: %d", code)
@@ -255,7 +256,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 		t.Errorf("fault for an unknown VM: %d %v", code, errBody)
 	}
 	// A simulator method that cannot handle lab VMs answers with a fault, and the server keeps serving.
-	_, err = methods.QueryAvailablePerfMetric(ctx, c, &types.QueryAvailablePerfMetric{
+	_, err := methods.QueryAvailablePerfMetric(ctx, c, &types.QueryAvailablePerfMetric{
 		This: *c.ServiceContent.PerfManager, Entity: tl.vms[0]})
 	if err == nil || !soap.IsSoapFault(err) {
 		t.Fatalf("expected a SOAP fault, got %v", err)
@@ -268,10 +269,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 // drop_answer serves the request and then closes the connection: the change is made, the client never hears so.
 func TestDropAnswerServesTheRequestAndLosesTheAnswer(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	fault := map[string]interface{}{"kind": "drop_answer", "method": "PowerOnVM_Task"}
 	if code := tl.call(t, http.MethodPost, "/lab/faults", fault, nil); code != http.StatusCreated {

@@ -16,10 +16,7 @@ import (
 // that host, and /lab/state counts it.
 func TestXorgRestartAppliesGraphics(t *testing.T) {
 	tl := startLab(t)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	host := tl.hosts[0]
 	if _, err := methods.UpdateGraphicsConfig(ctx, c, &types.UpdateGraphicsConfig{This: host.graphics.Self,

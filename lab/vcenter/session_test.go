@@ -54,10 +54,7 @@ func TestLabServedMethodsNeedASession(t *testing.T) {
 		t.Errorf("an anonymous DisconnectHost_Task changed the host: connection state %q", got)
 	}
 
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	if _, err := methods.GetResourceUsage(ctx, c.Client, &types.GetResourceUsage{This: cluster}); err != nil {
 		t.Errorf("GetResourceUsage with a session: %v", err)
 	}

@@ -15,10 +15,7 @@ import (
 func TestSnapshots(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
 	for _, name := range []string{"before-driver", "after-driver"} {
 		task, err := vm.CreateSnapshot(ctx, name, "", false, false)
@@ -68,10 +65,7 @@ func TestSnapshots(t *testing.T) {
 func TestRenameSnapshot(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	vm := object.NewVirtualMachine(c.Client, tl.vms[0])
 	task, err := vm.CreateSnapshot(ctx, "before-driver", "", false, false)
 	if err != nil {

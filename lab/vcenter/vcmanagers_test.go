@@ -16,10 +16,7 @@ import (
 func TestVCenterManagersWired(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	if a := c.ServiceContent.About; a.ApiVersion != "8.0.3.0" {
 		t.Errorf("vCenter's apiVersion: %s", a.ApiVersion)
 	}

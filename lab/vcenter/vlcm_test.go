@@ -74,10 +74,7 @@ func TestRESTSessionAndRoutes(t *testing.T) {
 func TestRemediationFailsOnHostThatCannotEvacuate(t *testing.T) {
 	tl := startLab(t)
 	tl.vlcm.SetRemediationDelay(0)
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	ctx := context.Background()
 	tl.runVGPU(t, ctx, c)
 	a := tl.login(t)
@@ -119,10 +116,7 @@ func TestRemediationPowerActionsOnVGPUVMs(t *testing.T) {
 		t.Run(action, func(t *testing.T) {
 			tl := startLab(t)
 			tl.vlcm.SetRemediationDelay(0)
-			c, err := tl.connect(t, "s3cret")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := tl.client(t)
 			tl.runVGPU(t, context.Background(), c)
 			a := tl.login(t)
 			base := imageWithDriver(t, tl, a)

@@ -13,10 +13,7 @@ import (
 func TestNICEditKeepsBacking(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c, err := tl.connect(t, "s3cret")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tl.client(t)
 	nic := func() (types.BaseVirtualDevice, mo.VirtualMachine) {
 		var vm mo.VirtualMachine
 		if err := c.RetrieveOne(ctx, tl.vms[0], []string{"config.hardware.device", "network"}, &vm); err != nil {

@@ -37,10 +37,7 @@ func TestStandardSwitchThroughTheHost(t *testing.T) {
 		t.Errorf("a NIC bridging another switch: got %v, want ResourceInUse", err)
 	}
 	read := func() types.HostVirtualSwitch {
-		vc, err := tl.connect(t, "s3cret")
-		if err != nil {
-			t.Fatal(err)
-		}
+		vc := tl.client(t)
 		var seen mo.HostSystem
 		if err := vc.RetrieveOne(ctx, tl.hosts[0].Ref, []string{"config.network.vswitch"}, &seen); err != nil {
 			t.Fatal(err)
