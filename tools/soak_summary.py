@@ -11,7 +11,8 @@ def main(path):
             trials = [json.loads(line) for line in handle if line.strip()]
     except IOError:
         trials = []
-    crashes = [trial for trial in trials if trial["kind"] in ("crash", "guest_crash")]
+    playbooks = {"crash": "site.yml", "guest_crash": "guests.yml", "servers_crash": "servers.yml"}
+    crashes = [trial for trial in trials if trial["kind"] in playbooks]
     storms = [trial for trial in trials if trial["kind"] == "chaos"]
     print("soak: %d kill points, %d converged (runs after the kill: %s)" % (
         len(crashes), sum(1 for trial in crashes if trial["converged"]),
@@ -19,7 +20,7 @@ def main(path):
     for trial in crashes:
         print("  %(what)s seed %(seed)d: killed %(delay)s s into task %(kill_at)d %(task)s -> %(runs)d run(s), "
               "converged %(converged)s" % dict(trial, task=trial["task"] or "(the run ended first)",
-                                               what="site.yml" if trial["kind"] == "crash" else "guests.yml"))
+                                               what=playbooks[trial["kind"]]))
     print("soak: %d chaos seeds, %d converged; %d of %d requests failed (reset or 503), %d sent again by the modules; "
           "runs to converge: %s" % (
               len(storms), sum(1 for trial in storms if trial["converged"]), sum(trial["dropped"] for trial in storms),
