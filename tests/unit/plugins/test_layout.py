@@ -198,3 +198,21 @@ def test_logic_takes_no_warn_callable(path):
     taking = [node.name for node in ast.walk(ast.parse(_read(path)))
               if isinstance(node, ast.FunctionDef) and "warn" in [arg.arg for arg in node.args.args]]
     assert not taking, "%s: %s" % (path, ", ".join(taking))
+
+
+# Rules said once. The license rule is held by test_grid_license_plan.py (test_the_role_restates_no_license_rule),
+# which clusters the site acts on by test_inventory_filters.py (test_the_playbooks_and_roles_take_their_clusters_from_
+# site_clusters); which hosts a remediation touches, here.
+HOST_DRIVER_TASKS = os.path.join(PLUGINS, "..", "roles", "host_driver", "tasks")
+
+
+def test_the_host_driver_role_takes_the_remediated_hosts_from_the_plan_and_vlcm_remediate():
+    """host_driver asks host_driver_plan what to do and vlcm_remediate which hosts it touches (``pending`` in check
+    mode); no task works the hosts out in a Jinja loop or filters them again."""
+    texts = dict((name, _read(os.path.join(HOST_DRIVER_TASKS, name)))
+                 for name in sorted(os.listdir(HOST_DRIVER_TASKS)) if name.endswith(".yml"))
+    assert texts and sum(text.count("gpuops.vgpu.host_driver_plan(") for text in texts.values()) == 1
+    assert any(".pending" in text for text in texts.values())
+    for name, text in texts.items():
+        assert "{% for" not in text and "{%- for" not in text, name
+        assert not re.search(r"(select|reject)attr\(['\"](name|host|hostname)", text), name
