@@ -21,7 +21,7 @@ import re
 import pytest
 
 from guest_run import guests_command, lab_guest, on_guest, run_guests, wait_idle
-from site_run import kill_at_task, log_trial, seeds
+from site_run import kill_at_task, log_trial, runs_until_success, seeds
 
 GUEST = "crash-guest"
 # A guest's first converge shows about 90 task banners; a kill point past the end lets the run finish.
@@ -75,15 +75,11 @@ def test_guest_converge_killed_at_a_seeded_task_converges_on_the_next_run(guest,
     kill_at, delay = rng.randint(1, TASK_BANNERS), round(rng.uniform(0, 1.5), 2)
     killed = run_and_kill(guest, kill_at, delay)
 
-    outputs = []
-    for _attempt in range(MAX_RUNS):
-        result = run(guest)
-        outputs.append(result.stdout)
-        if result.returncode == 0:
-            break
-    log_trial("guest_crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+    runs = runs_until_success(lambda: run(guest), MAX_RUNS)
+    result = runs[-1]
+    log_trial("guest_crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(runs),
               converged=result.returncode == 0)
-    assert result.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-4000:])
+    assert result.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, result.stdout[-4000:])
 
     assert leftovers(guest) == [], "seed %d, killed at %s" % (seed, killed)
     assert "License Status                    : Licensed" in on_guest(guest, "nvidia-smi", "-q").stdout

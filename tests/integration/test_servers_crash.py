@@ -24,7 +24,7 @@ import sys
 import pytest
 
 from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, lab_servers
-from site_run import kill_at_task, log_trial, seeds
+from site_run import kill_at_task, log_trial, runs_until_success, seeds
 
 sys.path.insert(0, os.path.join(ROOT, ".tmp", "collections"))
 from ansible_collections.gpuops.vgpu.plugins.module_utils.nvidia_smi import parse_query  # noqa: E402
@@ -118,15 +118,11 @@ def test_servers_converge_killed_at_a_seeded_task_converges_on_the_next_run(serv
     kill_at, delay = rng.randint(1, TASK_BANNERS), round(rng.uniform(0, 1.5), 2)
     killed = kill_at_task(*servers_command(tmp_path), kill_at=kill_at, delay=delay)
 
-    outputs = []
-    for _attempt in range(MAX_RUNS):
-        result = run(tmp_path)
-        outputs.append(result.stdout)
-        if result.returncode == 0:
-            break
-    log_trial("servers_crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(outputs),
+    runs = runs_until_success(lambda: run(tmp_path), MAX_RUNS)
+    result = runs[-1]
+    log_trial("servers_crash", seed=seed, kill_at=kill_at, delay=delay, task=killed, runs=len(runs),
               converged=result.returncode == 0)
-    assert result.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, outputs[-1][-6000:])
+    assert result.returncode == 0, "seed %d, killed at %s; last run:\n%s" % (seed, killed, result.stdout[-6000:])
     assert left_behind(servers) == [], "seed %d, killed at %s" % (seed, killed)
 
     again = run(tmp_path)
