@@ -2,14 +2,13 @@ package main
 
 import (
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/vimfault"
 )
 
 // clusterLab is the lab as package clusters sees it (clusters.Lab).
-type clusterLab struct{ l *Lab }
+type clusterLab struct{ labView }
 
 func (c clusterLab) Inflight() interface{} { return c.l.inflight }
 
@@ -18,12 +17,6 @@ func (c clusterLab) SetInflight(req interface{}) { c.l.inflight = req }
 func (c clusterLab) TaskFailed(t *simulator.Task, f *vimfault.Fault) (types.AnyType, types.BaseMethodFault) {
 	return c.l.taskResult(t, nil, f)
 }
-
-func (c clusterLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
-	c.l.update(obj, changes...)
-}
-
-func (c clusterLab) Logf(format string, args ...interface{}) { c.l.logf(format, args...) }
 
 func (c clusterLab) ClusterDestroyed(ref types.ManagedObjectReference) {
 	kept := c.l.clusters[:0]

@@ -2,8 +2,6 @@ package main
 
 import (
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/mo"
-	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/datastores"
 	"vcsim/hostconfig"
@@ -20,7 +18,7 @@ import (
 // every other configManager reference the simulator leaves pointing at nothing (hostconfig.AddPlaceholders).
 func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	vsan := hostconfig.NewVsanSystem(obj)
-	passthru := pcipassthru.New(passthruLab{l}, h.Ref, obj.Hardware.PciDevice, h.Host, h.rebindNeedsReboot)
+	passthru := pcipassthru.New(labView{l}, h.Ref, obj.Hardware.PciDevice, h.Host, h.rebindNeedsReboot)
 	simulator.Map.Put(vsan)
 	simulator.Map.Put(passthru)
 	power, clock, image := hostconfig.NewPowerSystem(obj), hostconfig.NewDateTimeSystem(obj),
@@ -52,11 +50,4 @@ func (l *Lab) attachConfigManagers(h *hostState, obj *simulator.HostSystem) {
 	}
 
 	hostconfig.AddPlaceholders(obj)
-}
-
-// passthruLab is the lab as the hosts' PCI passthrough systems see it (pcipassthru.Lab).
-type passthruLab struct{ l *Lab }
-
-func (p passthruLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
-	p.l.update(obj, changes...)
 }

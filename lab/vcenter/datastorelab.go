@@ -9,15 +9,7 @@ import (
 )
 
 // datastoreLab is the lab as package datastores sees it (datastores.Lab).
-type datastoreLab struct{ l *Lab }
-
-func (d datastoreLab) Context() *simulator.Context { return d.l.ctx }
-
-func (d datastoreLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
-	d.l.update(obj, changes...)
-}
-
-func (d datastoreLab) Logf(format string, args ...interface{}) { d.l.logf(format, args...) }
+type datastoreLab struct{ labView }
 
 func (d datastoreLab) RunTask(obj mo.Reference, name string,
 	fn func() (types.BaseMethodFault, string)) types.ManagedObjectReference {

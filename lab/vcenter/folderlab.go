@@ -9,7 +9,7 @@ import (
 )
 
 // folderLab is the lab as package folders sees it (folders.Lab).
-type folderLab struct{ l *Lab }
+type folderLab struct{ labView }
 
 // VM is the simulator part of the lab's VM ref; a VM created through the API becomes a lab VM first.
 func (f folderLab) VM(ref types.ManagedObjectReference) *simulator.VirtualMachine {
@@ -19,10 +19,6 @@ func (f folderLab) VM(ref types.ManagedObjectReference) *simulator.VirtualMachin
 	return nil
 }
 
-func (f folderLab) Context() *simulator.Context { return f.l.ctx }
-
 func (f folderLab) RunTask(obj mo.Reference, name string, fn func() *vimfault.Fault) types.ManagedObjectReference {
 	return f.l.runTask(obj, name, func(*simulator.Task) (types.AnyType, *vimfault.Fault) { return nil, fn() })
 }
-
-func (f folderLab) Logf(format string, args ...interface{}) { f.l.logf(format, args...) }

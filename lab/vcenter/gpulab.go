@@ -5,9 +5,7 @@ import (
 )
 
 // gpuLab is the lab as package gpu sees it (gpu.Lab).
-type gpuLab struct{ l *Lab }
-
-func (g gpuLab) Logf(format string, args ...interface{}) { g.l.logf(format, args...) }
+type gpuLab struct{ labView }
 
 func (g gpuLab) VMName(ref types.ManagedObjectReference) string { return name(ref) }
 

@@ -31,7 +31,7 @@ type hostState struct {
 
 func newHostState(l *Lab, ref types.ManagedObjectReference, name string, gpus []*topology.GPUSpec, models *catalog.Catalog) *hostState {
 	return &hostState{
-		Host:           gpu.NewHost(gpuLab{l}, ref, name, gpus, models),
+		Host:           gpu.NewHost(gpuLab{labView{l}}, ref, name, gpus, models),
 		lab:            l,
 		rebootDuration: topology.DefaultRebootDuration,
 	}

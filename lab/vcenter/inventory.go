@@ -45,7 +45,7 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 	if err != nil {
 		return err
 	}
-	l.datastores = datastores.New(datastoreLab{l}, dataDir, topo.NFSExports)
+	l.datastores = datastores.New(datastoreLab{labView{l}}, dataDir, topo.NFSExports)
 	l.guestAddresses = guestnet.New(topo)
 	root := object.NewRootFolder(c)
 	for _, spec := range topo.Datacenters {

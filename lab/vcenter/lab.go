@@ -97,8 +97,8 @@ func NewLab(models *catalog.Catalog) *Lab {
 		taskMessages: map[types.ManagedObjectReference]*vimfault.Fault{},
 		retiring:     make(chan struct{}),
 	}
-	l.clusterSettings = clusters.New(clusterLab{l})
-	l.switches = dvs.New(switchLab{l})
+	l.clusterSettings = clusters.New(clusterLab{labView{l}})
+	l.switches = dvs.New(switchLab{labView{l}})
 	return l
 }
 
@@ -157,7 +157,7 @@ func (l *Lab) attachHost(h *hostState, obj *simulator.HostSystem) {
 	obj.Hardware = &hw
 
 	h.graphics = gpu.NewGraphicsManager(h.Host)
-	h.svc = hostservices.New(servicesLab{l}, h.Ref, h.Name)
+	h.svc = hostservices.New(servicesLab{labView{l}}, h.Ref, h.Name)
 	simulator.Map.Put(h.graphics)
 	simulator.Map.Put(h.svc)
 	gm, ss := h.graphics.Self, h.svc.Self

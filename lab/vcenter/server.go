@@ -130,7 +130,7 @@ func (l *Lab) serveLocked(svc *simulator.Service, rec *soaphttp.Recorder, r *htt
 	if l.refuseWithoutSession(svc, rec, r, call) || l.serveHostConnection(rec, call) || l.serveHostReboot(rec, call) ||
 		l.datastores.Serve(rec, call, body) || l.clusterSettings.Serve(rec, call, body) ||
 		vcmanagers.ServeSetField(rec, call, body) || l.serveRenameSnapshot(rec, call, body) ||
-		folders.Serve(folderLab{l}, rec, call) ||
+		folders.Serve(folderLab{labView{l}}, rec, call) ||
 		l.switches.Serve(rec, call, body) || l.eventLog.Serve(l.ctx, rec, call, body) {
 		return
 	}

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
 // servicesLab is the lab as the hosts' service systems see it (hostservices.Lab): an Xorg (re)start applies the
 // host's graphics configuration to its GPUs.
-type servicesLab struct{ l *Lab }
-
-func (s servicesLab) Update(obj mo.Reference, changes ...types.PropertyChange) {
-	s.l.update(obj, changes...)
-}
+type servicesLab struct{ labView }
 
 func (s servicesLab) XorgStarted(ref types.ManagedObjectReference) {
 	h := s.l.hostByRef[ref]

@@ -8,7 +8,7 @@ import (
 )
 
 // switchLab is the lab as package dvs sees it (dvs.Lab).
-type switchLab struct{ l *Lab }
+type switchLab struct{ labView }
 
 func (s switchLab) Inflight() interface{} { return s.l.inflight }
 
@@ -23,5 +23,3 @@ func (s switchLab) VMNetworks(ref types.ManagedObjectReference) []types.ManagedO
 	}
 	return nil
 }
-
-func (s switchLab) Logf(format string, args ...interface{}) { s.l.logf(format, args...) }
