@@ -54,8 +54,8 @@ def changed_since_start(service, states):
     """The paths of ``states`` (``gpu_guest.files`` entries) modified after ``service`` (a ``gpu_guest_info``
     service) last became active, sorted: a change the service has not read, as a run stopped between a file's change
     and the restart leaves it. Empty where the service is not active or its start time is unknown."""
-    since = (service or {}).get("active_since")
-    if not (service or {}).get("active") or not isinstance(since, (int, float)):
+    since = _active_since(service)
+    if since is None:
         return []
     return sorted(state["path"] for state in states
                   if (state or {}).get("exists") and isinstance(state.get("mtime"), (int, float))
@@ -67,10 +67,15 @@ def replaced_since_start(service):
     became active: the daemon still runs the program a package upgrade replaced, as a run stopped between the upgrade
     and the restart leaves it (the inode's change time: package managers keep a packaged file's mtime). False where
     the service is not active or either time is unknown."""
-    service = service or {}
-    since, changed = service.get("active_since"), service.get("executable_changed_at")
-    return (bool(service.get("active")) and isinstance(since, (int, float)) and isinstance(changed, (int, float))
-            and changed > since)
+    since, changed = _active_since(service), (service or {}).get("executable_changed_at")
+    return since is not None and isinstance(changed, (int, float)) and changed > since
+
+
+def _active_since(service):
+    """When ``service`` (a ``gpu_guest_info`` service) last became active, or None where it is not active or the
+    time is unknown."""
+    since = (service or {}).get("active_since")
+    return since if (service or {}).get("active") and isinstance(since, (int, float)) else None
 
 
 def unapplied_files(gpu_guest, services, files):

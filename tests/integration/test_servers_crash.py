@@ -85,13 +85,16 @@ def service_runs_its_program(server, unit):
 
 def left_behind(servers):
     """What a clean run never leaves on a server, per server."""
-    problems = []
+    problems, reports = [], {}
     for name, server in servers.items():
-        report = on(server, "nvidia-smi", "-q")
-        if "==============NVSMI LOG==============" not in report:
-            problems.append("%s: nvidia-smi fails: %s" % (name, report[-300:]))
-        elif parse_query(report)["driver_version"] != DRIVER:
-            problems.append("%s: driver %s" % (name, parse_query(report)["driver_version"]))
+        text = on(server, "nvidia-smi", "-q")
+        if "==============NVSMI LOG==============" not in text:
+            problems.append("%s: nvidia-smi fails: %s" % (name, text[-300:]))
+            continue
+        reports[name] = parse_query(text)
+        if reports[name]["driver_version"] != DRIVER:
+            problems.append("%s: driver %s" % (name, reports[name]["driver_version"]))
+    for name, server in servers.items():
         if on(server, "readlink", "/usr/local/cuda").strip() != CUDA:
             problems.append("%s: /usr/local/cuda is not %s" % (name, CUDA))
         installed = on(server, "sh", "-c", "dpkg-query -W -f '${Package} ${Version}\\n' libnccl2 libnccl-dev "
@@ -103,11 +106,10 @@ def left_behind(servers):
         broken = on(server, "sh", "-c", "dpkg -l | awk '$1 !~ /^(ii|rc)$/ && NR > 5 {print $1, $2}'").strip()
         if broken:
             problems.append("%s: packages half installed: %s" % (name, broken))
-    hgx = servers[HGX]
-    fabric = [(gpu["fabric_state"], gpu["fabric_status"]) for gpu in parse_query(on(hgx, "nvidia-smi", "-q"))["gpus"]]
+    fabric = [(gpu["fabric_state"], gpu["fabric_status"]) for gpu in (reports.get(HGX) or {}).get("gpus", [])]
     if fabric != [("Completed", "Success")] * 8:
         problems.append("HGX fabric: %s" % fabric)
-    if not service_runs_its_program(hgx, "nvidia-fabricmanager"):
+    if not service_runs_its_program(servers[HGX], "nvidia-fabricmanager"):
         problems.append("HGX: Fabric Manager not running the program its package installed")
     return problems
 
