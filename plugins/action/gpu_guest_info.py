@@ -25,7 +25,9 @@ directories searched for nvidia-smi, nvcc and nvidia-ctk, the kernel's modules),
 nouveau lines of /proc/modules, and systemd's LoadState, ActiveState, UnitFileState, FragmentPath, the time it last
 became active and NeedDaemonReload of the services asked for (nvidia-gridd's InvocationID too: a restart changes what
 nvidia-smi says of the license). What changes on its own without any of those, nvidia-smi's live answers and the
-clock's synchronisation, is as fresh as the read. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
+clock's synchronisation, is as fresh as the read; so is the state of a oneshot service that does not remain after it
+exits (a collector its timer starts every 30 seconds is ``activating`` while it runs, then ``inactive`` or
+``failed``): its unit is still covered, its runs are not. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -151,7 +153,7 @@ def fingerprint_command(files, services, nvidia_smi_path=None):
         "else echo \"F|$p|absent\"; fi; done; [ $# -eq 0 ] || { %s; };" % stat,
         "echo @services;",
         ("systemctl show --property=LoadState,ActiveState,UnitFileState,FragmentPath,ActiveEnterTimestampMonotonic,"
-         "NeedDaemonReload -- %s 2>&1;" % units
+         "NeedDaemonReload,Type,RemainAfterExit -- %s 2>&1;" % units
          if services else ""),
         "echo @end",
     ])
@@ -179,11 +181,23 @@ def parse_fingerprint(output, files, services):
             per_file[target].append(line)
     for path, lines in per_file.items():
         print_["file:" + path] = _digest(lines)
-    blocks = "\n".join(sections["services"]).strip().split("\n\n")
+    blocks = [_unit_lines(block) for block in "\n".join(sections["services"]).strip().split("\n\n")]
     for index, service in enumerate(services):
-        lines = [blocks[index]] if len(blocks) == len(services) else sections["services"]
+        lines = blocks[index] if len(blocks) == len(services) else sum(blocks, [])
         print_["service:" + service] = _digest(lines)
     return print_
+
+
+# What a oneshot service's runs change (see the module docstring).
+_RUN_PROPERTIES = ("ActiveState=", "ActiveEnterTimestampMonotonic=")
+
+
+def _unit_lines(block):
+    """The lines of one unit's ``systemctl show`` block that its fingerprint holds."""
+    lines = block.splitlines()
+    if "Type=oneshot" in lines and "RemainAfterExit=no" in lines:
+        return [line for line in lines if not line.startswith(_RUN_PROPERTIES)]
+    return lines
 
 
 def unchanged(cached, now):

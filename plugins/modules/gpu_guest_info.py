@@ -87,7 +87,8 @@ options:
         boot id, the NVIDIA and nouveau kernel modules loaded, and systemd's state of the services read and of
         nvidia-gridd. Any change to those, by any task (whether it reports a change or not) or anything else,
         makes the next read go to the guest. What changes without such a trace (nvidia-smi's live answers, the
-        clock's synchronisation) is as fresh as the read.
+        clock's synchronisation) is as fresh as the read, and so is the C(state) of a oneshot service that does not
+        remain after it exits (a collector its timer starts), which each of its runs changes.
       - A read under the same conditions that asks for more reads only the missing probes, files and services and
         adds them to the kept read.
       - Otherwise (the first read, or the guest changed) the guest is read with every probe, the files and

@@ -17,6 +17,7 @@ __metaclass__ = type
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -39,18 +40,25 @@ def guest():
         yield started
 
 
-def converge(guest, name, *args):
-    """Runs playbooks/guests.yml on the guest; returns the callback's report with the recap line."""
+def converge(guest, name, *args, **kwargs):
+    """Runs playbooks/guests.yml on the guest, handing each line it prints to ``on_line`` (a keyword argument) as it
+    comes; returns the callback's report with the recap line."""
+    on_line = kwargs.get("on_line") or (lambda line: None)
     report = os.path.join(guest["state_dir"], "remote-tasks-%s.json" % name)
     argv, env = guests_command(guest, *args, ANSIBLE_CALLBACK_PLUGINS=CALLBACKS,
                                ANSIBLE_CALLBACKS_ENABLED="remote_tasks", GPUOPS_REMOTE_TASKS_FILE=report)
-    proc = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, check=False)
-    assert proc.returncode == 0, proc.stdout[-6000:]
+    lines = []
+    with subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True) as proc:
+        for line in proc.stdout:
+            lines.append(line)
+            on_line(line)
+    output = "".join(lines)
+    assert proc.returncode == 0, output[-6000:]
     with open(report) as handle:
         result = json.load(handle)
-    result["recap"] = [line for line in proc.stdout.splitlines() if line.startswith(GUEST + " ")][-1]
-    result["output"] = proc.stdout
+    result["recap"] = [line for line in output.splitlines() if line.startswith(GUEST + " ")][-1]
+    result["output"] = output
     return result
 
 
@@ -88,3 +96,45 @@ def test_converged_guest_costs_2_remote_tasks_and_a_lost_token_only_its_repair(g
     assert "License Status                    : Licensed" in on_guest(guest, "nvidia-smi", "-q").stdout
     token = on_guest(guest, "stat", "-c", "%a %U %G", TOKEN).stdout.split()
     assert token == ["744", "root", "root"]
+
+
+COLLECTOR = "gpuops-gpu-metrics.service"
+HOLD = "/etc/systemd/system/%s.d/hold.conf" % COLLECTOR
+RELEASE = "/run/gpuops-release-collector"
+
+
+def collector_state(guest):
+    return on_guest(guest, "systemctl", "show", "--property=ActiveState", "--value", COLLECTOR).stdout.strip()
+
+
+def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_read(guest):
+    """gpu_monitoring's collector is a oneshot service its timer starts: one run that is under way at the play's
+    first read and over by the later reads changes nothing the roles read, so the guest is read once."""
+    converge(guest, "before-collector")
+    # The collector's next run waits for RELEASE, which is given while the play runs (at grid_license's first task).
+    on_guest(guest, "rm", "-f", RELEASE)
+    on_guest(guest, "mkdir", "-p", os.path.dirname(HOLD))
+    on_guest(guest, "sh", "-c", "printf '[Service]\\nExecStartPre=/bin/sh -c \"until [ -e %s ]; do sleep 0.1; done\"\\n'"
+             " > %s && systemctl daemon-reload && systemctl start --no-block %s" % (RELEASE, HOLD, COLLECTOR))
+    seen = {}
+
+    def release(line):
+        if line.startswith("TASK [gpuops.vgpu.grid_license") and "released" not in seen:
+            seen["released"] = collector_state(guest)
+            on_guest(guest, "touch", RELEASE)
+        elif line.startswith("TASK [gpuops.vgpu.gpu_validate") and "at_validate" not in seen:
+            seen["at_validate"] = collector_state(guest)
+
+    try:
+        deadline = time.monotonic() + 30
+        while collector_state(guest) != "activating":
+            assert time.monotonic() < deadline, on_guest(guest, "systemctl", "status", COLLECTOR).stdout
+            time.sleep(0.2)
+        run = converge(guest, "collector", on_line=release)
+    finally:
+        on_guest(guest, "touch", RELEASE)
+        on_guest(guest, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(HOLD))
+    # The run went as meant: the collector ran through the first read and had ended before gpu_validate's.
+    assert seen == {"released": "activating", "at_validate": "inactive"}, seen
+    assert "changed=0" in run["recap"], run["changed"]
+    assert run["remote_tasks"][GUEST] <= MAX_CONVERGED_REMOTE_TASKS, run["tasks"][GUEST]

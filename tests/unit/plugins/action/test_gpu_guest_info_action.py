@@ -123,6 +123,34 @@ def test_any_change_to_what_was_read_makes_the_kept_read_unusable():
     assert not unchanged({"fingerprint": before}, None) and not unchanged({}, before)
 
 
+COLLECTOR = "LoadState=loaded\nActiveState=%s\nUnitFileState=static\nFragmentPath=/etc/systemd/system/c.service\n" \
+    "ActiveEnterTimestampMonotonic=0\nNeedDaemonReload=%s\nType=%s\nRemainAfterExit=%s"
+
+
+def _with_units(*blocks):
+    return OUTPUT.split("@services")[0] + "@services\n" + "\n\n".join(blocks) + "\n@end"
+
+
+def test_a_oneshot_service_running_or_not_is_the_same_guest_its_unit_is_not():
+    def print_(state, reload="no", kind="oneshot", remain="no"):
+        return parse_fingerprint(_with_units(COLLECTOR % (state, reload, kind, remain), COLLECTOR % (
+            "active", "no", "simple", "no")), FILES, ["collector", "exporter"])
+
+    idle = print_("inactive")
+    # Its timer started it, it ran, it failed: none of it is a change to the guest.
+    for state in ("activating", "failed", "inactive"):
+        assert unchanged({"fingerprint": idle}, print_(state)), state
+    # Its unit file changed without a daemon-reload: a change.
+    assert not unchanged({"fingerprint": idle}, print_("inactive", reload="yes"))
+    # A oneshot that remains after it exits, and any other service, keeps its state in the fingerprint.
+    assert not unchanged({"fingerprint": print_("inactive", remain="yes")}, print_("active", remain="yes"))
+    assert not unchanged({"fingerprint": print_("inactive", kind="simple")}, print_("activating", kind="simple"))
+    exporter = parse_fingerprint(_with_units(COLLECTOR % ("inactive", "no", "oneshot", "no"), COLLECTOR % (
+        "failed", "no", "simple", "no")), FILES, ["collector", "exporter"])
+    assert exporter["service:exporter"] != idle["service:exporter"]
+    assert exporter["service:collector"] == idle["service:collector"]
+
+
 def test_the_fingerprint_command_sees_a_file_change_on_this_machine(tmp_path):
     probe = tmp_path / "probe"
     probe.write_text("a")
