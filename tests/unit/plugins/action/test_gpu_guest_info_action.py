@@ -128,7 +128,7 @@ COLLECTOR = "LoadState=loaded\nActiveState=%s\nUnitFileState=static\nFragmentPat
 
 
 def _with_units(*blocks):
-    return OUTPUT.split("@services")[0] + "@services\n" + "\n\n".join(blocks) + "\n@end"
+    return OUTPUT.partition("@services")[0] + "@services\n" + "\n\n".join(blocks) + "\n@end"
 
 
 def test_a_oneshot_service_running_or_not_is_the_same_guest_its_unit_is_not():
