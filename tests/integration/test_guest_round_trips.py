@@ -34,8 +34,9 @@ TOKEN = "/etc/nvidia/ClientConfigToken/client_configuration_token_05-26-2022-00-
 CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def guest():
+    """A new guest for each test: the first asserts what a first run on a new guest changes."""
     with lab_guest(GUEST, 100) as started:
         yield started
 
