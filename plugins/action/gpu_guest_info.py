@@ -27,7 +27,8 @@ became active and NeedDaemonReload of the services asked for (nvidia-gridd's Inv
 nvidia-smi says of the license). What changes on its own without any of those, nvidia-smi's live answers and the
 clock's synchronisation, is as fresh as the read; so is the state of a oneshot service that does not remain after it
 exits (a collector its timer starts every 30 seconds is ``activating`` while it runs, then ``inactive`` or
-``failed``): its unit is still covered, its runs are not. ``gpu_guest_info_changes`` is still honoured: moving it makes the next read go to the guest.
+``failed``): its unit is still covered, its runs are not. ``gpu_guest_info_changes`` is still honoured: moving it
+makes the next read go to the guest.
 """
 
 from __future__ import absolute_import, division, print_function

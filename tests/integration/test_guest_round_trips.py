@@ -115,8 +115,9 @@ def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_rea
     # The collector's next run waits for RELEASE, which is given while the play runs (at grid_license's first task).
     on_guest(guest, "rm", "-f", RELEASE)
     on_guest(guest, "mkdir", "-p", os.path.dirname(HOLD))
-    on_guest(guest, "sh", "-c", "printf '[Service]\\nExecStartPre=/bin/sh -c \"until [ -e %s ]; do sleep 0.1; done\"\\n'"
-             " > %s && systemctl daemon-reload && systemctl start --no-block %s" % (RELEASE, HOLD, COLLECTOR))
+    hold = "[Service]\\nExecStartPre=/bin/sh -c \"until [ -e %s ]; do sleep 0.1; done\"\\n" % RELEASE
+    on_guest(guest, "sh", "-c", "printf '%s' > %s && systemctl daemon-reload && systemctl start --no-block %s"
+             % (hold, HOLD, COLLECTOR))
     seen = {}
 
     def release(line):
