@@ -27,8 +27,10 @@ became active and NeedDaemonReload of the services asked for (nvidia-gridd's Inv
 nvidia-smi says of the license). What changes on its own without any of those, nvidia-smi's live answers and the
 clock's synchronisation, is as fresh as the read; so is the state of a oneshot service that does not remain after it
 exits (a collector its timer starts every 30 seconds is ``activating`` while it runs, then ``inactive`` or
-``failed``): its unit is still covered, its runs are not. ``gpu_guest_info_changes`` is still honoured: moving it
-makes the next read go to the guest.
+``failed``): its unit is still covered, its runs are not. Where the kept read caught nvidia-smi's answer on its way
+(nvidia-gridd still to license a GPU, a fabric waiting for Fabric Manager: both settle on their own, and a role waits
+for them), a later read asking for it reads nvidia-smi and the license again. ``gpu_guest_info_changes`` is still
+honoured: moving it makes the next read go to the guest.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -43,7 +45,9 @@ from shlex import quote as shlex_quote
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._license import acquiring
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest._probe_names import ALL_PROBES, ON_REQUEST, PROBES
+from ansible_collections.gpuops.vgpu.plugins.plugin_utils._fabric import waiting
 
 MODULE = "gpuops.vgpu.gpu_guest_info"
 CACHE_FACT = "gpu_guest_info_cache"
@@ -91,6 +95,7 @@ class ActionModule(ActionBase):
         cached_state = cached.get("state") if cached.get("key") == key and unchanged(cached, now) else None
         if cached_state is None and cached.get("state"):
             later.append(cached["state"])
+        cached_state = settled(cached_state)
         module_args, merge = read_plan(args, cached_state, later)
         if module_args is None:
             result.update(changed=False, gpu_guest=cached_state, reused=True)
@@ -212,6 +217,23 @@ def unchanged(cached, now):
 
 def _digest(lines):
     return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def settled(state):
+    """``state`` (a kept read, or None) without what was on its way when it was read: nvidia-smi's answer and the
+    license while nvidia-gridd was still to license a GPU, nvidia-smi's while a GPU's fabric waited for Fabric
+    Manager. Both daemons settle those on their own, with no trace the fingerprint sees, and a role waits for them
+    (grid_license, fabric_manager): a later read asking for them reads them again."""
+    if not state or "nvidia_smi" not in (state.get("gathered") or []):
+        return state
+    gpus = (state.get("nvidia_smi") or {}).get("gpus") or []
+    license_facts = state.get("license") if "license" in state["gathered"] else None
+    stale = ("nvidia_smi", "license") if acquiring(license_facts, gpus) else ("nvidia_smi",) if waiting(gpus) else ()
+    if not stale:
+        return state
+    kept = dict((name, value) for name, value in state.items() if name not in stale)
+    kept["gathered"] = [name for name in state["gathered"] if name not in stale]
+    return kept
 
 
 def read_plan(args, cached_state, later_reads):

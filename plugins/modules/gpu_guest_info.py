@@ -89,6 +89,10 @@ options:
         makes the next read go to the guest. What changes without such a trace (nvidia-smi's live answers, the
         clock's synchronisation) is as fresh as the read, and so is the C(state) of a oneshot service that does not
         remain after it exits (a collector its timer starts), which each of its runs changes.
+      - A kept read that caught nvidia-smi's answer on its way is not reused for it - a GPU not yet licensed while
+        nvidia-gridd runs with a C(FeatureType) and a token to license it, or a GPU whose fabric waits for Fabric
+        Manager. Both daemons settle these on their own, and grid_license and fabric_manager wait for them - a later
+        read that asks for C(nvidia_smi) or C(license) reads those two probes again.
       - A read under the same conditions that asks for more reads only the missing probes, files and services and
         adds them to the kept read.
       - Otherwise (the first read, or the guest changed) the guest is read with every probe, the files and

@@ -139,6 +139,13 @@ def nvswitches(lspci_text):
     return found
 
 
+def waiting(gpus):
+    """Whether a GPU of ``gpus`` (nvidia_smi's) waits for Fabric Manager to configure its fabric, which it does on
+    its own after it starts: each GPU goes from Not Started through In Progress to Completed as the daemon trains the
+    NVLinks and registers it (NVIDIA/NVSentinel#883)."""
+    return any(gpu.get("fabric_state") in WAITING_STATES for gpu in gpus or [])
+
+
 def check(query):
     """The fabric verdict from ``nvidia_smi_info``'s facts (``-q``): ``{"ready", "completed", "waiting", "failed",
     "not_reported", "message"}``. Ready when no GPU waits for the fabric or failed in it, and at least one

@@ -25,7 +25,8 @@ PLAYBOOK = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
 @contextlib.contextmanager
 def lab_guest(name, port_above_lab_guests):
     """A guest container named ``name`` on its own SSH port (``port_above_lab_guests`` above the lab's guests at this
-    worker's offset); yields ``{"container", "inventory", "state_dir"}`` and removes the container afterwards."""
+    worker's offset); yields ``{"name", "container", "inventory", "state_dir"}`` and removes the container
+    afterwards."""
     state_dir = os.path.join(ROOT, ".tmp", "%s-%d" % (name, PORT_OFFSET))
     os.makedirs(state_dir, exist_ok=True)
     started = LAB_CONTROL.start_guests([{"name": name, "ssh_port": LAB_CONTROL.GUEST_SSH_PORT + port_above_lab_guests}],
@@ -33,7 +34,7 @@ def lab_guest(name, port_above_lab_guests):
     container = started[name]["container"]
     inventory = lab_inventory.write_inventory(os.path.join(state_dir, "inventory.yml"), started, state_dir)
     try:
-        yield {"container": container, "inventory": inventory, "state_dir": state_dir}
+        yield {"name": name, "container": container, "inventory": inventory, "state_dir": state_dir}
     finally:
         LAB_CONTROL.stop_guests([container])
 

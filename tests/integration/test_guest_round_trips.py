@@ -30,14 +30,23 @@ MAX_CONVERGED_REMOTE_TASKS = 2
 # only where the guest differs or a rule is broken.
 MAX_CONVERGED_TASK_EXECUTIONS = 30
 GUEST = "roundtrip-guest"
+CONVERGED_GUEST = "roundtrip-converged"
 TOKEN = "/etc/nvidia/ClientConfigToken/client_configuration_token_05-26-2022-00-08-28.tok"
 CALLBACKS = os.path.join(ROOT, "tests", "callback_plugins")
 
 
 @pytest.fixture
 def guest():
-    """A new guest for each test: the first asserts what a first run on a new guest changes."""
+    """A new guest: the test asserts what a first run on a new guest changes."""
     with lab_guest(GUEST, 100) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def converged_guest():
+    """A guest converged once for the tests that start from a converged guest; each leaves it converged."""
+    with lab_guest(CONVERGED_GUEST, 105) as started:
+        converge(started, "converged")
         yield started
 
 
@@ -58,7 +67,7 @@ def converge(guest, name, *args, **kwargs):
     assert proc.returncode == 0, output[-6000:]
     with open(report) as handle:
         result = json.load(handle)
-    result["recap"] = [line for line in output.splitlines() if line.startswith(GUEST + " ")][-1]
+    result["recap"] = [line for line in output.splitlines() if line.startswith(guest["name"] + " ")][-1]
     result["output"] = output
     return result
 
@@ -108,10 +117,10 @@ def collector_state(guest):
     return on_guest(guest, "systemctl", "show", "--property=ActiveState", "--value", COLLECTOR).stdout.strip()
 
 
-def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_read(guest):
+def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_read(converged_guest):
     """gpu_monitoring's collector is a oneshot service its timer starts: one run that is under way at the play's
     first read and over by the later reads changes nothing the roles read, so the guest is read once."""
-    converge(guest, "before-collector")
+    guest = converged_guest
     # The collector's next run waits for RELEASE, which is given while the play runs (at grid_license's first task).
     on_guest(guest, "rm", "-f", RELEASE)
     on_guest(guest, "mkdir", "-p", os.path.dirname(HOLD))
@@ -139,4 +148,31 @@ def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_rea
     # The run went as meant: the collector ran through the first read and had ended before gpu_validate's.
     assert seen == {"released": "activating", "at_validate": "inactive"}, seen
     assert "changed=0" in run["recap"], run["changed"]
-    assert run["remote_tasks"][GUEST] <= MAX_CONVERGED_REMOTE_TASKS, run["tasks"][GUEST]
+    assert run["remote_tasks"][guest["name"]] <= MAX_CONVERGED_REMOTE_TASKS, run["tasks"][guest["name"]]
+
+
+GRIDD = "nvidia-gridd.service"
+SLOW_LICENSE = "/etc/systemd/system/%s.d/slow-license.conf" % GRIDD
+# Seconds the lab's nvidia-gridd takes to acquire its license after it starts: longer than a run takes to its
+# first read, shorter than grid_license's wait.
+ACQUIRE_SECONDS = 40
+
+
+def test_a_license_still_on_its_way_at_the_first_read_is_waited_for_and_not_taken_from_that_read(converged_guest):
+    """nvidia-gridd restarted just before the run (as a boot or another tool leaves it) acquires its license while
+    the play runs, with no trace on the guest but nvidia-smi's answer: grid_license waits for it, and the roles
+    after it read the license again rather than take the first read's Unlicensed."""
+    guest = converged_guest
+    drop_in = "[Service]\\nEnvironment=GRIDD_ACQUIRE_SECONDS=%d\\n" % ACQUIRE_SECONDS
+    try:
+        on_guest(guest, "sh", "-c", "mkdir -p %s && printf '%s' > %s && systemctl daemon-reload && systemctl restart %s"
+                 % (os.path.dirname(SLOW_LICENSE), drop_in, SLOW_LICENSE, GRIDD))
+        assert "License Status                    : Unlicensed" in on_guest(guest, "nvidia-smi", "-q").stdout
+        run = converge(guest, "license-on-its-way")
+    finally:
+        on_guest(guest, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(SLOW_LICENSE))
+    # The run went as meant: grid_license found no license and waited for it.
+    assert "FAILED - RETRYING: [%s]: Wait until nvidia-smi reports every GPU licensed" % guest["name"] \
+        in run["output"], run["output"][-6000:]
+    assert "changed=0" in run["recap"], run["changed"]
+    assert "License Status                    : Licensed" in on_guest(guest, "nvidia-smi", "-q").stdout

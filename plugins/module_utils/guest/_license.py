@@ -74,3 +74,16 @@ def license_state(smi):
         "expiry": expiries[0] if expiries else None,
         "statuses": [gpu.get("license_status") for gpu in gpus],
     }
+
+
+def acquiring(license_facts, gpus):
+    """Whether nvidia-gridd is still to license a GPU of ``gpus`` (nvidia_smi's) on its own: one is not licensed while
+    the daemon runs with a FeatureType that asks for a license and a token to ask with. It acquires the license
+    seconds to minutes after it starts and leaves no trace but nvidia-smi's answer. Without ``license_facts`` (the
+    license probe not read) it cannot be ruled out."""
+    if not any(gpu.get("licensed") is False for gpu in gpus or []):
+        return False
+    if not license_facts:
+        return True
+    return bool((license_facts.get("service") or {}).get("active") and license_facts.get("feature_type")
+                and license_facts.get("tokens"))

@@ -18,6 +18,7 @@ from ansible_collections.gpuops.vgpu.plugins.action.gpu_guest_info import (
     merged,
     parse_fingerprint,
     read_plan,
+    settled,
     unchanged,
 )
 from ansible_collections.gpuops.vgpu.plugins.module_utils.guest.gpu_state import PROBES
@@ -167,9 +168,9 @@ def test_the_fingerprint_command_sees_a_file_change_on_this_machine(tmp_path):
     assert not unchanged({"fingerprint": first}, take())
 
 
-def _action(args, answers, guest):
-    """The action plugin for a task with ``args`` on a guest whose fingerprint command prints ``guest["output"]``;
-    module runs are appended to ``answers``."""
+def _action(args, answers, guest, gpus=None, license_facts=None):
+    """The action plugin for a task with ``args`` on a guest whose fingerprint command prints ``guest["output"]``
+    and nvidia-smi reports ``gpus`` (one licensed vGPU by default); module runs are appended to ``answers``."""
     task = MagicMock(args=args, async_val=0, check_mode=False, _play=MagicMock(_uuid="play-1"))
     connection = MagicMock()
     connection._shell.tmpdir = "/tmp/x"
@@ -179,10 +180,15 @@ def _action(args, answers, guest):
 
     def execute_module(module_name, module_args, task_vars):
         answers.append(module_args)
-        state = {"gathered": list(PROBES), "errors": {}, "os": {"family": "Debian"},
+        gathered = module_args.get("gather", list(PROBES))
+        state = {"gathered": gathered, "errors": {}, "os": {"family": "Debian"},
+                 "nvidia_smi": {"present": True,
+                                "gpus": gpus or [{"pci_bus_id": "00000000:02:00.0", "licensed": True}]},
+                 "license": dict(license_facts or {}, licensed=not gpus),
                  "files": dict((path, {"exists": True}) for path in module_args.get("files", [])),
                  "services": dict((name, {"active": True}) for name in module_args.get("services", []))}
-        return {"changed": False, "gpu_guest": state}
+        return {"changed": False, "gpu_guest": dict((name, value) for name, value in state.items()
+                                                    if name in gathered or name not in PROBES)}
 
     action._execute_module = execute_module
     return action
@@ -221,3 +227,71 @@ def test_moving_gpu_guest_info_changes_still_reads_the_guest_again():
     task_vars = dict(_action(args, runs, guest).run(task_vars={})["ansible_facts"])
     task_vars["gpu_guest_info_changes"] = 1
     assert _action(args, runs, guest).run(task_vars=task_vars)["reused"] is False and len(runs) == 2
+
+
+UNLICENSED = [{"pci_bus_id": "00000000:02:00.0", "license_status": "Unlicensed (Unrestricted)", "licensed": False}]
+LICENSE = {"service": {"active": True}, "feature_type": 1, "tokens": [{"name": "client_configuration_token.tok"}],
+           "licensed": False}
+
+
+def _read_with(gpus, license_facts=None):
+    state = dict(KEPT, nvidia_smi={"present": True, "gpus": gpus})
+    if license_facts is None:
+        state.update(gathered=[name for name in PROBES if name != "license"])
+        state.pop("license", None)
+    else:
+        state["license"] = license_facts
+    return state
+
+
+def test_a_license_nvidia_gridd_is_still_to_acquire_is_not_kept_for_later_reads():
+    kept = settled(_read_with(UNLICENSED, LICENSE))
+    assert "nvidia_smi" not in kept and "license" not in kept
+    assert kept["gathered"] == [name for name in PROBES if name not in ("nvidia_smi", "license")]
+    assert kept["os"] == KEPT["os"] and kept["files"] == KEPT["files"]
+    # Without the license probe, nvidia-gridd may be acquiring it.
+    assert "nvidia_smi" not in settled(_read_with(UNLICENSED))
+
+
+def test_a_license_that_no_running_daemon_is_acquiring_is_kept():
+    for facts in (dict(LICENSE, feature_type=0), dict(LICENSE, feature_type=None),
+                  dict(LICENSE, service={"active": False}), dict(LICENSE, tokens=[])):
+        state = _read_with(UNLICENSED, facts)
+        assert settled(state) is state, facts
+    licensed = _read_with([dict(UNLICENSED[0], license_status="Licensed (Expiry: 2026-12-31 0:0:0 GMT)",
+                                licensed=True)], dict(LICENSE, licensed=True))
+    assert settled(licensed) is licensed
+    # A GPU passed through whole has no license to acquire.
+    whole = _read_with([{"pci_bus_id": "00000000:02:00.0", "licensed": None}])
+    assert settled(whole) is whole
+    assert settled(None) is None
+
+
+def test_a_fabric_waiting_for_fabric_manager_is_not_kept_for_later_reads():
+    gpus = [{"pci_bus_id": "00000000:18:00.0", "licensed": None, "fabric_state": "Completed",
+             "fabric_status": "Success"},
+            {"pci_bus_id": "00000000:2A:00.0", "licensed": None, "fabric_state": "In Progress",
+             "fabric_status": None}]
+    kept = settled(_read_with(gpus, dict(LICENSE, service={"active": False}, tokens=[])))
+    assert "nvidia_smi" not in kept and "nvidia_smi" not in kept["gathered"]
+    assert "license" in kept["gathered"] and kept["os"] == KEPT["os"]
+    ready = _read_with([dict(gpus[0]), dict(gpus[1], fabric_state="Completed", fabric_status="Success")])
+    assert settled(ready) is ready
+
+
+def test_a_kept_read_caught_while_the_license_was_on_its_way_reads_only_nvidia_smi_again():
+    guest = {"output": OUTPUT}
+    runs = []
+    task_vars = {}
+    first = _action({"gather": ["os"], "reuse": True}, runs, guest, gpus=UNLICENSED, license_facts=LICENSE)
+    task_vars.update(first.run(task_vars=task_vars)["ansible_facts"])
+    # What does not depend on the license is still answered from the kept read.
+    assert _action({"gather": ["os", "driver"], "reuse": True}, runs, guest).run(task_vars=task_vars)["reused"]
+    assert len(runs) == 1
+    # A read of nvidia-smi goes to the guest for nvidia-smi alone, and what it found is kept.
+    again = _action({"gather": ["os", "nvidia_smi"], "reuse": True}, runs, guest).run(task_vars=task_vars)
+    assert again["reused"] is False and runs[1]["gather"] == ["nvidia_smi"]
+    assert again["gpu_guest"]["os"] == {"family": "Debian"} and again["gpu_guest"]["nvidia_smi"]["gpus"][0]["licensed"]
+    task_vars.update(again["ansible_facts"])
+    assert _action({"gather": ["nvidia_smi"], "reuse": True}, runs, guest).run(task_vars=task_vars)["reused"]
+    assert len(runs) == 2
