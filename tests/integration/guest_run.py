@@ -50,13 +50,18 @@ def run_guests(guest, *args):
                           universal_newlines=True, check=False, timeout=900)
 
 
-def wait_idle(guest, seconds=60):
-    """Wait until no Ansible module runs on ``guest``: a killed controller does not stop what its SSH sessions
-    already started there, so a test reads the guest once that has ended."""
+def wait_idle(guest, seconds=60, quiet=2.0):
+    """Wait until no Ansible command runs on ``guest`` for ``quiet`` seconds: a killed controller does not stop what
+    its SSH sessions already started there, nor a command its SSH control master had already passed on, whose shell
+    appears a moment later; a test reads the guest once all of that has ended. Ansible's remote commands name its
+    temporary directory or the module's file (``ansible-tmp-``, ``AnsiballZ_``)."""
     deadline = time.monotonic() + seconds
-    while on_guest(guest, "pgrep", "-f", "AnsiballZ_").returncode == 0:
-        assert time.monotonic() < deadline, "an Ansible module still runs on the guest after %d s" % seconds
-        time.sleep(0.5)
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < quiet:
+        if on_guest(guest, "pgrep", "-f", "ansible-tmp-|AnsiballZ_").returncode == 0:
+            quiet_since = time.monotonic()
+        assert time.monotonic() < deadline, "an Ansible command still runs on the guest after %d s" % seconds
+        time.sleep(0.3)
 
 
 def guests_command(guest, *args, **env_extra):
