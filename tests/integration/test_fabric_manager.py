@@ -206,3 +206,39 @@ def test_a_server_whose_driver_does_not_run_is_refused_before_any_change(fresh, 
         assert snapshot(hgx) == before
     finally:
         on(hgx, "sh", "-c", "cat > /var/lib/gpuops-lab/kernel.json <<'EOF'\n%s\nEOF" % kernel.strip())
+
+
+SLOW_FABRIC = "/etc/systemd/system/nvidia-fabricmanager.service.d/slow-fabric.conf"
+# Seconds the lab's Fabric Manager takes to configure the fabric after it starts: longer than the play takes to its
+# first read, shorter than the role's wait.
+FABRIC_SECONDS = 25
+LATER_READ = "Read nvidia-smi as a later role of the run does"
+
+
+def test_a_fabric_still_in_progress_at_the_first_read_is_waited_for_and_read_again_by_the_later_reads(fresh, tmp_path):
+    """Fabric Manager runs and the fabric is In Progress at the play's first read, as right after a boot: the role
+    waits for it, and a later read of the same run (gpu_guest_info's reuse, as in playbooks/servers.yml) reads
+    nvidia-smi again rather than answer with the first read's In Progress."""
+    hgx = fresh[HGX]
+    rc, _results, output = play(tmp_path, HGX)
+    assert rc == 0, output[-6000:]
+    playbook = tmp_path / "fabric-then-read.yml"
+    playbook.write_text(yaml.safe_dump([{
+        "name": "Fabric Manager, then a later read", "hosts": "gpu_servers", "gather_facts": False,
+        "vars": {"gpu_guest_info_reuse": True}, "roles": ["gpuops.vgpu.fabric_manager"],
+        "tasks": [{"name": LATER_READ, "gpuops.vgpu.gpu_guest_info": {"gather": ["nvidia_smi"], "reuse": True}}]}]))
+    drop_in = "[Service]\\nEnvironment=GPUOPS_LAB_FABRIC_SECONDS=%d\\n" % FABRIC_SECONDS
+    try:
+        on(hgx, "sh", "-c", "mkdir -p %s && printf '%s' > %s && systemctl daemon-reload && systemctl restart "
+                            "nvidia-fabricmanager" % (os.path.dirname(SLOW_FABRIC), drop_in, SLOW_FABRIC))
+        assert fabric(hgx) == [("In Progress", None)] * 8
+        rc, results, output = run_playbook(os.path.join(STATE_DIR, "inventory.yml"), playbook, "-l", HGX)
+    finally:
+        on(hgx, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(SLOW_FABRIC))
+    assert rc == 0, output[-6000:]
+    # The run went as meant: the role found the fabric In Progress and waited until Fabric Manager completed it.
+    assert results[HGX][WAIT].get("attempts", 1) > 1, results[HGX][WAIT]
+    assert changed(results[HGX]) == []
+    later = results[HGX][LATER_READ]["gpu_guest"]["nvidia_smi"]["gpus"]
+    completed = [("Completed", "Success")] * 8
+    assert [(gpu["fabric_state"], gpu["fabric_status"]) for gpu in later] == fabric(hgx) == completed
