@@ -227,6 +227,24 @@ def lab_servers(lab, state_dir, ssh_port_shift):
         LAB_CONTROL.stop_guests([server["container"] for server in started.values()])
 
 
+@contextlib.contextmanager
+def systemd_drop_in(container, unit, text):
+    """``text`` as a drop-in of systemd ``unit`` in a lab container while the block runs, systemd reloaded once it is
+    written and once it is gone: a test changes how a lab daemon behaves (a delay, a hold) without touching its unit,
+    and the unit is as before on the way out."""
+    path = "/etc/systemd/system/%s.d/gpuops-test.conf" % unit
+
+    def shell(script, *args):
+        done = LAB_CONTROL.podman("exec", container, "sh", "-c", script, "sh", *args, check=False)
+        assert done.returncode == 0, done.stdout
+
+    shell('mkdir -p "${1%/*}" && printf "%s" "$2" >"$1" && systemctl daemon-reload', path, text)
+    try:
+        yield
+    finally:
+        shell('rm -f "$1" && rmdir --ignore-fail-on-non-empty "${1%/*}" && systemctl daemon-reload', path)
+
+
 @pytest.fixture(scope="session")
 def labs():
     try:

@@ -21,7 +21,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, run_playbook
+from conftest import LAB_CONTROL, PORT_OFFSET, ROOT, run_playbook, systemd_drop_in
 
 sys.path.insert(0, os.path.join(ROOT, "lab", "servers"))
 import server_inventory  # noqa: E402  pylint: disable=wrong-import-position
@@ -208,7 +208,6 @@ def test_a_server_whose_driver_does_not_run_is_refused_before_any_change(fresh, 
         on(hgx, "sh", "-c", "cat > /var/lib/gpuops-lab/kernel.json <<'EOF'\n%s\nEOF" % kernel.strip())
 
 
-SLOW_FABRIC = "/etc/systemd/system/nvidia-fabricmanager.service.d/slow-fabric.conf"
 # Seconds the lab's Fabric Manager takes to configure the fabric after it starts: longer than the play takes to its
 # first read, shorter than the role's wait.
 FABRIC_SECONDS = 25
@@ -227,14 +226,11 @@ def test_a_fabric_still_in_progress_at_the_first_read_is_waited_for_and_read_aga
         "name": "Fabric Manager, then a later read", "hosts": "gpu_servers", "gather_facts": False,
         "vars": {"gpu_guest_info_reuse": True}, "roles": ["gpuops.vgpu.fabric_manager"],
         "tasks": [{"name": LATER_READ, "gpuops.vgpu.gpu_guest_info": {"gather": ["nvidia_smi"], "reuse": True}}]}]))
-    drop_in = "[Service]\\nEnvironment=GPUOPS_LAB_FABRIC_SECONDS=%d\\n" % FABRIC_SECONDS
-    try:
-        on(hgx, "sh", "-c", "mkdir -p %s && printf '%s' > %s && systemctl daemon-reload && systemctl restart "
-                            "nvidia-fabricmanager" % (os.path.dirname(SLOW_FABRIC), drop_in, SLOW_FABRIC))
+    slow = "[Service]\nEnvironment=GPUOPS_LAB_FABRIC_SECONDS=%d\n" % FABRIC_SECONDS
+    with systemd_drop_in(hgx["container"], "nvidia-fabricmanager.service", slow):
+        on(hgx, "systemctl", "restart", "nvidia-fabricmanager")
         assert fabric(hgx) == [("In Progress", None)] * 8
         rc, results, output = run_playbook(os.path.join(STATE_DIR, "inventory.yml"), playbook, "-l", HGX)
-    finally:
-        on(hgx, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(SLOW_FABRIC))
     assert rc == 0, output[-6000:]
     # The run went as meant: the role found the fabric In Progress and waited until Fabric Manager completed it.
     assert results[HGX][WAIT].get("attempts", 1) > 1, results[HGX][WAIT]

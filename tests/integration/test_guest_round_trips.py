@@ -21,6 +21,7 @@ import time
 
 import pytest
 
+from conftest import systemd_drop_in
 from guest_run import ROOT, guests_command, lab_guest, on_guest
 
 # The play's one read of the guest (gpu_guest_info, covering every role's files and services) and gpu_validate's
@@ -109,7 +110,6 @@ def test_converged_guest_costs_2_remote_tasks_and_a_lost_token_only_its_repair(g
 
 
 COLLECTOR = "gpuops-gpu-metrics.service"
-HOLD = "/etc/systemd/system/%s.d/hold.conf" % COLLECTOR
 RELEASE = "/run/gpuops-release-collector"
 
 
@@ -123,10 +123,7 @@ def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_rea
     guest = converged_guest
     # The collector's next run waits for RELEASE, which is given while the play runs (at grid_license's first task).
     on_guest(guest, "rm", "-f", RELEASE)
-    on_guest(guest, "mkdir", "-p", os.path.dirname(HOLD))
-    hold = "[Service]\\nExecStartPre=/bin/sh -c \"until [ -e %s ]; do sleep 0.1; done\"\\n" % RELEASE
-    on_guest(guest, "sh", "-c", "printf '%s' > %s && systemctl daemon-reload && systemctl start --no-block %s"
-             % (hold, HOLD, COLLECTOR))
+    hold = "[Service]\nExecStartPre=/bin/sh -c \"until [ -e %s ]; do sleep 0.1; done\"\n" % RELEASE
     seen = {}
 
     def release(line):
@@ -136,15 +133,16 @@ def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_rea
         elif line.startswith("TASK [gpuops.vgpu.gpu_validate") and "at_validate" not in seen:
             seen["at_validate"] = collector_state(guest)
 
-    try:
-        deadline = time.monotonic() + 30
-        while collector_state(guest) != "activating":
-            assert time.monotonic() < deadline, on_guest(guest, "systemctl", "status", COLLECTOR).stdout
-            time.sleep(0.2)
-        run = converge(guest, "collector", on_line=release)
-    finally:
-        on_guest(guest, "touch", RELEASE)
-        on_guest(guest, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(HOLD))
+    with systemd_drop_in(guest["container"], COLLECTOR, hold):
+        try:
+            on_guest(guest, "systemctl", "start", "--no-block", COLLECTOR)
+            deadline = time.monotonic() + 30
+            while collector_state(guest) != "activating":
+                assert time.monotonic() < deadline, on_guest(guest, "systemctl", "status", COLLECTOR).stdout
+                time.sleep(0.2)
+            run = converge(guest, "collector", on_line=release)
+        finally:
+            on_guest(guest, "touch", RELEASE)
     # The run went as meant: the collector ran through the first read and had ended before gpu_validate's.
     assert seen == {"released": "activating", "at_validate": "inactive"}, seen
     assert "changed=0" in run["recap"], run["changed"]
@@ -152,7 +150,6 @@ def test_a_collector_run_of_its_timer_during_a_converged_run_costs_no_second_rea
 
 
 GRIDD = "nvidia-gridd.service"
-SLOW_LICENSE = "/etc/systemd/system/%s.d/slow-license.conf" % GRIDD
 # Seconds the lab's nvidia-gridd takes to acquire its license after it starts: longer than a run takes to its
 # first read, shorter than grid_license's wait.
 ACQUIRE_SECONDS = 40
@@ -163,14 +160,11 @@ def test_a_license_still_on_its_way_at_the_first_read_is_waited_for_and_not_take
     the play runs, with no trace on the guest but nvidia-smi's answer: grid_license waits for it, and the roles
     after it read the license again rather than take the first read's Unlicensed."""
     guest = converged_guest
-    drop_in = "[Service]\\nEnvironment=GRIDD_ACQUIRE_SECONDS=%d\\n" % ACQUIRE_SECONDS
-    try:
-        on_guest(guest, "sh", "-c", "mkdir -p %s && printf '%s' > %s && systemctl daemon-reload && systemctl restart %s"
-                 % (os.path.dirname(SLOW_LICENSE), drop_in, SLOW_LICENSE, GRIDD))
+    slow = "[Service]\nEnvironment=GRIDD_ACQUIRE_SECONDS=%d\n" % ACQUIRE_SECONDS
+    with systemd_drop_in(guest["container"], GRIDD, slow):
+        on_guest(guest, "systemctl", "restart", GRIDD)
         assert "License Status                    : Unlicensed" in on_guest(guest, "nvidia-smi", "-q").stdout
         run = converge(guest, "license-on-its-way")
-    finally:
-        on_guest(guest, "sh", "-c", "rm -rf %s && systemctl daemon-reload" % os.path.dirname(SLOW_LICENSE))
     # The run went as meant: grid_license found no license and waited for it.
     assert "FAILED - RETRYING: [%s]: Wait until nvidia-smi reports every GPU licensed" % guest["name"] \
         in run["output"], run["output"][-6000:]
