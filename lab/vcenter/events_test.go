@@ -27,6 +27,11 @@ func queryEvents(t *testing.T, c *govmomi.Client, filter types.EventFilterSpec) 
 	return res.Returnval
 }
 
+// ofEntity filters the events of ref itself.
+func ofEntity(ref types.ManagedObjectReference) *types.EventFilterSpecByEntity {
+	return &types.EventFilterSpecByEntity{Entity: ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+}
+
 func eventNames(events []types.BaseEvent) []string {
 	var names []string
 	for _, e := range events {
@@ -54,7 +59,7 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 	ctx := context.Background()
 	h := tl.hosts[0]
 	host := object.NewHostSystem(c.Client, h.Ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	byHost := ofEntity(h.Ref)
 	maintenance := []string{"EnteringMaintenanceModeEvent", "EnteredMaintenanceModeEvent", "ExitMaintenanceModeEvent"}
 
 	if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
@@ -80,8 +85,7 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 			t.Fatalf("the event names the user, host, cluster and datacenter: %+v", ev)
 		}
 	}
-	other := queryEvents(t, c, types.EventFilterSpec{Entity: &types.EventFilterSpecByEntity{
-		Entity: tl.hosts[1].Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: maintenance})
+	other := queryEvents(t, c, types.EventFilterSpec{Entity: ofEntity(tl.hosts[1].Ref), EventTypeId: maintenance})
 	if len(other) != 0 {
 		t.Fatalf("the other host has no maintenance events: %v", eventNames(other))
 	}
@@ -98,7 +102,7 @@ func TestQueryEventsHonoursTheWholeFilter(t *testing.T) {
 	ctx := context.Background()
 	h := tl.hosts[0]
 	host := object.NewHostSystem(c.Client, h.Ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	byHost := ofEntity(h.Ref)
 	exit := []string{"ExitMaintenanceModeEvent"}
 	cycle := func() {
 		if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
@@ -178,8 +182,8 @@ func TestEventHistoryOutlivesTheSimulatorsRing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := queryEvents(t, c, types.EventFilterSpec{Entity: &types.EventFilterSpecByEntity{Entity: tl.vms[0],
-		Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: []string{"VmPoweredOnEvent"}})
+	got := queryEvents(t, c, types.EventFilterSpec{Entity: ofEntity(tl.vms[0]),
+		EventTypeId: []string{"VmPoweredOnEvent"}})
 	if len(got) != 1 || got[0].GetEvent().Vm.Vm != tl.vms[0] {
 		t.Fatalf("the power-on is still in the history after 1100 newer events: %v", eventNames(got))
 	}
