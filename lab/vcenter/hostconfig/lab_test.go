@@ -8,8 +8,7 @@ import (
 	"vcsim/labtest"
 )
 
-// startLab serves govmomi's own simulator (labtest.Simulator: a cluster of two hosts and a standalone host) with
-// each host's configuration managers as the lab attaches them, to a client logged in.
+// startLab attaches each host's configuration managers to labtest.StartHosts's simulator as the lab does.
 func startLab(t *testing.T) *labtest.HostLab {
 	t.Helper()
 	return labtest.StartHosts(t, func(host *simulator.HostSystem) {

@@ -8,8 +8,8 @@ import (
 	"vcsim/labtest"
 )
 
-// startLab serves govmomi's own simulator (labtest.Simulator: a cluster of two hosts and a standalone host) with
-// each host's network system and VMkernel NIC manager as the lab attaches them, to a client logged in.
+// startLab gives each host of labtest.StartHosts's simulator its network system and VMkernel NIC manager, as the
+// lab does.
 func startLab(t *testing.T) *labtest.HostLab {
 	t.Helper()
 	return labtest.StartHosts(t, func(host *simulator.HostSystem) {
