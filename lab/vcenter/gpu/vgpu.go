@@ -25,15 +25,19 @@ type VGPU struct {
 
 // VGPUProfile is the vGPU profile of a VM device, if it is a vGPU (a VMIOP backing).
 func VGPUProfile(d types.BaseVirtualDevice) (string, bool) {
-	pci, ok := d.(*types.VirtualPCIPassthrough)
-	if !ok {
-		return "", false
-	}
-	backing, ok := pci.Backing.(*types.VirtualPCIPassthroughVmiopBackingInfo)
+	backing, ok := pciBacking(d).(*types.VirtualPCIPassthroughVmiopBackingInfo)
 	if !ok {
 		return "", false
 	}
 	return backing.Vgpu, true
+}
+
+// pciBacking is the backing of a VM device that is a VirtualPCIPassthrough (a vGPU's or a whole device's), else nil.
+func pciBacking(d types.BaseVirtualDevice) types.BaseVirtualDeviceBackingInfo {
+	if pci, ok := d.(*types.VirtualPCIPassthrough); ok {
+		return pci.Backing
+	}
+	return nil
 }
 
 // VGPUs lists a VM's vGPUs.
