@@ -167,10 +167,8 @@ func PlanPassthrough(vm *mo.VirtualMachine, h *Host) (map[int32]*Device, *vimfau
 	if len(devices) == 0 {
 		return nil, nil
 	}
-	memory := int64(vm.Config.Hardware.MemoryMB)
-	if !isTrue(vm.Config.MemoryReservationLockedToMax) && ReservationMB(vm) < memory {
-		return nil, genericVMConfigFault(fmt.Sprintf("Invalid memory setting: memory reservation (sched.mem.min) "+
-			"should be equal to memsize(%d).", memory))
+	if fault := fullReservation(vm); fault != nil {
+		return nil, fault
 	}
 	chosen := map[int32]*Device{}
 	taken := map[*Device]bool{}
