@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 
 	"github.com/vmware/govmomi/simulator"
@@ -88,16 +86,8 @@ func (l *Lab) callerOf(svc *simulator.Service, r *http.Request, call soaphttp.Ca
 		return ""
 	}
 	sc := serviceContent()
-	body := []byte(fmt.Sprintf(whoamiProbe, sc.PropertyCollector.Value, sc.SessionManager.Value))
-	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(body))
-	for _, cookie := range r.Cookies() {
-		probe.AddCookie(cookie)
-	}
-	probe.Header.Set("Content-Type", "text/xml")
-	probe.Header.Set("SOAPAction", r.Header.Get("SOAPAction"))
-	answer := httptest.NewRecorder()
-	svc.ServeSDK(answer, probe)
-	if m := userNameElement.FindStringSubmatch(answer.Body.String()); m != nil {
+	answer := inSession(svc, r, fmt.Sprintf(whoamiProbe, sc.PropertyCollector.Value, sc.SessionManager.Value))
+	if m := userNameElement.FindStringSubmatch(answer); m != nil {
 		return html.UnescapeString(m[1])
 	}
 	return ""

@@ -27,6 +27,18 @@ func queryEvents(t *testing.T, c *govmomi.Client, filter types.EventFilterSpec) 
 	return res.Returnval
 }
 
+// startEventsLab starts a lab of eventsTopology, logs in and answers its first host (esxi-41).
+func startEventsLab(t *testing.T) (*testLab, *govmomi.Client, *object.HostSystem) {
+	t.Helper()
+	tl, c := startConnectedLab(t, eventsTopology)
+	return tl, c, object.NewHostSystem(c.Client, tl.hosts[0].Ref)
+}
+
+// ofEntity filters the events of ref itself.
+func ofEntity(ref types.ManagedObjectReference) *types.EventFilterSpecByEntity {
+	return &types.EventFilterSpecByEntity{Entity: ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+}
+
 func eventNames(events []types.BaseEvent) []string {
 	var names []string
 	for _, e := range events {
@@ -50,11 +62,9 @@ func typeName(e types.BaseEvent) string {
 }
 
 func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
-	tl, c := startConnectedLab(t, eventsTopology)
+	tl, c, host := startEventsLab(t)
 	ctx := context.Background()
-	h := tl.hosts[0]
-	host := object.NewHostSystem(c.Client, h.Ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	byHost := ofEntity(host.Reference())
 	maintenance := []string{"EnteringMaintenanceModeEvent", "EnteredMaintenanceModeEvent", "ExitMaintenanceModeEvent"}
 
 	if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
@@ -74,14 +84,13 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 	}
 	for _, e := range events {
 		ev := e.GetEvent()
-		if ev.UserName != "lab" || ev.Host == nil || ev.Host.Host != h.Ref || ev.Host.Name != "esxi-41" ||
+		if ev.UserName != "lab" || ev.Host == nil || ev.Host.Host != host.Reference() || ev.Host.Name != "esxi-41" ||
 			ev.ComputeResource == nil || ev.ComputeResource.Name != "hpc" || ev.Datacenter == nil ||
 			ev.Datacenter.Name != "dc" || ev.FullFormattedMessage == "" {
 			t.Fatalf("the event names the user, host, cluster and datacenter: %+v", ev)
 		}
 	}
-	other := queryEvents(t, c, types.EventFilterSpec{Entity: &types.EventFilterSpecByEntity{
-		Entity: tl.hosts[1].Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: maintenance})
+	other := queryEvents(t, c, types.EventFilterSpec{Entity: ofEntity(tl.hosts[1].Ref), EventTypeId: maintenance})
 	if len(other) != 0 {
 		t.Fatalf("the other host has no maintenance events: %v", eventNames(other))
 	}
@@ -94,11 +103,9 @@ func TestMaintenanceModeEventsNameTheHostAndTheUser(t *testing.T) {
 }
 
 func TestQueryEventsHonoursTheWholeFilter(t *testing.T) {
-	tl, c := startConnectedLab(t, eventsTopology)
+	_, c, host := startEventsLab(t)
 	ctx := context.Background()
-	h := tl.hosts[0]
-	host := object.NewHostSystem(c.Client, h.Ref)
-	byHost := &types.EventFilterSpecByEntity{Entity: h.Ref, Recursion: types.EventFilterSpecRecursionOptionSelf}
+	byHost := ofEntity(host.Reference())
 	exit := []string{"ExitMaintenanceModeEvent"}
 	cycle := func() {
 		if err := waitTask(host.EnterMaintenanceMode(ctx, 60, false, nil)); err != nil {
@@ -178,8 +185,8 @@ func TestEventHistoryOutlivesTheSimulatorsRing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := queryEvents(t, c, types.EventFilterSpec{Entity: &types.EventFilterSpecByEntity{Entity: tl.vms[0],
-		Recursion: types.EventFilterSpecRecursionOptionSelf}, EventTypeId: []string{"VmPoweredOnEvent"}})
+	got := queryEvents(t, c, types.EventFilterSpec{Entity: ofEntity(tl.vms[0]),
+		EventTypeId: []string{"VmPoweredOnEvent"}})
 	if len(got) != 1 || got[0].GetEvent().Vm.Vm != tl.vms[0] {
 		t.Fatalf("the power-on is still in the history after 1100 newer events: %v", eventNames(got))
 	}

@@ -23,6 +23,7 @@ import (
 	"vcsim/hostnet"
 	"vcsim/propcollector"
 	"vcsim/settings"
+	"vcsim/simobj"
 	"vcsim/topology"
 	"vcsim/vapi"
 	"vcsim/vcmanagers"
@@ -53,11 +54,7 @@ func (l *Lab) Build(model *simulator.Model, topo *topology.Topology, dataDir str
 			return fmt.Errorf("datacenter %s: %v", spec.Name, err)
 		}
 	}
-	l.ctx = &simulator.Context{
-		Context: ctx,
-		Session: &simulator.Session{UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()},
-		Map:     simulator.Map,
-	}
+	l.ctx = simobj.Context(ctx)
 	l.wrapSimulatorObjects()
 	simulator.Map.AddHandler(newTaskHooks(l))
 	l.tasks = vapi.NewTasks(&l.mu, &l.background)

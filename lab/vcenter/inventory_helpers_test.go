@@ -7,6 +7,8 @@ import (
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // startLabFolders starts a lab of the test topology and logs in; it answers the first datacenter's folders.
@@ -27,17 +29,5 @@ func startLabHostManager(t *testing.T, path string) (*testLab, *govmomi.Client, 
 	t.Helper()
 	tl := startLab(t)
 	c := tl.client(t)
-	var content []types.ObjectContent
-	if err := c.PropertyCollector().Retrieve(context.Background(), []types.ManagedObjectReference{tl.hosts[0].Ref},
-		[]string{path}, &content); err != nil {
-		t.Fatal(err)
-	}
-	if len(content) != 1 || len(content[0].PropSet) != 1 {
-		t.Fatalf("the host has no %s", path)
-	}
-	ref, ok := content[0].PropSet[0].Val.(types.ManagedObjectReference)
-	if !ok {
-		t.Fatalf("%s is a %T", path, content[0].PropSet[0].Val)
-	}
-	return tl, c, ref
+	return tl, c, labtest.HostManager(t, c, tl.hosts[0].Ref, path)
 }

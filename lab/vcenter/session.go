@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +38,18 @@ func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter
 	if !labServedMethods[call.Method] && !(call.Method == "Destroy_Task" && call.This.Type == "ClusterComputeResource") {
 		return false
 	}
-	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewBufferString(sessionProbe))
+	if !strings.Contains(inSession(svc, r, sessionProbe), "NotAuthenticated") {
+		return false
+	}
+	soaphttp.WriteFault(w, "", "NotAuthenticated", fmt.Sprintf(`<object type="%s">%s</object><privilegeId>System.View</privilegeId>`,
+		call.This.Type, call.This.Value))
+	return true
+}
+
+// inSession serves a SOAP request through the simulator's dispatcher in the session of r (its cookies) and answers
+// the response's body.
+func inSession(svc *simulator.Service, r *http.Request, body string) string {
+	probe := httptest.NewRequest(http.MethodPost, r.URL.String(), strings.NewReader(body))
 	for _, cookie := range r.Cookies() {
 		probe.AddCookie(cookie)
 	}
@@ -47,10 +57,5 @@ func (l *Lab) refuseWithoutSession(svc *simulator.Service, w http.ResponseWriter
 	probe.Header.Set("SOAPAction", r.Header.Get("SOAPAction"))
 	answer := httptest.NewRecorder()
 	svc.ServeSDK(answer, probe)
-	if !strings.Contains(answer.Body.String(), "NotAuthenticated") {
-		return false
-	}
-	soaphttp.WriteFault(w, "", "NotAuthenticated", fmt.Sprintf(`<object type="%s">%s</object><privilegeId>System.View</privilegeId>`,
-		call.This.Type, call.This.Value))
-	return true
+	return answer.Body.String()
 }

@@ -172,6 +172,15 @@ def control(package, version, description, depends=None, relations=None):
     return "\n".join(lines + ["Description: %s" % description]) + "\n"
 
 
+def deb(out, work, package, version, description, files, depends=None):
+    """out/<package>_<version>_amd64.deb holding ``files``, each (path, content) or (path, content, mode)."""
+    tree = os.path.join(work, "%s_%s" % (package, version))
+    put(tree, "DEBIAN/control", control(package, version, description, depends=depends))
+    for entry in files:
+        put(tree, *entry)
+    dpkg_deb(tree, os.path.join(out, "%s_%s_amd64.deb" % (package, version)))
+
+
 def branch_table():
     """The catalog's driver branches as vgpu_host.py reads them: branch, vGPU release, LTS."""
     data = runpy.run_path(CATALOG_DATA)
@@ -235,14 +244,10 @@ def build_driver_runfile(out, fixtures, work, release, branches):
 
 
 def build_distro_toolkit(out, work):
-    tree = os.path.join(work, "distro-toolkit-deb")
-    version = "11.8.89~11.8.0-5~deb12u1"
-    put(tree, "DEBIAN/control", control(
-        "nvidia-cuda-toolkit", version,
+    deb(out, work, "nvidia-cuda-toolkit", "11.8.89~11.8.0-5~deb12u1",
         "NVIDIA CUDA development toolkit (gpuops lab stand-in)\n"
-        " Named like the distribution package that pulls a non-GRID driver; it installs nothing."))
-    put(tree, "usr/share/doc/nvidia-cuda-toolkit/README.lab", "Stand-in package for tests.\n")
-    dpkg_deb(tree, os.path.join(out, "nvidia-cuda-toolkit_%s_amd64.deb" % version))
+        " Named like the distribution package that pulls a non-GRID driver; it installs nothing.",
+        [("usr/share/doc/nvidia-cuda-toolkit/README.lab", "Stand-in package for tests.\n")])
 
 
 def tar_gz(tree):
@@ -367,19 +372,13 @@ PASSTHROUGH_RECORDINGS = {"q-h100-passthrough.txt": "q_h100_80gb_hbm3_passthroug
 
 
 def build_container_toolkit(out, work):
-    base = os.path.join(work, "ctk-base")
-    put(base, "DEBIAN/control", control(
-        "nvidia-container-toolkit-base", TOOLKIT_VERSION,
-        "NVIDIA Container Toolkit Base (gpuops lab stand-in)\n nvidia-ctk and nvidia-container-runtime."))
-    put(base, "usr/bin/nvidia-ctk", read("toolkit", "nvidia-ctk"), 0o755)
-    put(base, "usr/bin/nvidia-container-runtime", read("toolkit", "nvidia-container-runtime"), 0o755)
-    dpkg_deb(base, os.path.join(out, "nvidia-container-toolkit-base_%s_amd64.deb" % TOOLKIT_VERSION))
-    meta = os.path.join(work, "ctk")
-    put(meta, "DEBIAN/control", control(
-        "nvidia-container-toolkit", TOOLKIT_VERSION, "NVIDIA Container Toolkit (gpuops lab stand-in)",
-        depends="nvidia-container-toolkit-base (= %s)" % TOOLKIT_VERSION))
-    put(meta, "usr/share/doc/nvidia-container-toolkit/README.lab", "gpuops lab stand-in\n")
-    dpkg_deb(meta, os.path.join(out, "nvidia-container-toolkit_%s_amd64.deb" % TOOLKIT_VERSION))
+    deb(out, work, "nvidia-container-toolkit-base", TOOLKIT_VERSION,
+        "NVIDIA Container Toolkit Base (gpuops lab stand-in)\n nvidia-ctk and nvidia-container-runtime.",
+        [("usr/bin/nvidia-ctk", read("toolkit", "nvidia-ctk"), 0o755),
+         ("usr/bin/nvidia-container-runtime", read("toolkit", "nvidia-container-runtime"), 0o755)])
+    deb(out, work, "nvidia-container-toolkit", TOOLKIT_VERSION, "NVIDIA Container Toolkit (gpuops lab stand-in)",
+        [("usr/share/doc/nvidia-container-toolkit/README.lab", "gpuops lab stand-in\n")],
+        depends="nvidia-container-toolkit-base (= %s)" % TOOLKIT_VERSION)
 
 
 def datacenter_files(tree, fixtures, release, flavour, unit=True):
@@ -453,21 +452,15 @@ def index_apt_repository(repo):
 def build_dcgm(out, work):
     """DCGM 4's packages as NVIDIA splits them: the CUDA-major package depends on the core one, which holds dcgmi,
     nv-hostengine and the nvidia-dcgm unit (dcgm/)."""
-    core = os.path.join(work, "dcgm-core")
-    put(core, "DEBIAN/control", control(
-        "datacenter-gpu-manager-4-core", DCGM_VERSION,
-        "NVIDIA Datacenter GPU Manager 4 core (gpuops lab stand-in)\n dcgmi, nv-hostengine, nvidia-dcgm unit."))
-    put(core, "usr/bin/dcgmi", read("dcgm", "dcgmi"), 0o755)
-    put(core, "usr/bin/nv-hostengine", read("dcgm", "nv-hostengine"), 0o755)
-    put(core, "usr/lib/systemd/system/nvidia-dcgm.service", read("dcgm", "nvidia-dcgm.service"))
-    dpkg_deb(core, os.path.join(out, "datacenter-gpu-manager-4-core_%s_amd64.deb" % DCGM_VERSION))
-    cuda = os.path.join(work, "dcgm-cuda12")
-    put(cuda, "DEBIAN/control", control(
-        "datacenter-gpu-manager-4-cuda12", DCGM_VERSION,
+    deb(out, work, "datacenter-gpu-manager-4-core", DCGM_VERSION,
+        "NVIDIA Datacenter GPU Manager 4 core (gpuops lab stand-in)\n dcgmi, nv-hostengine, nvidia-dcgm unit.",
+        [("usr/bin/dcgmi", read("dcgm", "dcgmi"), 0o755),
+         ("usr/bin/nv-hostengine", read("dcgm", "nv-hostengine"), 0o755),
+         ("usr/lib/systemd/system/nvidia-dcgm.service", read("dcgm", "nvidia-dcgm.service"))])
+    deb(out, work, "datacenter-gpu-manager-4-cuda12", DCGM_VERSION,
         "NVIDIA Datacenter GPU Manager 4 for CUDA 12 (gpuops lab stand-in)",
-        depends="datacenter-gpu-manager-4-core (= %s)" % DCGM_VERSION))
-    put(cuda, "usr/libexec/datacenter-gpu-manager-4/plugins/cuda12/README.lab", "gpuops lab stand-in\n")
-    dpkg_deb(cuda, os.path.join(out, "datacenter-gpu-manager-4-cuda12_%s_amd64.deb" % DCGM_VERSION))
+        [("usr/libexec/datacenter-gpu-manager-4/plugins/cuda12/README.lab", "gpuops lab stand-in\n")],
+        depends="datacenter-gpu-manager-4-core (= %s)" % DCGM_VERSION)
     put(out, "dcgm/dcgmi", read("dcgm", "dcgmi"), 0o755)
 
 
@@ -550,14 +543,10 @@ def build_server_standins(out, work):
         branch = version.split(".")[0]
         # From R580 NVIDIA's package name carries no branch (NVIDIA/gpu-driver-container#735).
         package = "nvidia-fabricmanager" if int(branch) >= 580 else "nvidia-fabricmanager-" + branch
-        tree = os.path.join(work, "fabricmanager-" + version)
-        put(tree, "DEBIAN/control", control(
-            package, version + "-1",
-            "Fabric Manager for NVSwitch based systems (gpuops lab stand-in)"))
-        put(tree, "usr/bin/nv-fabricmanager", read(SERVERS, "nv-fabricmanager").replace("@VERSION@", version), 0o755)
-        put(tree, "lib/systemd/system/nvidia-fabricmanager.service", read(SERVERS, "nvidia-fabricmanager.service"))
-        put(tree, "usr/share/nvidia/nvswitch/fabricmanager.cfg", "# gpuops lab stand-in\nLOG_LEVEL=4\n")
-        dpkg_deb(tree, os.path.join(out, "%s_%s-1_amd64.deb" % (package, version)))
+        deb(out, work, package, version + "-1", "Fabric Manager for NVSwitch based systems (gpuops lab stand-in)",
+            [("usr/bin/nv-fabricmanager", read(SERVERS, "nv-fabricmanager").replace("@VERSION@", version), 0o755),
+             ("lib/systemd/system/nvidia-fabricmanager.service", read(SERVERS, "nvidia-fabricmanager.service")),
+             ("usr/share/nvidia/nvswitch/fabricmanager.cfg", "# gpuops lab stand-in\nLOG_LEVEL=4\n")])
 
 
 def main():

@@ -15,6 +15,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 )
 
@@ -64,8 +65,7 @@ func startLab(t *testing.T, exports ...string) *testLab {
 	}
 	t.Cleanup(model.Remove)
 	ctx := context.Background()
-	tl := &testLab{ctx: &simulator.Context{Context: ctx, Session: &simulator.Session{
-		UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()}, Map: simulator.Map}}
+	tl := &testLab{ctx: simobj.Context(ctx)}
 	dataDir := t.TempDir()
 	tl.d = New(tl, dataDir, exports)
 	tl.c = labtest.Serve(t, model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/methods"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -14,13 +13,9 @@ func TestGuestOSDescriptorsAreComplete(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
 	c := tl.c
-	var cluster mo.ClusterComputeResource
-	if err := c.RetrieveOne(ctx, tl.cluster, []string{"environmentBrowser"}, &cluster); err != nil {
-		t.Fatal(err)
-	}
 	query := func(ids ...string) []types.GuestOsDescriptor {
 		res, err := methods.QueryConfigOptionEx(ctx, c.Client, &types.QueryConfigOptionEx{
-			This: *cluster.EnvironmentBrowser, Spec: &types.EnvironmentBrowserConfigOptionQuerySpec{GuestId: ids}})
+			This: tl.clusterBrowser, Spec: &types.EnvironmentBrowserConfigOptionQuerySpec{GuestId: ids}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/vmware/govmomi/vim25/methods"
-	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -13,13 +12,8 @@ import (
 func TestHardwareVersionDescriptors(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
-	var cluster mo.ClusterComputeResource
-	if err := c.RetrieveOne(ctx, tl.cluster, []string{"environmentBrowser", "host"}, &cluster); err != nil {
-		t.Fatal(err)
-	}
-	res, err := methods.QueryConfigOptionDescriptor(ctx, c.Client, &types.QueryConfigOptionDescriptor{
-		This: *cluster.EnvironmentBrowser})
+	res, err := methods.QueryConfigOptionDescriptor(ctx, tl.c.Client, &types.QueryConfigOptionDescriptor{
+		This: tl.clusterBrowser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +23,8 @@ func TestHardwareVersionDescriptors(t *testing.T) {
 		if d.DefaultConfigOption != nil && *d.DefaultConfigOption {
 			defaults = append(defaults, d.Key)
 		}
-		if len(d.Host) != len(cluster.Host) {
-			t.Errorf("%s: hosts %v, want the cluster's %v", d.Key, d.Host, cluster.Host)
+		if len(d.Host) != len(tl.clusterHosts) {
+			t.Errorf("%s: hosts %v, want the cluster's %v", d.Key, d.Host, tl.clusterHosts)
 		}
 	}
 	if len(keys) != len(esxiHardwareVersions) || keys[len(keys)-1] != "vmx-21" || len(defaults) != 1 ||

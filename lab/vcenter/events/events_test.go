@@ -13,6 +13,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 )
 
@@ -28,8 +29,7 @@ type testLab struct {
 
 func newTestLab(t *testing.T) *testLab {
 	tl := &testLab{model: labtest.Simulator(t)}
-	tl.ctx = &simulator.Context{Context: context.Background(), Session: &simulator.Session{
-		UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()}, Map: simulator.Map}
+	tl.ctx = simobj.Context(context.Background())
 	tl.c = labtest.Serve(t, tl.model, func(w http.ResponseWriter, call soaphttp.Call, body []byte, sim func()) {
 		tl.mu.Lock()
 		defer tl.mu.Unlock()

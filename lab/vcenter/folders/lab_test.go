@@ -11,6 +11,7 @@ import (
 	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
+	"vcsim/simobj"
 	"vcsim/soaphttp"
 	"vcsim/vimfault"
 )
@@ -44,8 +45,7 @@ func (tl *testLab) RunTask(obj mo.Reference, name string, fn func() *vimfault.Fa
 func startLab(t *testing.T) *testLab {
 	t.Helper()
 	model := labtest.Simulator(t)
-	tl := &testLab{ctx: &simulator.Context{Context: context.Background(), Session: &simulator.Session{
-		UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()}, Map: simulator.Map}}
+	tl := &testLab{ctx: simobj.Context(context.Background())}
 	tl.dc = simulator.Map.Any("Datacenter").(*simulator.Datacenter)
 	tl.c = tl.Serve(t, model, nil, func(w http.ResponseWriter, call soaphttp.Call, body []byte) bool {
 		return Serve(tl, w, call)

@@ -47,13 +47,8 @@ type Passthrough struct {
 
 // PassthroughOf is a VM device as a whole-device passthrough, if it is one.
 func PassthroughOf(d types.BaseVirtualDevice) (Passthrough, bool) {
-	pci, ok := d.(*types.VirtualPCIPassthrough)
-	if !ok {
-		return Passthrough{}, false
-	}
-	v := d.GetVirtualDevice()
-	p := Passthrough{Key: v.Key, Label: deviceLabel(v)}
-	switch b := pci.Backing.(type) {
+	var p Passthrough
+	switch b := pciBacking(d).(type) {
 	case *types.VirtualPCIPassthroughDeviceBackingInfo:
 		p.ID = b.Id
 	case *types.VirtualPCIPassthroughDynamicBackingInfo:
@@ -64,6 +59,8 @@ func PassthroughOf(d types.BaseVirtualDevice) (Passthrough, bool) {
 	default:
 		return Passthrough{}, false
 	}
+	v := d.GetVirtualDevice()
+	p.Key, p.Label = v.Key, deviceLabel(v)
 	return p, true
 }
 
@@ -170,10 +167,8 @@ func PlanPassthrough(vm *mo.VirtualMachine, h *Host) (map[int32]*Device, *vimfau
 	if len(devices) == 0 {
 		return nil, nil
 	}
-	memory := int64(vm.Config.Hardware.MemoryMB)
-	if !isTrue(vm.Config.MemoryReservationLockedToMax) && ReservationMB(vm) < memory {
-		return nil, genericVMConfigFault(fmt.Sprintf("Invalid memory setting: memory reservation (sched.mem.min) "+
-			"should be equal to memsize(%d).", memory))
+	if fault := fullReservation(vm); fault != nil {
+		return nil, fault
 	}
 	chosen := map[int32]*Device{}
 	taken := map[*Device]bool{}

@@ -25,15 +25,19 @@ type VGPU struct {
 
 // VGPUProfile is the vGPU profile of a VM device, if it is a vGPU (a VMIOP backing).
 func VGPUProfile(d types.BaseVirtualDevice) (string, bool) {
-	pci, ok := d.(*types.VirtualPCIPassthrough)
-	if !ok {
-		return "", false
-	}
-	backing, ok := pci.Backing.(*types.VirtualPCIPassthroughVmiopBackingInfo)
+	backing, ok := pciBacking(d).(*types.VirtualPCIPassthroughVmiopBackingInfo)
 	if !ok {
 		return "", false
 	}
 	return backing.Vgpu, true
+}
+
+// pciBacking is the backing of a VM device that is a VirtualPCIPassthrough (a vGPU's or a whole device's), else nil.
+func pciBacking(d types.BaseVirtualDevice) types.BaseVirtualDeviceBackingInfo {
+	if pci, ok := d.(*types.VirtualPCIPassthrough); ok {
+		return pci.Backing
+	}
+	return nil
 }
 
 // VGPUs lists a VM's vGPUs.
@@ -338,10 +342,8 @@ func PlanPowerOn(vm *mo.VirtualMachine, h *Host) ([]Placement, *vimfault.Fault) 
 	if len(devices) == 0 {
 		return nil, nil
 	}
-	memory := int64(vm.Config.Hardware.MemoryMB)
-	if !isTrue(vm.Config.MemoryReservationLockedToMax) && ReservationMB(vm) < memory {
-		return nil, genericVMConfigFault(fmt.Sprintf("Invalid memory setting: memory reservation (sched.mem.min) "+
-			"should be equal to memsize(%d).", memory))
+	if fault := fullReservation(vm); fault != nil {
+		return nil, fault
 	}
 	for _, d := range devices {
 		if h == nil || !h.supports(d.Profile) {
@@ -378,6 +380,17 @@ func ReservationMB(vm *mo.VirtualMachine) int64 {
 		return *a.Reservation
 	}
 	return 0
+}
+
+// fullReservation is what vSphere asks of a VM with vGPUs or passthrough devices that powers on: all its memory
+// reserved (or the reservation locked to the memory size).
+func fullReservation(vm *mo.VirtualMachine) *vimfault.Fault {
+	memory := int64(vm.Config.Hardware.MemoryMB)
+	if !isTrue(vm.Config.MemoryReservationLockedToMax) && ReservationMB(vm) < memory {
+		return genericVMConfigFault(fmt.Sprintf("Invalid memory setting: memory reservation (sched.mem.min) "+
+			"should be equal to memsize(%d).", memory))
+	}
+	return nil
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

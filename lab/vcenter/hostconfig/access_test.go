@@ -14,10 +14,10 @@ import (
 func TestHostLockdownMode(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	read := func() (mo.HostSystem, mo.HostAccessManager) {
 		var host mo.HostSystem
-		if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager.hostAccessManager", "config.lockdownMode"},
+		if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"configManager.hostAccessManager", "config.lockdownMode"},
 			&host); err != nil {
 			t.Fatal(err)
 		}

@@ -47,9 +47,9 @@ func TestReconfigureAutostart(t *testing.T) {
 	ctx := context.Background()
 	// The simulator places its VMs on hosts at random: the first two hosts that have any.
 	var withVMs []mo.HostSystem
-	for _, ref := range tl.hosts {
+	for _, ref := range tl.Hosts {
 		var h mo.HostSystem
-		if err := tl.c.RetrieveOne(ctx, ref, []string{"configManager.autoStartManager", "vm"}, &h); err != nil {
+		if err := tl.Client.RetrieveOne(ctx, ref, []string{"configManager.autoStartManager", "vm"}, &h); err != nil {
 			t.Fatal(err)
 		}
 		if len(h.Vm) > 0 {
@@ -64,7 +64,7 @@ func TestReconfigureAutostart(t *testing.T) {
 		t.Fatalf("the simulator's hosts have no VMs: %v, %v", host.Vm, other.Vm)
 	}
 	reconfigure := func(vm types.ManagedObjectReference) error {
-		_, err := methods.ReconfigureAutostart(ctx, tl.c.Client, &types.ReconfigureAutostart{
+		_, err := methods.ReconfigureAutostart(ctx, tl.Client.Client, &types.ReconfigureAutostart{
 			This: *host.ConfigManager.AutoStartManager, Spec: types.HostAutoStartManagerConfig{
 				PowerInfo: []types.AutoStartPowerInfo{{Key: vm, StartOrder: 1, StartAction: "powerOn",
 					StopAction: "systemDefault", WaitForHeartbeat: "systemDefault"}}}})
@@ -77,7 +77,7 @@ func TestReconfigureAutostart(t *testing.T) {
 	if err := reconfigure(own); err != nil {
 		t.Fatal(err)
 	}
-	if err := tl.c.RetrieveOne(ctx, host.Self, []string{"config.autoStart"}, &host); err != nil {
+	if err := tl.Client.RetrieveOne(ctx, host.Self, []string{"config.autoStart"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	if got := host.Config.AutoStart.PowerInfo; len(got) != 1 || got[0].Key != own {

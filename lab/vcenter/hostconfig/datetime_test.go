@@ -14,8 +14,8 @@ import (
 func TestHostDateTimeSystem(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
-	dts, err := object.NewHostSystem(c.Client, tl.hosts[0]).ConfigManager().DateTimeSystem(ctx)
+	c := tl.Client
+	dts, err := object.NewHostSystem(c.Client, tl.Hosts[0]).ConfigManager().DateTimeSystem(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

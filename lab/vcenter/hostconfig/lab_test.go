@@ -3,27 +3,15 @@ package hostconfig
 import (
 	"testing"
 
-	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/simulator"
-	"github.com/vmware/govmomi/vim25/types"
 
 	"vcsim/labtest"
 )
 
-// testLab is govmomi's own simulator (labtest.Simulator: a cluster of two hosts and a standalone host) with each
-// host's configuration managers as the lab attaches them, and a client logged in.
-type testLab struct {
-	c     *govmomi.Client
-	hosts []types.ManagedObjectReference
-}
-
-func startLab(t *testing.T) *testLab {
+// startLab attaches each host's configuration managers to labtest.StartHosts's simulator as the lab does.
+func startLab(t *testing.T) *labtest.HostLab {
 	t.Helper()
-	model := labtest.Simulator(t)
-	tl := &testLab{}
-	for _, e := range simulator.Map.All("HostSystem") {
-		host := e.(*simulator.HostSystem)
-		tl.hosts = append(tl.hosts, host.Self)
+	return labtest.StartHosts(t, func(host *simulator.HostSystem) {
 		power, clock, access, vsan := NewPowerSystem(host), NewDateTimeSystem(host), NewAccessManager(host),
 			NewVsanSystem(host)
 		simulator.Map.Put(power)
@@ -35,7 +23,5 @@ func startLab(t *testing.T) *testLab {
 		host.ConfigManager.HostAccessManager, host.ConfigManager.VsanSystem = &accessRef, &vsanRef
 		simulator.Map.Put(NewAutoStartManager(host))
 		AddPlaceholders(host)
-	}
-	tl.c = labtest.Serve(t, model, nil)
-	return tl
+	})
 }

@@ -15,10 +15,10 @@ import (
 func TestHostPowerPolicy(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	hosts := func() []mo.HostSystem {
 		var out []mo.HostSystem
-		for _, h := range tl.hosts {
+		for _, h := range tl.Hosts {
 			var host mo.HostSystem
 			if err := c.RetrieveOne(ctx, h, []string{"configManager.powerSystem", "config.powerSystemInfo"},
 				&host); err != nil {

@@ -15,7 +15,7 @@ import (
 func TestNetStackInstances(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	read := func(ref types.ManagedObjectReference) (stacks map[string]types.HostNetStackInstance,
 		running map[string][]string, host mo.HostSystem) {
 		if err := c.RetrieveOne(ctx, ref, []string{"configManager", "config.network", "runtime"}, &host); err != nil {
@@ -30,7 +30,7 @@ func TestNetStackInstances(t *testing.T) {
 		}
 		return stacks, running, host
 	}
-	stacks, running, host := read(tl.hosts[0])
+	stacks, running, host := read(tl.Hosts[0])
 	for _, key := range []string{"defaultTcpipStack", "vmotion", "vSphereProvisioning"} {
 		if _, ok := stacks[key]; !ok {
 			t.Errorf("stack %s missing from config.network.netStackInstance", key)
@@ -59,7 +59,7 @@ func TestNetStackInstances(t *testing.T) {
 			DefaultGateway: "100.64.1.254"}}); err != nil {
 		t.Fatal(err)
 	}
-	stacks, running, host = read(tl.hosts[0])
+	stacks, running, host = read(tl.Hosts[0])
 	def := stacks["defaultTcpipStack"]
 	if def.DnsConfig.GetHostDnsConfig().HostName != "gpu01" || def.CongestionControlAlgorithm != "cubic" ||
 		def.RequestedMaxNumberOfConnections != 12000 {
@@ -71,7 +71,7 @@ func TestNetStackInstances(t *testing.T) {
 	if gw := stacks["vmotion"].IpRouteConfig.GetHostIpRouteConfig().DefaultGateway; gw != "100.64.1.254" {
 		t.Errorf("vmotion stack gateway %q, want 100.64.1.254", gw)
 	}
-	if other, _, _ := read(tl.hosts[1]); other["defaultTcpipStack"].CongestionControlAlgorithm != "newreno" {
+	if other, _, _ := read(tl.Hosts[1]); other["defaultTcpipStack"].CongestionControlAlgorithm != "newreno" {
 		t.Errorf("editing one host's stack changed another host's")
 	}
 
@@ -84,7 +84,7 @@ func TestNetStackInstances(t *testing.T) {
 			t.Errorf("%+v was accepted", bad)
 		}
 	}
-	stacks, _, _ = read(tl.hosts[0])
+	stacks, _, _ = read(tl.Hosts[0])
 	if stacks["defaultTcpipStack"].DnsConfig.GetHostDnsConfig().HostName != "gpu01" ||
 		stacks["vmotion"].CongestionControlAlgorithm != "newreno" {
 		t.Errorf("a refused request changed the stacks: %+v", stacks)
@@ -100,14 +100,14 @@ func TestNetStackInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, running, _ = read(tl.hosts[0]); strings.Join(running["vmotion"], ",") != added.Returnval {
+	if _, running, _ = read(tl.Hosts[0]); strings.Join(running["vmotion"], ",") != added.Returnval {
 		t.Errorf("running stacks with a vmotion NIC: %v, want vmotion with %s", running, added.Returnval)
 	}
 	if _, err := methods.RemoveVirtualNic(ctx, c.Client, &types.RemoveVirtualNic{This: ns,
 		Device: added.Returnval}); err != nil {
 		t.Fatal(err)
 	}
-	if _, running, _ = read(tl.hosts[0]); len(running) != 1 {
+	if _, running, _ = read(tl.Hosts[0]); len(running) != 1 {
 		t.Errorf("running stacks after the vmotion NIC went: %v, want only the default one", running)
 	}
 }

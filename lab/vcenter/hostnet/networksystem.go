@@ -143,16 +143,15 @@ func NewVirtualNicManager(host *simulator.HostSystem) *VirtualNicManager {
 
 // keepOnlyHostNics drops the simulator's sample candidates for VMkernel NICs the host does not have.
 func (m *VirtualNicManager) keepOnlyHostNics() {
-	info, network := m.host.Config.VirtualNicManagerInfo, m.host.Config.Network
-	if info == nil || network == nil {
+	network := m.host.Config.Network
+	if network == nil {
 		return
 	}
 	present := map[string]bool{}
 	for _, nic := range network.Vnic {
 		present[nic.Device] = true
 	}
-	for i := range info.NetConfig {
-		config := &info.NetConfig[i]
+	for _, config := range services(m.host) {
 		kept := config.CandidateVnic[:0]
 		for _, nic := range config.CandidateVnic {
 			if present[nic.Device] {
@@ -172,11 +171,9 @@ func (m *VirtualNicManager) Get() mo.Reference {
 }
 
 func (m *VirtualNicManager) netConfig(nicType string) (*types.VirtualNicManagerNetConfig, *vimfault.Fault) {
-	if info := m.host.Config.VirtualNicManagerInfo; info != nil {
-		for i := range info.NetConfig {
-			if info.NetConfig[i].NicType == nicType {
-				return &info.NetConfig[i], nil
-			}
+	for _, config := range services(m.host) {
+		if config.NicType == nicType {
+			return config, nil
 		}
 	}
 	return nil, vimfault.InvalidArgument("nicType", "%q is not a service of host %s", nicType, m.host.Name)
@@ -192,6 +189,19 @@ func (m *VirtualNicManager) QueryNetConfig(req *types.QueryNetConfig) soap.HasFa
 	answer := *config
 	body.Res = &types.QueryNetConfigResponse{Returnval: &answer}
 	return body
+}
+
+// services are the host's VMkernel NIC services (virtualNicManagerInfo.netConfig), each to read or change in place.
+func services(host *simulator.HostSystem) []*types.VirtualNicManagerNetConfig {
+	info := host.Config.VirtualNicManagerInfo
+	if info == nil {
+		return nil
+	}
+	configs := make([]*types.VirtualNicManagerNetConfig, len(info.NetConfig))
+	for i := range info.NetConfig {
+		configs[i] = &info.NetConfig[i]
+	}
+	return configs
 }
 
 // candidateKey is the key of the host's VMkernel NIC named device among a service's candidates.

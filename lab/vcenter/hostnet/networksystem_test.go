@@ -9,6 +9,7 @@ import (
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 
+	"vcsim/labtest"
 	"vcsim/lists"
 )
 
@@ -17,9 +18,9 @@ import (
 func TestHostNetworkSystemReportsNics(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager.networkSystem", "config.network"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"configManager.networkSystem", "config.network"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	read := func() mo.HostNetworkSystem {
@@ -47,7 +48,7 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 	if !found {
 		t.Error("networkConfig does not show the port group just added")
 	}
-	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"config.network"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"config.network"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	found = false
@@ -63,7 +64,7 @@ func TestHostNetworkSystemReportsNics(t *testing.T) {
 // SelectVnicForNicType / DeselectVnicForNicType.
 func TestVirtualNicManagerServices(t *testing.T) {
 	tl := startLab(t)
-	c, ref := tl.c, tl.hostManager(t, "configManager.virtualNicManager")
+	c, ref := tl.Client, labtest.HostManager(t, tl.Client, tl.Hosts[0], "configManager.virtualNicManager")
 	ctx := context.Background()
 	query := func(nicType string) (*types.VirtualNicManagerNetConfig, error) {
 		res, err := methods.QueryNetConfig(ctx, c.Client, &types.QueryNetConfig{This: ref, NicType: nicType})
@@ -109,7 +110,7 @@ func TestVirtualNicManagerServices(t *testing.T) {
 func TestSearchIndexWalksHostNetworkSystems(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	res, err := methods.FindByUuid(ctx, c.Client, &types.FindByUuid{This: *c.ServiceContent.SearchIndex,
 		Uuid: "00000000-0000-0000-0000-000000000000", VmSearch: true})
 	if err != nil || res.Returnval != nil {
@@ -122,9 +123,9 @@ func TestSearchIndexWalksHostNetworkSystems(t *testing.T) {
 func TestVMkernelNics(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	var host mo.HostSystem
-	if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"configManager"}, &host); err != nil {
+	if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"configManager"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	ns, vnics := *host.ConfigManager.NetworkSystem, *host.ConfigManager.VirtualNicManager
@@ -144,7 +145,7 @@ func TestVMkernelNics(t *testing.T) {
 	}
 	device := added.Returnval
 	nics := func() map[string]types.HostVirtualNic {
-		if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"config.network"}, &host); err != nil {
+		if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"config.network"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]types.HostVirtualNic{}

@@ -10,7 +10,7 @@ import (
 // PCI address and MAC address of its own; fewer than the host has changes nothing.
 func TestAddPhysicalNics(t *testing.T) {
 	tl := startLab(t)
-	host := simulator.Map.Get(tl.hosts[0]).(*simulator.HostSystem)
+	host := simulator.Map.Get(tl.Hosts[0]).(*simulator.HostSystem)
 	AddPhysicalNics(host, 1)
 	if n := len(host.Config.Network.Pnic); n != 2 {
 		t.Fatalf("%d NICs after asking for one, want the simulator's 2", n)

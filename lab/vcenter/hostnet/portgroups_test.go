@@ -11,17 +11,19 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"vcsim/labtest"
 )
 
 // UpdatePortGroup changes a standard port group's policy and VLAN in place, renames it, and refuses an unknown
 // port group, an unknown switch and a taken name without changing anything.
 func TestUpdatePortGroup(t *testing.T) {
 	tl := startLab(t)
-	c, ns := tl.c, tl.hostManager(t, "configManager.networkSystem")
+	c, ns := tl.Client, labtest.HostManager(t, tl.Client, tl.Hosts[0], "configManager.networkSystem")
 	ctx := context.Background()
 	var host mo.HostSystem
 	portgroups := func() map[string]types.HostPortGroupSpec {
-		if err := c.RetrieveOne(ctx, tl.hosts[0], []string{"config.network"}, &host); err != nil {
+		if err := c.RetrieveOne(ctx, tl.Hosts[0], []string{"config.network"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]types.HostPortGroupSpec{}
@@ -107,11 +109,11 @@ func TestUpdatePortGroup(t *testing.T) {
 func TestPortGroupSharedAcrossHosts(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	c := tl.c
+	c := tl.Client
 	systems := make([]types.ManagedObjectReference, 2)
 	for i := range systems {
 		var host mo.HostSystem
-		if err := c.RetrieveOne(ctx, tl.hosts[i], []string{"configManager.networkSystem"}, &host); err != nil {
+		if err := c.RetrieveOne(ctx, tl.Hosts[i], []string{"configManager.networkSystem"}, &host); err != nil {
 			t.Fatal(err)
 		}
 		systems[i] = *host.ConfigManager.NetworkSystem
@@ -155,7 +157,7 @@ func TestPortGroupSharedAcrossHosts(t *testing.T) {
 		t.Fatalf("want one network with both hosts, got %+v", got)
 	}
 	remove(0)
-	if got := networks(); len(got) != 1 || len(got[0].Host) != 1 || got[0].Host[0] != tl.hosts[1] {
+	if got := networks(); len(got) != 1 || len(got[0].Host) != 1 || got[0].Host[0] != tl.Hosts[1] {
 		t.Fatalf("after the first host leaves: %+v", got)
 	}
 	remove(1)

@@ -127,12 +127,7 @@ func servesOn(stack, nicType string) bool {
 }
 
 func (s *NetworkSystem) offerToServices(nic types.HostVirtualNic) {
-	info := s.host.Config.VirtualNicManagerInfo
-	if info == nil {
-		return
-	}
-	for i := range info.NetConfig {
-		config := &info.NetConfig[i]
+	for _, config := range services(s.host) {
 		if servesOn(nic.Spec.NetStackInstanceKey, config.NicType) {
 			candidate := nic
 			candidate.Key = config.NicType + "." + nic.Key
@@ -142,12 +137,7 @@ func (s *NetworkSystem) offerToServices(nic types.HostVirtualNic) {
 }
 
 func (s *NetworkSystem) withdrawFromServices(nic types.HostVirtualNic) {
-	info := s.host.Config.VirtualNicManagerInfo
-	if info == nil {
-		return
-	}
-	for i := range info.NetConfig {
-		config := &info.NetConfig[i]
+	for _, config := range services(s.host) {
 		suffix := "." + nic.Key
 		candidates := config.CandidateVnic[:0]
 		for _, candidate := range config.CandidateVnic {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -17,8 +16,7 @@ import (
 // testLab is govmomi's own simulator (labtest.Simulator: a cluster of two hosts and a standalone host) with each
 // host's service system as the lab attaches it, and the Xorg starts the lab is told of.
 type testLab struct {
-	c       *govmomi.Client
-	hosts   []types.ManagedObjectReference
+	*labtest.HostLab
 	systems []*System
 	xorg    []types.ManagedObjectReference
 }
@@ -31,18 +29,15 @@ func (tl *testLab) XorgStarted(host types.ManagedObjectReference) { tl.xorg = ap
 
 func startLab(t *testing.T) *testLab {
 	t.Helper()
-	model := labtest.Simulator(t)
 	tl := &testLab{}
-	for _, e := range simulator.Map.All("HostSystem") {
-		host := e.(*simulator.HostSystem)
+	tl.HostLab = labtest.StartHosts(t, func(host *simulator.HostSystem) {
 		s := New(tl, host.Self, host.Name)
 		simulator.Map.Put(s)
 		ref := s.Self
 		host.ConfigManager.ServiceSystem = &ref
 		host.Config.Service = &types.HostServiceInfo{Service: s.List()}
-		tl.hosts, tl.systems = append(tl.hosts, host.Self), append(tl.systems, s)
-	}
-	tl.c = labtest.Serve(t, model, nil)
+		tl.systems = append(tl.systems, s)
+	})
 	return tl
 }
 
@@ -51,11 +46,11 @@ func (tl *testLab) services(t *testing.T, i int) map[string]types.HostService {
 	t.Helper()
 	ctx := context.Background()
 	var host mo.HostSystem
-	if err := tl.c.RetrieveOne(ctx, tl.hosts[i], []string{"configManager.serviceSystem", "config.service"}, &host); err != nil {
+	if err := tl.Client.RetrieveOne(ctx, tl.Hosts[i], []string{"configManager.serviceSystem", "config.service"}, &host); err != nil {
 		t.Fatal(err)
 	}
 	var ss mo.HostServiceSystem
-	if err := tl.c.RetrieveOne(ctx, *host.ConfigManager.ServiceSystem, []string{"serviceInfo"}, &ss); err != nil {
+	if err := tl.Client.RetrieveOne(ctx, *host.ConfigManager.ServiceSystem, []string{"serviceInfo"}, &ss); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]types.HostService{}
@@ -90,7 +85,7 @@ func TestStartAndStopService(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
 	ref := tl.systems[0].Self
-	if _, err := methods.StartService(ctx, tl.c, &types.StartService{This: ref, Id: "TSM-SSH"}); err != nil {
+	if _, err := methods.StartService(ctx, tl.Client, &types.StartService{This: ref, Id: "TSM-SSH"}); err != nil {
 		t.Fatal(err)
 	}
 	if !tl.services(t, 0)["TSM-SSH"].Running {
@@ -99,10 +94,10 @@ func TestStartAndStopService(t *testing.T) {
 	if tl.services(t, 1)["TSM-SSH"].Running {
 		t.Error("SSH started on another host")
 	}
-	if _, err := methods.StopService(ctx, tl.c, &types.StopService{This: ref, Id: "TSM-SSH"}); err != nil {
+	if _, err := methods.StopService(ctx, tl.Client, &types.StopService{This: ref, Id: "TSM-SSH"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := methods.RefreshServices(ctx, tl.c, &types.RefreshServices{This: ref}); err != nil {
+	if _, err := methods.RefreshServices(ctx, tl.Client, &types.RefreshServices{This: ref}); err != nil {
 		t.Fatal(err)
 	}
 	if tl.services(t, 0)["TSM-SSH"].Running {
@@ -118,26 +113,26 @@ func TestStartAndStopService(t *testing.T) {
 func TestXorgStartsReachTheLab(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
-	ref, host := tl.systems[1].Self, tl.hosts[1]
-	if _, err := methods.StartService(ctx, tl.c, &types.StartService{This: ref, Id: Xorg}); err != nil {
+	ref, host := tl.systems[1].Self, tl.Hosts[1]
+	if _, err := methods.StartService(ctx, tl.Client, &types.StartService{This: ref, Id: Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	if len(tl.xorg) != 0 {
 		t.Fatalf("starting a running Xorg reported %v", tl.xorg)
 	}
-	if _, err := methods.RestartService(ctx, tl.c, &types.RestartService{This: ref, Id: Xorg}); err != nil {
+	if _, err := methods.RestartService(ctx, tl.Client, &types.RestartService{This: ref, Id: Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	if len(tl.xorg) != 1 || tl.xorg[0] != host {
 		t.Fatalf("after RestartService: Xorg starts %v, want [%v]", tl.xorg, host)
 	}
-	if _, err := methods.StopService(ctx, tl.c, &types.StopService{This: ref, Id: Xorg}); err != nil {
+	if _, err := methods.StopService(ctx, tl.Client, &types.StopService{This: ref, Id: Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	if tl.services(t, 1)[Xorg].Running || len(tl.xorg) != 1 {
 		t.Fatalf("after StopService: running %v, Xorg starts %v", tl.services(t, 1)[Xorg].Running, tl.xorg)
 	}
-	if _, err := methods.StartService(ctx, tl.c, &types.StartService{This: ref, Id: Xorg}); err != nil {
+	if _, err := methods.StartService(ctx, tl.Client, &types.StartService{This: ref, Id: Xorg}); err != nil {
 		t.Fatal(err)
 	}
 	if !tl.services(t, 1)[Xorg].Running || len(tl.xorg) != 2 {
@@ -150,23 +145,23 @@ func TestServiceFaultsAndPolicy(t *testing.T) {
 	tl := startLab(t)
 	ctx := context.Background()
 	ref := tl.systems[0].Self
-	name := simulator.Map.Get(tl.hosts[0]).(*simulator.HostSystem).Name
-	_, err := methods.RestartService(ctx, tl.c, &types.RestartService{This: ref, Id: "sshd"})
+	name := simulator.Map.Get(tl.Hosts[0]).(*simulator.HostSystem).Name
+	_, err := methods.RestartService(ctx, tl.Client, &types.RestartService{This: ref, Id: "sshd"})
 	if !labtest.IsFault(err, "NotFound") || !strings.Contains(err.Error(), `service "sshd" on host `+name+" (services: DCUI, TSM,") {
 		t.Errorf("unknown service: %v, want NotFound naming it, host %s and the services", err, name)
 	}
-	_, err = methods.UpdateServicePolicy(ctx, tl.c, &types.UpdateServicePolicy{This: ref, Id: "sshd", Policy: "on"})
+	_, err = methods.UpdateServicePolicy(ctx, tl.Client, &types.UpdateServicePolicy{This: ref, Id: "sshd", Policy: "on"})
 	if !labtest.IsFault(err, "NotFound") {
 		t.Errorf("policy of an unknown service: %v, want NotFound", err)
 	}
-	_, err = methods.UpdateServicePolicy(ctx, tl.c, &types.UpdateServicePolicy{This: ref, Id: "TSM-SSH", Policy: "always"})
+	_, err = methods.UpdateServicePolicy(ctx, tl.Client, &types.UpdateServicePolicy{This: ref, Id: "TSM-SSH", Policy: "always"})
 	if !labtest.IsFault(err, "InvalidArgument") || !strings.Contains(err.Error(), `"always" is not one of on, off, automatic`) {
 		t.Errorf("policy always: %v, want InvalidArgument", err)
 	}
 	if got := tl.services(t, 0)["TSM-SSH"].Policy; got != "off" {
 		t.Errorf("a refused policy changed SSH's to %q", got)
 	}
-	if _, err := methods.UpdateServicePolicy(ctx, tl.c, &types.UpdateServicePolicy{This: ref, Id: "TSM-SSH", Policy: "automatic"}); err != nil {
+	if _, err := methods.UpdateServicePolicy(ctx, tl.Client, &types.UpdateServicePolicy{This: ref, Id: "TSM-SSH", Policy: "automatic"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := tl.services(t, 0)["TSM-SSH"]; got.Policy != "automatic" || got.Running {

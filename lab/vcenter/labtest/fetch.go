@@ -11,12 +11,13 @@ import (
 // fetchCall is the SOAP exchange of PropertyCollector.Fetch, which govmomi has no public method for. The client
 // reads the response by its element name; the Go type names are the client's own.
 type fetchCall struct {
-	Req    *fetchRequest  `xml:"urn:vim25 Fetch,omitempty"`
+	Req    *FetchRequest  `xml:"urn:vim25 Fetch,omitempty"`
 	Res    *fetchResponse `xml:"urn:vim25 FetchResponse,omitempty"`
 	Fault_ *soap.Fault    `xml:"http://schemas.xmlsoap.org/soap/envelope/ Fault,omitempty"`
 }
 
-type fetchRequest struct {
+// FetchRequest is the body of a PropertyCollector.Fetch request.
+type FetchRequest struct {
 	This types.ManagedObjectReference `xml:"_this"`
 	Prop string                       `xml:"prop"`
 }
@@ -31,7 +32,7 @@ func (b *fetchCall) Fault() *soap.Fault { return b.Fault_ }
 // nil for an unset property, or the SOAP fault.
 func Fetch(t *testing.T, c soap.RoundTripper, ref types.ManagedObjectReference, prop string) (types.AnyType, error) {
 	t.Helper()
-	call := &fetchCall{Req: &fetchRequest{This: ref, Prop: prop}}
+	call := &fetchCall{Req: &FetchRequest{This: ref, Prop: prop}}
 	if err := c.RoundTrip(context.Background(), call, call); err != nil {
 		return nil, err
 	}

@@ -110,16 +110,11 @@ func TestFetchNewerProperties(t *testing.T) {
 type rawCall struct {
 	Ex     *types.RetrievePropertiesEx `xml:"urn:vim25 RetrievePropertiesEx,omitempty"`
 	Old    *types.RetrieveProperties   `xml:"urn:vim25 RetrieveProperties,omitempty"`
-	Fetch  *rawFetch                   `xml:"urn:vim25 Fetch,omitempty"`
+	Fetch  *labtest.FetchRequest       `xml:"urn:vim25 Fetch,omitempty"`
 	ExRes  *rawXML                     `xml:"urn:vim25 RetrievePropertiesExResponse,omitempty"`
 	OldRes *rawXML                     `xml:"urn:vim25 RetrievePropertiesResponse,omitempty"`
 	Fetch_ *rawXML                     `xml:"urn:vim25 FetchResponse,omitempty"`
 	Fault_ *soap.Fault                 `xml:"http://schemas.xmlsoap.org/soap/envelope/ Fault,omitempty"`
-}
-
-type rawFetch struct {
-	This types.ManagedObjectReference `xml:"_this"`
-	Prop string                       `xml:"prop"`
 }
 
 type rawXML struct {
@@ -196,7 +191,7 @@ func TestGraphicsPropertiesCarryVgpuMode(t *testing.T) {
 			}
 		}
 	}
-	got := tl.raw(t, &rawCall{Fetch: &rawFetch{This: m.Self, Prop: "graphicsInfo"}})
+	got := tl.raw(t, &rawCall{Fetch: &labtest.FetchRequest{This: m.Self, Prop: "graphicsInfo"}})
 	if !strings.Contains(got, gpuInfo[1]) {
 		t.Errorf("Fetch graphicsInfo lacks %s:\n%s", gpuInfo[1], got)
 	}

@@ -24,13 +24,11 @@ func startLab(t *testing.T) *testLab {
 	t.Helper()
 	model := labtest.Simulator(t)
 	tl := &testLab{}
-	for _, e := range simulator.Map.All("HostSystem") {
-		host := e.(*simulator.HostSystem)
-		tl.hosts = append(tl.hosts, host.Self)
+	tl.hosts = labtest.Hosts(func(host *simulator.HostSystem) {
 		if om, ok := simulator.Map.Get(*host.ConfigManager.AdvancedOption).(*simulator.OptionManager); ok {
 			simulator.Map.Put(NewManager(om, ESXiOptions, true))
 		}
-	}
+	})
 	tl.simulatorSettings = simulator.Map.OptionManager()
 	tl.vcenter = NewManager(tl.simulatorSettings, VCenterOptions, false)
 	simulator.Map.Put(tl.vcenter)

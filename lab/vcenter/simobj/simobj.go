@@ -1,8 +1,10 @@
 // Package simobj finds the simulator's inventory objects by reference: an entity, and the first object of a type
-// above one.
+// above one; and the simulator context the lab works in.
 package simobj
 
 import (
+	"context"
+
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -25,5 +27,14 @@ func Ancestor(ref types.ManagedObjectReference, kind string) (types.ManagedObjec
 		if ref.Type == kind {
 			return ref, true
 		}
+	}
+}
+
+// Context is the simulator context the lab works in: its own session (vpxd) over the simulator's registry.
+func Context(ctx context.Context) *simulator.Context {
+	return &simulator.Context{
+		Context: ctx,
+		Session: &simulator.Session{UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()},
+		Map:     simulator.Map,
 	}
 }

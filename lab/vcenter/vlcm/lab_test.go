@@ -14,6 +14,7 @@ import (
 
 	"vcsim/faults"
 	"vcsim/labtest"
+	"vcsim/simobj"
 	"vcsim/vapi"
 )
 
@@ -51,9 +52,7 @@ func startLabWith(t *testing.T, doc string) *testLab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := &testLab{t: t, faults: faults.NewStore(), ctx: &simulator.Context{Context: context.Background(),
-		Session: &simulator.Session{UserSession: types.UserSession{UserName: "vpxd"}, Registry: simulator.NewRegistry()},
-		Map:     simulator.Map}}
+	tl := &testLab{t: t, faults: faults.NewStore(), ctx: simobj.Context(context.Background())}
 	seen := map[types.ManagedObjectReference]bool{}
 	for _, e := range simulator.Map.All("ClusterComputeResource") {
 		cluster := e.(*simulator.ClusterComputeResource)
