@@ -26,10 +26,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "guests"))
 from containers import podman, start_guests, stop_guests  # noqa: E402
 
 
-def _standins_build():
-    """lab/guests/standins/build.py, whose pci_dump writes lspci's configuration-space dumps."""
+def _standins_packing():
+    """lab/guests/standins/packing.py, whose pci_dump writes lspci's configuration-space dumps."""
     spec = importlib.util.spec_from_file_location(
-        "gpuops_lab_standins_build", os.path.join(HERE, "..", "guests", "standins", "build.py"))
+        "gpuops_lab_standins_packing", os.path.join(HERE, "..", "guests", "standins", "packing.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -79,7 +79,7 @@ def bus(description):
                for g in description["gpus"]]
     devices += [(s["pci_id"][5:], NVIDIA, int(s["device_id"], 16), 0x06, 0x80, 0xA1, NVIDIA, 0x1796)
                 for s in description["nvswitches"]]
-    return _standins_build().pci_dump(sorted(devices))
+    return _standins_packing().pci_dump(sorted(devices))
 
 
 def start_servers(servers, state_dir, port_offset, catalog_path):
