@@ -55,19 +55,20 @@ CHANGES_VAR = "gpu_guest_info_changes"
 # What the play's later reads ask for: a list of {files: [...], services: [...]}, one per role (playbooks/guests.yml).
 READS_VAR = "gpu_guest_info_reads"
 
-# The places the probes read whatever files and services are asked for (see the module's probes).
+# The places the probes read whatever files and services are asked for (see the module's probes);
+# tests/unit/plugins/action/test_gpu_guest_info_coverage.py fails a probe that reads a place outside them.
 BASE_PATHS = (
     "/etc/os-release", "/usr/lib/os-release", "/var/lib/dpkg/status", "/var/lib/rpm", "/var/lib/rpm/rpmdb.sqlite",
     "/var/lib/rpm/Packages", "/usr/lib/sysimage/rpm", "/usr/lib/sysimage/rpm/rpmdb.sqlite",
-    "/var/log/nvidia-installer.log", "/usr/bin/nvidia-uninstall", "/etc/modprobe.d", "/lib/modprobe.d",
-    "/usr/lib/modprobe.d", "/etc/modprobe.d/*", "/lib/modprobe.d/*", "/usr/lib/modprobe.d/*", "/sys/module/nvidia",
-    "/sys/module/nouveau", "/etc/nvidia", "/etc/nvidia/gridd.conf", "/etc/nvidia/gridd.conf.template",
-    "/etc/nvidia/ClientConfigToken", "/etc/nvidia/ClientConfigToken/*", "/usr/local", "/usr/local/cuda*",
-    "/usr/local/cuda*/version.json", "/usr/local/cuda*/bin", "/usr/local/cuda*/include",
-    "/usr/local/cuda*/include/cudnn_version*.h", "/usr/include/cudnn_version*.h",
+    "/var/log/nvidia-installer.log", "/usr/bin/nvidia-uninstall", "/etc/modprobe.d", "/run/modprobe.d",
+    "/lib/modprobe.d", "/usr/lib/modprobe.d", "/etc/modprobe.d/*", "/run/modprobe.d/*", "/lib/modprobe.d/*",
+    "/usr/lib/modprobe.d/*", "/sys/module/nvidia", "/sys/module/nouveau", "/etc/nvidia", "/etc/nvidia/gridd.conf",
+    "/etc/nvidia/gridd.conf.template", "/etc/nvidia/ClientConfigToken", "/etc/nvidia/ClientConfigToken/*", "/usr/local",
+    "/usr/local/cuda*", "/usr/local/cuda*/version.json", "/usr/local/cuda*/version.txt", "/usr/local/cuda*/bin",
+    "/usr/local/cuda*/include", "/usr/local/cuda*/include/cudnn_version*.h", "/usr/include/cudnn_version*.h",
     "/usr/include/x86_64-linux-gnu/cudnn_version*.h", "/etc/environment", "/etc/profile.d", "/etc/profile.d/*",
-    "/etc/ld.so.conf.d", "/etc/ld.so.conf.d/*", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
-    "/bin", "/sbin", "/opt/nvidia/bin", "/usr/local/nvidia/bin", "/etc/systemd/system", "/lib/systemd/system",
+    "/etc/ld.so.conf.d", "/etc/ld.so.conf.d/*", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/bin",
+    "/sbin", "/opt/nvidia/bin", "/usr/local/nvidia/bin", "/etc/systemd/system", "/lib/systemd/system",
     "/usr/lib/systemd/system", "/run/systemd/system",
 )
 # inode, size, mode, owner, group, modification and change times (to the nanosecond), type.
