@@ -7,7 +7,7 @@ between, does not matter), the first read also covers what the play's gpu_guest_
 for more reads only what is missing, and the guest is read again after a task of a role that knows nothing of the
 read changed what it reports (a file created, then rewritten in place at the same size by a task that says it
 changed nothing), after gpu_guest_info_changes moved, and always without reuse; a later play of the same run reuses
-the read until the guest changes.
+the read until the guest changes. A blacklist placed in /run/modprobe.d, which only modprobe reads, counts too.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -133,3 +133,35 @@ def test_a_covered_read_is_not_read_again_in_the_run_and_any_change_reads_again(
     # first, more, after_role, after_rewrite, after_bump, plain, last and next_play reached the guest, as did the six
     # file and shell tasks; covered and next_play_unchanged did not.
     assert counted["remote_tasks"][GUEST] == 14, counted["tasks"][GUEST]
+
+
+RUNTIME_MODPROBE = "/run/modprobe.d/gpuops-reuse-test.conf"
+
+
+def test_a_blacklist_placed_where_only_modprobe_looks_at_runtime_reads_the_driver_again(guest, tmp_path):
+    """modprobe also reads /run/modprobe.d: a task that puts a blacklist there, and says nothing changed, makes the
+    next read of the driver go to the guest and report it."""
+    playbook = tmp_path / "runtime-modprobe.yml"
+    playbook.write_text(json.dumps([{"name": "Blacklist at runtime", "hosts": "all", "gather_facts": False, "tasks": [
+        {"name": "Read the driver", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True},
+         "register": "before"},
+        {"name": "Blacklist nouveau under /run, saying nothing changed", "changed_when": False,
+         "ansible.builtin.shell": "mkdir -p %s && printf 'blacklist nouveau\\n' > %s"
+                                  % (os.path.dirname(RUNTIME_MODPROBE), RUNTIME_MODPROBE)},
+        {"name": "Read the driver again", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True},
+         "register": "after"},
+        {"name": "Keep the answers", "delegate_to": "localhost", "ansible.builtin.copy": {
+            "dest": str(tmp_path / "answers.json"), "content": "{{ {'before': before, 'after': after} | to_json }}"}},
+    ]}]))
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1")
+    try:
+        proc = subprocess.run([PLAYBOOK, "-i", guest["inventory"], str(playbook)], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+    finally:
+        on_guest(guest, "rm", "-f", RUNTIME_MODPROBE)
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    answers = json.loads((tmp_path / "answers.json").read_text())
+    nouveau = [answers[name]["gpu_guest"]["driver"]["nouveau"] for name in ("before", "after")]
+    assert RUNTIME_MODPROBE not in nouveau[0]["blacklist_files"]
+    assert not answers["after"]["reused"] and nouveau[1]["blacklisted"] is True
+    assert RUNTIME_MODPROBE in nouveau[1]["blacklist_files"]
