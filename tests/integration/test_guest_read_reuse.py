@@ -20,6 +20,7 @@ import subprocess
 
 import pytest
 
+from conftest import run_playbook
 from guest_run import PLAYBOOK, ROOT, lab_guest, on_guest
 
 GUEST = "reuse-guest"
@@ -143,25 +144,19 @@ def test_a_blacklist_placed_where_only_modprobe_looks_at_runtime_reads_the_drive
     next read of the driver go to the guest and report it."""
     playbook = tmp_path / "runtime-modprobe.yml"
     playbook.write_text(json.dumps([{"name": "Blacklist at runtime", "hosts": "all", "gather_facts": False, "tasks": [
-        {"name": "Read the driver", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True},
-         "register": "before"},
+        {"name": "Read the driver", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True}},
         {"name": "Blacklist nouveau under /run, saying nothing changed", "changed_when": False,
          "ansible.builtin.shell": "mkdir -p %s && printf 'blacklist nouveau\\n' > %s"
                                   % (os.path.dirname(RUNTIME_MODPROBE), RUNTIME_MODPROBE)},
-        {"name": "Read the driver again", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True},
-         "register": "after"},
-        {"name": "Keep the answers", "delegate_to": "localhost", "ansible.builtin.copy": {
-            "dest": str(tmp_path / "answers.json"), "content": "{{ {'before': before, 'after': after} | to_json }}"}},
+        {"name": "Read the driver again", "gpuops.vgpu.gpu_guest_info": {"gather": ["driver"], "reuse": True}},
     ]}]))
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".tmp", "collections"), ANSIBLE_NOCOLOR="1")
     try:
-        proc = subprocess.run([PLAYBOOK, "-i", guest["inventory"], str(playbook)], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False)
+        rc, results, output = run_playbook(guest["inventory"], playbook)
     finally:
         on_guest(guest, "rm", "-f", RUNTIME_MODPROBE)
-    assert proc.returncode == 0, proc.stdout[-6000:]
-    answers = json.loads((tmp_path / "answers.json").read_text())
-    nouveau = [answers[name]["gpu_guest"]["driver"]["nouveau"] for name in ("before", "after")]
-    assert RUNTIME_MODPROBE not in nouveau[0]["blacklist_files"]
-    assert not answers["after"]["reused"] and nouveau[1]["blacklisted"] is True
-    assert RUNTIME_MODPROBE in nouveau[1]["blacklist_files"]
+    assert rc == 0, output[-6000:]
+    before, after = (results[GUEST][name] for name in ("Read the driver", "Read the driver again"))
+    assert RUNTIME_MODPROBE not in before["gpu_guest"]["driver"]["nouveau"]["blacklist_files"]
+    nouveau = after["gpu_guest"]["driver"]["nouveau"]
+    assert not after["reused"] and nouveau["blacklisted"] is True
+    assert RUNTIME_MODPROBE in nouveau["blacklist_files"]
